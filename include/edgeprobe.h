@@ -945,6 +945,16 @@ EDGEPROBE__FN void edgeprobe__puthex(edgeprobe__text *t, uint64_t v, int digits)
     s[i] = 0;
     edgeprobe__puts(t, s);
 }
+EDGEPROBE__FN void edgeprobe__putdec(edgeprobe__text *t, int v);
+EDGEPROBE__FN void edgeprobe__putdec(edgeprobe__text *t, int v) {
+    char s[12];
+    int i = 11;
+    unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+    s[i] = 0;
+    do s[--i] = (char)('0' + u % 10); while ((u /= 10) && i > 1);
+    if (v < 0) s[--i] = '-';
+    edgeprobe__puts(t, s + i);
+}
 EDGEPROBE__FN void edgeprobe__putbytes(edgeprobe__text *t, const unsigned char *b, size_t n);
 EDGEPROBE__FN void edgeprobe__putbytes(edgeprobe__text *t, const unsigned char *b, size_t n) {
     size_t i;
@@ -1167,6 +1177,7 @@ EDGEPROBE__FN void edgeprobe__root_configure(edgeprobe__root *r) {
 }
 
 EDGEPROBE__FN int edgeprobe__set_sync_locked(edgeprobe__root *r, int mode);
+EDGEPROBE__FN void edgeprobe__env_report(const edgeprobe__root *r);
 EDGEPROBE__FN edgeprobe__root *edgeprobe__root_create(void);
 EDGEPROBE__FN edgeprobe__root *edgeprobe__root_create(void) {
     edgeprobe__root *r = (edgeprobe__root *)EDGEPROBE_OS_ALLOC(sizeof *r);
@@ -1176,6 +1187,7 @@ EDGEPROBE__FN edgeprobe__root *edgeprobe__root_create(void) {
     r->abi = EDGEPROBE__ABI;
     r->size = (unsigned)sizeof *r;
     edgeprobe__root_configure(r);
+    edgeprobe__env_report(r);
     if ((s = EDGEPROBE__GETENV("EDGEPROBE_SYNC")) && edgeprobe__streq(s, "serialize") &&
         edgeprobe__set_sync_locked(r, EDGEPROBE_SYNC_SERIALIZE) < 0)
         EDGEPROBE_OS_LOG("EDGEPROBE_SYNC=serialize: membarrier SYNC_CORE unavailable; using Tmax waits");
@@ -1441,7 +1453,7 @@ EDGEPROBE__FN void edgeprobe__env_report(const edgeprobe__root *r) {
         rc = n > EDGEPROBE_NAME_MAX ? EDGEPROBE_ENAMETOOLONG : edgeprobe__check_pattern(pat);
         if (!rc) continue;
         edgeprobe__puts(&t, "EDGEPROBE_ENABLE entry ");
-        edgeprobe__puthex(&t, (uint64_t)index, index < 16 ? 1 : 2);
+        edgeprobe__putdec(&t, index);
         edgeprobe__puts(&t, " \"");
         edgeprobe__puts(&t, pat);
         edgeprobe__puts(&t, "\" ignored: ");
@@ -1450,6 +1462,12 @@ EDGEPROBE__FN void edgeprobe__env_report(const edgeprobe__root *r) {
     }
 }
 
+/* A name with no loaded point (its libraries were unloaded) is not found by
+ * name; handles to it stay valid, and it comes back if they are reloaded. */
+EDGEPROBE__INLINE struct edgeprobe__probe *edgeprobe__probe_live(edgeprobe__root *r, const char *name) {
+    struct edgeprobe__probe *p = edgeprobe__probe_lookup(r, name);
+    return p && p->npoints ? p : 0;
+}
 EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_intern(edgeprobe__root *r, const char *name);
 EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_intern(edgeprobe__root *r, const char *name) {
     struct edgeprobe__probe *p = edgeprobe__probe_lookup(r, name);
@@ -1559,6 +1577,8 @@ EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe_
     struct edgeprobe__probe *p = pt->probe;
     unsigned char *addr = (unsigned char *)edgeprobe__rel(&rec->site);
     int i;
+    edgeprobe__page *page = edgeprobe__page_slot(r, (uintptr_t)addr & ~(uintptr_t)(EDGEPROBE__PAGE - 1));
+    if (page) page->open = 0; /* the object may come back at this address, read-only */
     if (!p) return;
     for (i = 0; i < p->nsites; i++)
         if (p->sites[i].addr == addr) {
@@ -1634,7 +1654,8 @@ EDGEPROBE__FN edgeprobe__root *edgeprobe__ready(int *err) {
     if (!r) return edgeprobe__err
 
 /* ---- 8.9 probe API ----------------------------------------------------- */
-/* Apply `count_of(old count)` to every probe matching pattern. */
+/* Switch every loaded probe matching pattern on (count at least 1) or off
+ * (count 0). Exact names that match nothing are an error; globs are not. */
 EDGEPROBE__FN int edgeprobe__set_matching(const char *pattern, int on);
 EDGEPROBE__FN int edgeprobe__set_matching(const char *pattern, int on) {
     int rc = edgeprobe__check_pattern(pattern), changed = 0;
@@ -1643,7 +1664,7 @@ EDGEPROBE__FN int edgeprobe__set_matching(const char *pattern, int on) {
     if (rc) return rc;
     edgeprobe__lock(&r->lock);
     if (!edgeprobe__is_glob(pattern)) {
-        struct edgeprobe__probe *p = edgeprobe__probe_lookup(r, pattern);
+        struct edgeprobe__probe *p = edgeprobe__probe_live(r, pattern);
         rc = p ? edgeprobe__probe_count(r, p, on ? (p->count > 0 ? p->count : 1) : 0) : EDGEPROBE_ENOENT;
         edgeprobe__unlock(&r->lock);
         return rc;
@@ -1651,7 +1672,7 @@ EDGEPROBE__FN int edgeprobe__set_matching(const char *pattern, int on) {
     for (i = 0; i < r->hash_cap && rc >= 0; i++) {
         struct edgeprobe__probe *p;
         for (p = r->hash[i]; p && rc >= 0; p = p->next_hash) {
-            if (!edgeprobe__glob_match(pattern, p->name)) continue;
+            if (!p->npoints || !edgeprobe__glob_match(pattern, p->name)) continue;
             rc = edgeprobe__probe_count(r, p, on ? (p->count > 0 ? p->count : 1) : 0);
             if (rc > 0) changed++;
         }
@@ -1668,7 +1689,7 @@ EDGEPROBE__FN int edgeprobe_probe_find(const char *name, edgeprobe_probe **out) 
     if (rc) return rc;
     if (!out) return EDGEPROBE_EINVAL;
     edgeprobe__lock(&r->lock);
-    *out = edgeprobe__probe_lookup(r, name);
+    *out = edgeprobe__probe_live(r, name);
     edgeprobe__unlock(&r->lock);
     return *out ? 0 : EDGEPROBE_ENOENT;
 }
@@ -1945,22 +1966,30 @@ EDGEPROBE__FN uint64_t edgeprobe_get_tmax(void) {
     edgeprobe__root *r = edgeprobe__root_get(&err);
     return r ? __atomic_load_n(&r->tmax, __ATOMIC_ACQUIRE) : EDGEPROBE_TMAX_DEFAULT;
 }
+/* Going strict closes every page left open by the keep-writable policy. */
 EDGEPROBE__FN int edgeprobe_set_wx_strict(int strict) {
+    unsigned i;
+    int rc = 0;
     EDGEPROBE__ROOT_OR_RETURN(r);
     edgeprobe__lock(&r->lock);
     r->wx_strict = strict != 0;
+    for (i = 0; strict && i < r->page_cap; i++) {
+        edgeprobe__page *e = &r->pages[i];
+        if (!e->addr || !e->open || e->refs) continue;
+        if (EDGEPROBE_OS_PROTECT((void *)e->addr, EDGEPROBE__PAGE, 0) < 0) rc = EDGEPROBE_EPROT;
+        else e->open = 0;
+    }
     edgeprobe__unlock(&r->lock);
-    return 0;
+    return rc;
 }
 
-/* One "wait" of the protocol, from `since`: Tmax ticks, or a serialising
- * membarrier (which needs no start time). */
+/* One "wait" of the protocol, from `since`: a serialising membarrier, or
+ * Tmax ticks (also when the membarrier fails: never skip a wait). */
 EDGEPROBE__FN void edgeprobe__protocol_wait(edgeprobe__root *r, uint64_t since);
 EDGEPROBE__FN void edgeprobe__protocol_wait(edgeprobe__root *r, uint64_t since) {
-    if (__atomic_load_n(&r->sync_mode, __ATOMIC_ACQUIRE) == EDGEPROBE_SYNC_SERIALIZE) {
-        EDGEPROBE_OS_SERIALIZE();
+    if (__atomic_load_n(&r->sync_mode, __ATOMIC_ACQUIRE) == EDGEPROBE_SYNC_SERIALIZE &&
+        EDGEPROBE_OS_SERIALIZE() == 0)
         return;
-    }
     while (edgeprobe__rdtsc() - since < __atomic_load_n(&r->tmax, __ATOMIC_RELAXED)) edgeprobe__pause();
 }
 
@@ -2068,8 +2097,7 @@ EDGEPROBE__FN int edgeprobe_patch_finish(void *site) {
     f = edgeprobe__flight_find(r, (uintptr_t)site);
     if (!edgeprobe__flight_busy(f)) rc = EDGEPROBE_ESRCH;
     while (rc == 0 && edgeprobe__step_due(r, f)) {
-        if (__atomic_load_n(&r->sync_mode, __ATOMIC_ACQUIRE) == EDGEPROBE_SYNC_SERIALIZE)
-            EDGEPROBE_OS_SERIALIZE();
+        edgeprobe__protocol_wait(r, f->stamp); /* membarrier, or already over */
         rc = edgeprobe__patch_step(r, f);
     }
     edgeprobe__unlock(&r->lock);
@@ -2281,7 +2309,7 @@ EDGEPROBE__FN int edgeprobe__attach_matching(const char *pattern, edgeprobe_hand
         struct edgeprobe__probe *p;
         for (p = r->hash[i]; p && rc >= 0; p = p->next_hash) {
             int k;
-            if (!edgeprobe__glob_match(pattern, p->name)) continue;
+            if (!p->npoints || !edgeprobe__glob_match(pattern, p->name)) continue;
             matched++;
             if (!fn) rc = edgeprobe__probe_count(r, p, 0); /* off before unbinding */
             for (k = 0; k < p->npoints && rc >= 0; k++)

@@ -1,0 +1,43 @@
+# edgeprobe - make demo | make test | make bench | make calibrate | make install
+#
+#   make demo        build and run the main demo (seconds)
+#   make test        every test, gcc and clang, several modes; last line: N passed, N failed
+#   make soak        the long stress runs (paper: 50 million toggles); not part of test
+#   make bench       all benchmarks; results in bench/RESULTS.md (installs hyperfine etc.)
+#   make calibrate   measure Tmax on this machine (the paper's Figure 9)
+#   make bench-real  profile real programs (bzip2, lua) built with -finstrument-functions
+#   make install PREFIX=/usr/local
+CC ?= gcc
+PREFIX ?= /usr/local
+BUILD := build
+CFLAGS_DEMO := -O2 -Wall -Wextra -Werror -Iinclude -pthread
+
+.PHONY: all demo test soak bench install clean
+all: demo
+
+$(BUILD)/demo: examples/demo.c include/edgeprobe.h | $(BUILD)
+	$(CC) $(CFLAGS_DEMO) $< -o $@
+$(BUILD):
+	mkdir -p $@
+
+demo: $(BUILD)/demo
+	./$(BUILD)/demo
+
+test:
+	bash tests/run.sh
+
+soak:
+	EDGEPROBE_SOAK=1 bash tests/run.sh stress
+
+install:
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/edgeprobe $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 include/edgeprobe.h $(DESTDIR)$(PREFIX)/include/edgeprobe.h
+	install -m 644 linker/edgeprobe.ld $(DESTDIR)$(PREFIX)/share/edgeprobe/edgeprobe.ld
+	sed 's|@PREFIX@|$(PREFIX)|' edgeprobe.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/edgeprobe.pc
+
+clean:
+	rm -rf $(BUILD) bench/out
+
+# Benchmark fragments (each owns its targets and variables).
+-include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk
+bench: $(filter bench-%,bench-core bench-patch bench-peers)

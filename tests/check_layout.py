@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""Check edgeprobe's site table against the disassembly of a non-PIE binary:
+every record's site is the start of a `nopl` that objdump decodes as one
+5- or 8-byte instruction inside one 64-byte cache line."""
+import re, struct, subprocess, sys
+
+binary = sys.argv[1]
+hdr = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True).stdout
+m = re.search(r"\]\s+edgeprobe_sites\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)", hdr)
+if not m:
+    sys.exit("no edgeprobe_sites section")
+vaddr, offset, size = (int(x, 16) for x in m.groups())
+data = open(binary, "rb").read()[offset:offset + size]
+sites = []
+for i in range(0, size, 16):
+    rel_site, _, _, flags = struct.unpack_from("<iiiI", data, i)
+    sites.append((vaddr + i + rel_site, 8 if flags & 1 else 5))
+dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", binary], capture_output=True, text=True, check=True).stdout
+insns = {}
+lines = dis.splitlines()
+for k, line in enumerate(lines):
+    mm = re.match(r"\s+([0-9a-f]+):\s+(\S+)", line)
+    if mm:
+        insns[int(mm.group(1), 16)] = mm.group(2)
+addrs = sorted(insns)
+bad = 0
+for site, n in sites:
+    op = insns.get(site)
+    nxt = next((a for a in addrs if a > site), None)
+    ok = op is not None and op.startswith("nop") and nxt == site + n and site // 64 == (site + n - 1) // 64
+    if not ok:
+        bad += 1
+        print(f"bad site {site:#x}: insn {op!r}, next insn at {nxt and hex(nxt)}")
+print(f"{len(sites)} sites checked, {bad} bad")
+sys.exit(1 if bad or not sites else 0)

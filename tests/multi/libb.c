@@ -1,0 +1,8 @@
+#include "common.h"
+static int hits;
+int libb_run(void);
+int libb_run(void) {
+    if (EDGEPROBE_BRANCH(shared_name)) hits++;
+    if (EDGEPROBE_BRANCH(libb_only)) hits += 100;
+    return hits;
+}
