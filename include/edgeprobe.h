@@ -2104,7 +2104,7 @@ EDGEPROBE__FN int edgeprobe_patch_finish(void *site) {
     return rc;
 }
 EDGEPROBE__FN int edgeprobe_patch_batch(const edgeprobe_patch_req *reqs, size_t n, int *results) {
-    size_t i;
+    size_t i, in_flight = 0;
     int failed = 0, step;
     uint64_t last = 0;
     EDGEPROBE__ROOT_OR_RETURN(r);
@@ -2114,10 +2114,11 @@ EDGEPROBE__FN int edgeprobe_patch_batch(const edgeprobe_patch_req *reqs, size_t 
         results[i] = edgeprobe__patch_begin(r, (unsigned char *)reqs[i].site,
                                             (const unsigned char *)reqs[i].insn, reqs[i].len);
         if (results[i] < 0) failed++;
+        if (results[i] == 0) in_flight++;
     }
     last = edgeprobe__rdtsc();
     edgeprobe__unlock(&r->lock);
-    for (step = 0; step < 2; step++) { /* two waits for the whole batch */
+    for (step = 0; step < 2 && in_flight; step++) { /* two waits for the whole batch */
         edgeprobe__protocol_wait(r, last);
         edgeprobe__lock(&r->lock);
         for (i = 0; i < n; i++)

@@ -1,0 +1,796 @@
+/* edgeprobe_profiler.c - a sampling latency profiler for any program built
+ * with -finstrument-functions (the paper's section 9 case study).
+ *
+ *     cc -O2 -finstrument-functions -rdynamic prog.c ... \
+ *        -Iinclude examples/profiler/edgeprobe_profiler.c -pthread
+ *     ./prog                          # report on stderr at exit
+ *     EDGEPROBE_PROF_SVG=prof.svg EDGEPROBE_PROF_OUT=prof.txt ./prog
+ *
+ * This file defines EDGEPROBE_PROVIDER (so the program gets edgeprobe's
+ * __cyg_profile_func_enter/exit), a constructor that starts the profiler and
+ * a destructor that prints the report. It may itself be compiled with or
+ * without -finstrument-functions: every function here is no_instrument.
+ *
+ * HOW IT SAMPLES. Every function has a *window* state. While a function's
+ * window is open, its entry and exit probes are all active and bound to the
+ * handler below: an entry pushes (function, window, rdtsc) on a per-thread
+ * shadow stack, an exit pops the matching frame and records one sample
+ * (duration in TSC ticks). After K samples (EDGEPROBE_PROF_K, default 10) the
+ * handler closes the window and switches every probe of the function off
+ * (entry and exit together). A background thread wakes every epoch
+ * (EDGEPROBE_PROF_EPOCH_MS, default 10) and re-opens every closed window:
+ * probes on first, then the window.
+ *
+ * WHY THE SHADOW STACK CANNOT BE CORRUPTED BY TOGGLING. Each window of a
+ * function has its own odd number (seq); a frame remembers the seq it was
+ * pushed in. Invariant: while window s of f is open, all of f's probe sites
+ * are active and bound, so every entry and exit of f is seen; hence the
+ * frames of f tagged s are exactly the live invocations of f that started
+ * in window s. An exit seen in window s therefore matches the topmost frame
+ * of f only if that frame is tagged s; otherwise (an entry missed while the
+ * probes were off, a window closed meanwhile) the exit is ignored and the
+ * old frame dropped: a lost sample, never a wrong one. A new probe site of
+ * f (an inlined copy, discovered on its first call, before any handler can
+ * see it) closes f's window from the discovery callback; the window
+ * re-opens only once that site is bound too.
+ *
+ * Environment:
+ *   EDGEPROBE_PROF_K=10          samples per function per window
+ *   EDGEPROBE_PROF_EPOCH_MS=10   re-activation period
+ *   EDGEPROBE_PROF_OUT=path      report file (default stderr)
+ *   EDGEPROBE_PROF_SVG=path      also write an SVG chart of the hottest functions
+ *   EDGEPROBE_PROF_TOP=25        table rows (0 = all)
+ *   EDGEPROBE_PROF_MODE=sample   sample (default) | on: never switch off |
+ *                                off: switch every probe off once discovered
+ *                                (measures the disabled-probe cost) |
+ *                                none: profiler not started (probes stay in the
+ *                                provider's unbound path)
+ *   EDGEPROBE_PROF_TOGGLE=call   call: toggle with edgeprobe_call_(de)activate
+ *                                (default) | provider: edgeprobe_provider_
+ *                                (de)activate (slower, see the README)
+ *   EDGEPROBE_PROF_QUIET=1       no report (the summary line still goes to OUT)
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#define EDGEPROBE_PROVIDER
+#include "edgeprobe.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NOI __attribute__((no_instrument_function))
+#define P_FN static NOI
+
+/* ---- configuration --------------------------------------------------------- */
+enum { MODE_SAMPLE, MODE_ON, MODE_OFF, MODE_NONE };
+static int prof_mode = MODE_SAMPLE;
+static int prof_toggle_provider; /* 0: call patch API, 1: provider API */
+static unsigned prof_k = 10;
+static unsigned prof_epoch_ms = 10;
+static int prof_top = 25;
+static volatile int prof_running;
+
+#define MAX_DEPTH 512        /* shadow stack frames per thread */
+#define MAX_IDS (1u << 22)   /* edgeprobe ids (EDGEPROBE__CHUNK * CHUNKS) */
+#define FN_HASH (1u << 20)   /* function table slots */
+#define ARENA_BYTES (1ull << 30)
+#define HB 32                /* histogram: sub-buckets per power of two */
+#define HEXP 48              /* values up to 2^48 ticks */
+#define NBUCKETS ((HEXP - 5 + 1) * HB)
+
+P_FN uint64_t rdtsc(void) { return __builtin_ia32_rdtsc(); }
+
+/* ---- memory: one reserved region, bump-allocated, never freed.
+ * No malloc on the probe paths: the program's own allocator may be
+ * instrumented, and the discovery callback runs under the registry lock. */
+static char *arena;
+static size_t arena_used;
+P_FN void *arena_alloc(size_t n) {
+    size_t off;
+    n = (n + 15) & ~(size_t)15;
+    off = __atomic_fetch_add(&arena_used, n, __ATOMIC_RELAXED);
+    if (off + n > ARENA_BYTES) return 0;
+    return arena + off;
+}
+P_FN void *reserve(size_t n) {
+    void *p = mmap(0, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? 0 : p;
+}
+
+/* ---- functions and sites -------------------------------------------------- */
+typedef struct prof_func prof_func;
+typedef struct prof_site {
+    int id;
+    int kind;                /* EDGEPROBE_KIND_ENTRY / _EXIT */
+    int state;               /* 0 discovered, 1 bound, -1 cannot be bound */
+    int32_t rel32;           /* the call's displacement, for call_activate */
+    unsigned char *addr;     /* the call instruction */
+    prof_func *func;
+    struct prof_site *next;      /* in func->sites */
+    struct prof_site *next_new;  /* pending-bind list */
+} prof_site;
+
+struct prof_func {
+    const char *name;        /* provider name: symbol, or "0x..." */
+    char *resolved;          /* name found in the ELF symtab at report time */
+    uintptr_t addr;          /* function address (first handler value) */
+    unsigned seq;            /* window number; odd = open */
+    int busy;                /* a thread is switching this function */
+    int broken;              /* a site cannot be bound: never opened */
+    unsigned nsites, nbound;
+    prof_site *sites;
+    prof_func *next_all;
+    /* current window (written under busy) */
+    unsigned win_samples, win_entries;
+    uint64_t open_tsc, close_tsc;
+    double rate;             /* entries per tick in the last closed window */
+    double est_unseen;       /* calls estimated while switched off */
+    /* statistics */
+    uint64_t samples, sum, entries, windows, closes;
+    uint32_t hist[NBUCKETS];
+};
+
+static prof_site **site_by_id;
+static prof_func **fn_table;
+static prof_func *fn_all;
+static unsigned fn_count;
+static prof_site *pending;   /* discovered, not yet bound (lock-free stack) */
+static unsigned long long sites_discovered, sites_entry, sites_exit;
+
+/* ---- per-thread state -------------------------------------------------- */
+typedef struct frame {
+    prof_func *f;
+    unsigned seq;
+    uint64_t tsc;
+} frame;
+typedef struct tstate {
+    int inside, depth;
+    struct tstate *next;
+    unsigned long long events, samples, toggles, toggle_calls, toggle_ticks;
+    unsigned long long stale, unmatched, overflow, toggle_errors;
+    frame stack[MAX_DEPTH];
+} tstate;
+static __thread tstate *my_ts;
+static tstate *ts_all;
+static tstate bg_ts; /* the background thread's counters */
+
+P_FN tstate *tstate_new(void) {
+    tstate *t = (tstate *)arena_alloc(sizeof *t);
+    if (!t) return 0;
+    t->next = __atomic_load_n(&ts_all, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&ts_all, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
+    my_ts = t;
+    return t;
+}
+
+/* ---- histogram ------------------------------------------------------------ */
+P_FN unsigned bucket_of(uint64_t v) {
+    unsigned e;
+    if (v < HB) return (unsigned)v;
+    e = 63u - (unsigned)__builtin_clzll(v);          /* >= 5 */
+    if (e >= HEXP) return NBUCKETS - 1;
+    return (e - 4) * HB + (unsigned)((v >> (e - 5)) & (HB - 1));
+}
+P_FN double bucket_mid(unsigned b) {
+    unsigned e, sub;
+    double lo, width;
+    if (b < HB) return b;
+    e = b / HB + 4;
+    sub = b % HB;
+    width = (double)(1ull << (e - 5));
+    lo = (double)(1ull << e) + sub * width;
+    return lo + width / 2;
+}
+P_FN double hist_pct(const prof_func *f, double pct) {
+    uint64_t total = 0, want, acc = 0;
+    unsigned b;
+    for (b = 0; b < NBUCKETS; b++) total += f->hist[b];
+    if (!total) return 0;
+    want = (uint64_t)(pct / 100.0 * (double)total);
+    if (want >= total) want = total - 1;
+    for (b = 0; b < NBUCKETS; b++) {
+        acc += f->hist[b];
+        if (acc > want) return bucket_mid(b);
+    }
+    return 0;
+}
+
+/* ---- toggling ------------------------------------------------------------ */
+P_FN int site_off(prof_site *s) {
+    return prof_toggle_provider ? edgeprobe_provider_deactivate(s->id) : edgeprobe_call_deactivate(s->addr);
+}
+extern void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) NOI;
+P_FN int site_on(prof_site *s) {
+    return prof_toggle_provider ? edgeprobe_provider_activate(s->id, prof_handler, s)
+                                : edgeprobe_call_activate(s->addr, s->rel32);
+}
+/* Switch every site of f; counts into t. */
+P_FN void func_toggle(prof_func *f, int on, tstate *t) {
+    prof_site *s;
+    uint64_t t0 = rdtsc();
+    for (s = __atomic_load_n(&f->sites, __ATOMIC_ACQUIRE); s; s = s->next) {
+        int rc;
+        if (s->state != 1) continue;
+        rc = on ? site_on(s) : site_off(s);
+        t->toggle_calls++;
+        if (rc > 0) t->toggles++;
+        else if (rc < 0) t->toggle_errors++;
+    }
+    t->toggle_ticks += rdtsc() - t0;
+}
+
+/* Close f's window s (K samples reached) and switch its probes off. */
+P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t) {
+    int zero = 0;
+    unsigned expect = s;
+    if (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
+    if (__atomic_compare_exchange_n(&f->seq, &expect, s + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+        uint64_t len = now > f->open_tsc ? now - f->open_tsc : 1;
+        f->rate = (double)__atomic_load_n(&f->win_entries, __ATOMIC_RELAXED) / (double)len;
+        f->close_tsc = now;
+        f->closes++;
+        func_toggle(f, 0, t);
+    }
+    __atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* The handler of every entry and exit probe. user = the site's record. */
+NOI void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) {
+    uint64_t now = rdtsc();
+    prof_site *site = (prof_site *)user;
+    prof_func *f = site->func;
+    tstate *t = my_ts;
+    unsigned seq;
+    (void)info;
+    if (!t && !(t = tstate_new())) return;
+    t->events++;
+    if (t->inside || !prof_running) return;
+    t->inside = 1;
+    if (!f->addr) f->addr = value;
+    seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
+    if (!(seq & 1)) goto out; /* window closed: ignore */
+    if (site->kind == EDGEPROBE_KIND_ENTRY) {
+        if (t->depth == MAX_DEPTH) { /* dropping every frame is always safe */
+            t->overflow++;
+            t->depth = 0;
+        }
+        t->stack[t->depth].f = f;
+        t->stack[t->depth].seq = seq;
+        t->stack[t->depth].tsc = now;
+        t->depth++;
+        __atomic_fetch_add(&f->win_entries, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
+    } else {
+        int i = t->depth - 1;
+        while (i >= 0 && t->stack[i].f != f) i--;
+        if (i < 0) {
+            t->unmatched++; /* its entry came before the window opened */
+        } else if (t->stack[i].seq != seq) {
+            /* a frame of an earlier window: maybe ours, maybe an outer call;
+             * drop just that frame, take no sample */
+            memmove(&t->stack[i], &t->stack[i + 1], (size_t)(t->depth - i - 1) * sizeof t->stack[0]);
+            t->depth--;
+            t->stale++;
+        } else {
+            uint64_t d = now - t->stack[i].tsc;
+            unsigned w;
+            t->depth = i; /* frames above were calls that cannot be live */
+            __atomic_fetch_add(&f->hist[bucket_of(d)], 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&f->samples, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&f->sum, d, __ATOMIC_RELAXED);
+            t->samples++;
+            w = __atomic_add_fetch(&f->win_samples, 1, __ATOMIC_RELAXED);
+            if (w >= prof_k && prof_mode == MODE_SAMPLE) close_window(f, seq, now, t);
+        }
+    }
+out:
+    t->inside = 0;
+}
+
+/* ---- discovery: registry lock held; no edgeprobe calls, no malloc -------- */
+P_FN unsigned hash_str(const char *s) {
+    unsigned h = 2166136261u;
+    while (*s) h = (h ^ (unsigned char)*s++) * 16777619u;
+    return h;
+}
+P_FN prof_func *func_get(const char *name) {
+    unsigned i = hash_str(name) & (FN_HASH - 1);
+    prof_func *f;
+    for (; fn_table[i]; i = (i + 1) & (FN_HASH - 1))
+        if (strcmp(fn_table[i]->name, name) == 0) return fn_table[i];
+    if (fn_count + 1 >= FN_HASH / 2 || !(f = (prof_func *)arena_alloc(sizeof *f))) return 0;
+    f->name = name;
+    f->next_all = fn_all;
+    __atomic_store_n(&fn_all, f, __ATOMIC_RELEASE);
+    fn_table[i] = f;
+    fn_count++;
+    return f;
+}
+P_FN void prof_discover(const edgeprobe_info *info, void *arg) {
+    prof_site *s;
+    prof_func *f;
+    unsigned seq;
+    (void)arg;
+    if (info->kind != EDGEPROBE_KIND_ENTRY && info->kind != EDGEPROBE_KIND_EXIT) return;
+    if (info->id < 0 || (unsigned)info->id >= MAX_IDS || site_by_id[info->id]) return;
+    if (!info->name || !(f = func_get(info->name)) || !(s = (prof_site *)arena_alloc(sizeof *s))) return;
+    s->id = info->id;
+    s->kind = info->kind;
+    s->addr = (unsigned char *)info->site;
+    s->func = f;
+    if (s->addr && s->addr[0] == 0xe8) memcpy(&s->rel32, s->addr + 1, 4);
+    else s->state = -1;
+    site_by_id[info->id] = s;
+    sites_discovered++;
+    if (info->kind == EDGEPROBE_KIND_ENTRY) sites_entry++;
+    else sites_exit++;
+    /* a site nobody observes yet: close the window (new even seq) */
+    seq = __atomic_load_n(&f->seq, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&f->seq, &seq, (seq | 1u) + 1u, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {}
+    s->next = f->sites;
+    __atomic_store_n(&f->sites, s, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&f->nsites, 1, __ATOMIC_RELEASE);
+    if (s->state < 0) f->broken = 1;
+    s->next_new = __atomic_load_n(&pending, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&pending, &s->next_new, s, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
+}
+
+/* ---- the background thread ------------------------------------------------ */
+static pthread_t bg_thread;
+static int bg_started;
+static pthread_mutex_t bg_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t bg_cv = PTHREAD_COND_INITIALIZER;
+static int bg_stop;
+static unsigned long long bg_epochs, bind_errors, sites_bound;
+
+P_FN void bind_pending(void) {
+    prof_site *s = __atomic_exchange_n(&pending, (prof_site *)0, __ATOMIC_ACQUIRE), *next;
+    for (; s; s = next) {
+        int rc;
+        next = s->next_new;
+        if (s->state < 0) continue;
+        if (prof_mode == MODE_OFF) {
+            rc = edgeprobe_call_deactivate(s->addr);
+            if (rc > 0) bg_ts.toggles++;
+            s->state = rc >= 0 ? 2 : -1;
+            continue;
+        }
+        rc = edgeprobe_provider_activate(s->id, prof_handler, s);
+        if (rc < 0) {
+            s->state = -1;
+            s->func->broken = 1;
+            bind_errors++;
+            continue;
+        }
+        s->state = 1;
+        sites_bound++;
+        __atomic_add_fetch(&s->func->nbound, 1, __ATOMIC_RELEASE);
+    }
+}
+/* Open every closed window whose sites are all bound. */
+P_FN void open_windows(void) {
+    prof_func *f;
+    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) {
+        unsigned e = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
+        int zero = 0;
+        uint64_t now;
+        if ((e & 1) || f->broken) continue;
+        if (__atomic_load_n(&f->nbound, __ATOMIC_ACQUIRE) != __atomic_load_n(&f->nsites, __ATOMIC_ACQUIRE)) continue;
+        if (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) continue;
+        if (__atomic_load_n(&f->seq, __ATOMIC_ACQUIRE) == e) {
+            func_toggle(f, 1, &bg_ts); /* probes first, then the window */
+            now = rdtsc();
+            if (f->close_tsc && f->rate > 0) f->est_unseen += f->rate * (double)(now - f->close_tsc);
+            f->close_tsc = 0;
+            f->win_samples = 0;
+            f->win_entries = 0;
+            f->open_tsc = now;
+            if (__atomic_compare_exchange_n(&f->seq, &e, e + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+                f->windows++;
+        }
+        __atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
+    }
+}
+P_FN void *bg_main(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&bg_mu);
+    while (!bg_stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += (long)prof_epoch_ms * 1000000L;
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&bg_cv, &bg_mu, &ts);
+        if (bg_stop) break;
+        pthread_mutex_unlock(&bg_mu);
+        bind_pending();
+        if (prof_mode != MODE_OFF) open_windows();
+        bg_epochs++;
+        pthread_mutex_lock(&bg_mu);
+    }
+    pthread_mutex_unlock(&bg_mu);
+    return 0;
+}
+
+/* ---- start ------------------------------------------------------------- */
+static uint64_t tsc_start;
+static struct timespec mono_start;
+static struct rusage ru_start;
+
+P_FN long env_long(const char *name, long def) {
+    const char *v = getenv(name);
+    char *end;
+    long x;
+    if (!v || !*v) return def;
+    x = strtol(v, &end, 10);
+    return *end ? def : x;
+}
+
+__attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
+    const char *m = getenv("EDGEPROBE_PROF_MODE"), *tg = getenv("EDGEPROBE_PROF_TOGGLE");
+    long k = env_long("EDGEPROBE_PROF_K", 10), ep = env_long("EDGEPROBE_PROF_EPOCH_MS", 10);
+    if (m && strcmp(m, "none") == 0) {
+        prof_mode = MODE_NONE;
+        return;
+    }
+    if (m && strcmp(m, "on") == 0) prof_mode = MODE_ON;
+    else if (m && strcmp(m, "off") == 0) prof_mode = MODE_OFF;
+    prof_toggle_provider = tg && strcmp(tg, "provider") == 0;
+    prof_k = k > 0 ? (unsigned)k : 10;
+    prof_epoch_ms = ep > 0 ? (unsigned)ep : 10;
+    prof_top = (int)env_long("EDGEPROBE_PROF_TOP", 25);
+    arena = (char *)reserve(ARENA_BYTES);
+    site_by_id = (prof_site **)reserve(MAX_IDS * sizeof *site_by_id);
+    fn_table = (prof_func **)reserve(FN_HASH * sizeof *fn_table);
+    if (!arena || !site_by_id || !fn_table) {
+        fprintf(stderr, "edgeprobe profiler: cannot reserve memory; not started\n");
+        prof_mode = MODE_NONE;
+        return;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &mono_start);
+    getrusage(RUSAGE_SELF, &ru_start);
+    tsc_start = rdtsc();
+    prof_running = 1;
+    edgeprobe_set_discovery(prof_discover, 0);
+    if (pthread_create(&bg_thread, 0, bg_main, 0) == 0) bg_started = 1;
+    else fprintf(stderr, "edgeprobe profiler: no background thread; probes will not re-open\n");
+}
+
+/* ---- names from the ELF symbol table (report time only) ------------------ */
+typedef struct symq { uintptr_t addr; const char *found; const char *path; uintptr_t base; } symq;
+P_FN int find_object(struct dl_phdr_info *info, size_t size, void *arg) {
+    symq *q = (symq *)arg;
+    int i;
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && q->addr >= lo && q->addr < lo + ph->p_memsz) {
+            q->path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
+            q->base = info->dlpi_addr;
+            return 1;
+        }
+    }
+    return 0;
+}
+typedef struct elfmap { const char *path; unsigned char *map; size_t len; const ElfW(Sym) *syms; size_t nsyms; const char *str; } elfmap;
+P_FN void elf_open(elfmap *em, const char *path) {
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    const ElfW(Ehdr) *eh;
+    const ElfW(Shdr) *sh;
+    int i;
+    memset(em, 0, sizeof *em);
+    em->path = path;
+    if (fd < 0) return;
+    if (fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof(ElfW(Ehdr))) {
+        void *m = mmap(0, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m != MAP_FAILED) {
+            em->map = (unsigned char *)m;
+            em->len = (size_t)st.st_size;
+        }
+    }
+    close(fd);
+    if (!em->map) return;
+    eh = (const ElfW(Ehdr) *)em->map;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_shoff + (size_t)eh->e_shnum * sizeof *sh > em->len) return;
+    sh = (const ElfW(Shdr) *)(em->map + eh->e_shoff);
+    for (i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum) continue;
+        if (sh[i].sh_offset + sh[i].sh_size > em->len) continue;
+        em->syms = (const ElfW(Sym) *)(em->map + sh[i].sh_offset);
+        em->nsyms = sh[i].sh_size / sizeof(ElfW(Sym));
+        em->str = (const char *)(em->map + sh[sh[i].sh_link].sh_offset);
+    }
+}
+P_FN void resolve_names(void) {
+    elfmap maps[8];
+    int nmaps = 0, i;
+    prof_func *f;
+    for (f = fn_all; f; f = f->next_all) {
+        symq q;
+        elfmap *em = 0;
+        size_t j;
+        if (strncmp(f->name, "0x", 2) != 0) continue;
+        q.addr = f->addr ? f->addr : (uintptr_t)strtoull(f->name, 0, 16);
+        q.path = 0;
+        if (!q.addr || !dl_iterate_phdr(find_object, &q)) continue;
+        for (i = 0; i < nmaps; i++)
+            if (strcmp(maps[i].path, q.path) == 0) em = &maps[i];
+        if (!em) {
+            if (nmaps == 8) continue;
+            em = &maps[nmaps++];
+            elf_open(em, q.path);
+        }
+        for (j = 0; j < em->nsyms; j++) {
+            const ElfW(Sym) *sy = &em->syms[j];
+            if (ELF64_ST_TYPE(sy->st_info) == STT_FUNC && sy->st_value && sy->st_value + q.base == q.addr) {
+                f->resolved = (char *)em->str + sy->st_name;
+                break;
+            }
+        }
+    }
+    /* the maps stay mapped: resolved names point into them */
+}
+P_FN const char *fname(const prof_func *f) { return f->resolved ? f->resolved : f->name; }
+
+/* ---- report ------------------------------------------------------------ */
+/* log10 without libm (the profiled program may not link -lm). */
+P_FN double lg10(double x) {
+    double r = 0, y, y2, s = 0, term;
+    int k;
+    if (x <= 0) return 0;
+    while (x >= 10) x /= 10, r += 1;
+    while (x < 1) x *= 10, r -= 1;
+    y = (x - 1) / (x + 1); /* ln x = 2 atanh(y) */
+    y2 = y * y;
+    term = y;
+    for (k = 1; k < 80; k += 2) {
+        s += term / k;
+        term *= y2;
+    }
+    return r + 2 * s / 2.302585092994046;
+}
+P_FN double floor_log10(double x) {
+    double l = lg10(x), f = (double)(long long)l;
+    return f > l ? f - 1 : f;
+}
+P_FN double pow10i(double d) {
+    double v = 1;
+    int i;
+    for (i = 0; i < (int)(d < 0 ? -d : d); i++) v *= 10;
+    return d < 0 ? 1 / v : v;
+}
+typedef struct row {
+    prof_func *f;
+    double mean, p50, p99, est_calls, est_total;
+} row;
+P_FN int row_cmp(const void *a, const void *b) {
+    const row *x = (const row *)a, *y = (const row *)b;
+    return x->est_total < y->est_total ? 1 : x->est_total > y->est_total ? -1 : 0;
+}
+P_FN void xml_text(FILE *o, const char *s) {
+    for (; *s; s++) {
+        if (*s == '<') fputs("&lt;", o);
+        else if (*s == '>') fputs("&gt;", o);
+        else if (*s == '&') fputs("&amp;", o);
+        else fputc(*s, o);
+    }
+}
+P_FN const char *fmt_ns(double ns, char *buf, size_t n) {
+    if (ns < 1e3) snprintf(buf, n, "%.0f ns", ns);
+    else if (ns < 1e6) snprintf(buf, n, "%.1f us", ns / 1e3);
+    else if (ns < 1e9) snprintf(buf, n, "%.1f ms", ns / 1e6);
+    else snprintf(buf, n, "%.2f s", ns / 1e9);
+    return buf;
+}
+/* Two panels: estimated share of run time (bars), latency p50..p99 (log axis). */
+P_FN void write_svg(const char *path, row *rows, int n, double ns_per_tick, double run_ns, const char *title) {
+    FILE *o = fopen(path, "w");
+    int i, top = n < 20 ? n : 20, W = 1000, rowh = 24, y0 = 70, H;
+    double maxshare = 0, lo = 1e300, hi = 0, l0, l1;
+    const int nx = 250, bx = 260, bw = 300, lx = 600, lw = 370;
+    if (!o) {
+        fprintf(stderr, "edgeprobe profiler: cannot write %s\n", path);
+        return;
+    }
+    H = y0 + top * rowh + 60;
+    for (i = 0; i < top; i++) {
+        double share = rows[i].est_total * ns_per_tick / run_ns;
+        if (share > maxshare) maxshare = share;
+        if (rows[i].p50 > 0 && rows[i].p50 * ns_per_tick < lo) lo = rows[i].p50 * ns_per_tick;
+        if (rows[i].p99 * ns_per_tick > hi) hi = rows[i].p99 * ns_per_tick;
+    }
+    if (maxshare <= 0) maxshare = 1;
+    if (lo > hi) lo = 1, hi = 10;
+    l0 = floor_log10(lo);
+    l1 = floor_log10(hi) + 1;
+    fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+               "font-family=\"sans-serif\" font-size=\"12\">\n", W, H);
+    fprintf(o, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    fprintf(o, "<text x=\"10\" y=\"22\" font-size=\"15\" font-weight=\"bold\">");
+    xml_text(o, title);
+    fprintf(o, "</text>\n");
+    fprintf(o, "<text x=\"%d\" y=\"55\" font-weight=\"bold\">estimated share of run time</text>\n", bx);
+    fprintf(o, "<text x=\"%d\" y=\"55\" font-weight=\"bold\">call latency: p50 (dot) to p99 (bar end), mean |</text>\n", lx);
+    for (i = 0; i < top; i++) {
+        int y = y0 + i * rowh;
+        double share = rows[i].est_total * ns_per_tick / run_ns;
+        double w = share / maxshare * bw;
+        char b1[32];
+        double p50 = rows[i].p50 * ns_per_tick, p99 = rows[i].p99 * ns_per_tick, mean = rows[i].mean * ns_per_tick;
+#define LX(v) (lx + lw * ((lg10((v) > 0 ? (v) : lo) - l0) / (l1 - l0)))
+        fprintf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", nx, y + 15);
+        xml_text(o, fname(rows[i].f));
+        fprintf(o, "</text>\n");
+        fprintf(o, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"#4a7fb5\"/>\n", bx, y + 3, w);
+        fprintf(o, "<text x=\"%.1f\" y=\"%d\" fill=\"#333\">%.1f%%</text>\n", bx + w + 4, y + 15, share * 100);
+        fprintf(o, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c0504d\" stroke-width=\"4\"/>\n",
+                LX(p50), y + 11, LX(p99), y + 11);
+        fprintf(o, "<circle cx=\"%.1f\" cy=\"%d\" r=\"4\" fill=\"#7a1f1d\"/>\n", LX(p50), y + 11);
+        fprintf(o, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\" stroke-width=\"1.5\"/>\n",
+                LX(mean), y + 3, LX(mean), y + 19);
+        fprintf(o, "<title>%s</title>\n", fmt_ns(p50, b1, sizeof b1));
+    }
+    {
+        int y = y0 + top * rowh + 5;
+        double d;
+        fprintf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>\n", lx, y, lx + lw, y);
+        for (d = l0; d <= l1 + 1e-9; d += 1) {
+            char b[32];
+            double x = lx + lw * (d - l0) / (l1 - l0);
+            fprintf(o, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#888\"/>\n", x, y0, x, y + 4);
+            fprintf(o, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x, y + 18,
+                    fmt_ns(pow10i(d), b, sizeof b));
+        }
+        fprintf(o, "<text x=\"10\" y=\"%d\" fill=\"#555\">share = estimated calls x mean latency / run time "
+                   "(inclusive time: nested calls count in each caller)</text>\n", y + 40);
+    }
+    fprintf(o, "</svg>\n");
+    fclose(o);
+}
+
+/* ---- stop and report --------------------------------------------------- */
+P_FN double ts_diff_ns(const struct timespec *a, const struct timespec *b) {
+    return (double)(b->tv_sec - a->tv_sec) * 1e9 + (double)(b->tv_nsec - a->tv_nsec);
+}
+P_FN double ru_cpu_ns(const struct rusage *r) {
+    return ((double)r->ru_utime.tv_sec + (double)r->ru_stime.tv_sec) * 1e9 +
+           ((double)r->ru_utime.tv_usec + (double)r->ru_stime.tv_usec) * 1e3;
+}
+
+__attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
+    uint64_t tsc_end;
+    struct timespec mono_end;
+    struct rusage ru_end;
+    double run_ns, cpu_ns, ns_per_tick, secs, toggle_ns, app_toggle_ns;
+    unsigned long long events = 0, samples = 0, toggles = 0, toggle_calls = 0, stale = 0, unmatched = 0,
+                       overflow = 0, terr = 0, app_toggle_ticks = 0, threads = 0;
+    unsigned long long nfuncs = 0, broken = 0;
+    tstate *t;
+    prof_func *f;
+    row *rows;
+    int n = 0, i, limit;
+    FILE *o = stderr;
+    const char *out = getenv("EDGEPROBE_PROF_OUT"), *svg = getenv("EDGEPROBE_PROF_SVG");
+    const char *quiet = getenv("EDGEPROBE_PROF_QUIET");
+    static const char *mode_names[] = {"sample", "on", "off", "none"};
+
+    if (prof_mode == MODE_NONE || !prof_running) return;
+    prof_running = 0;
+    tsc_end = rdtsc();
+    clock_gettime(CLOCK_MONOTONIC, &mono_end);
+    getrusage(RUSAGE_SELF, &ru_end);
+    if (bg_started) {
+        pthread_mutex_lock(&bg_mu);
+        bg_stop = 1;
+        pthread_cond_signal(&bg_cv);
+        pthread_mutex_unlock(&bg_mu);
+        pthread_join(bg_thread, 0);
+    }
+    edgeprobe_set_discovery(0, 0);
+    run_ns = ts_diff_ns(&mono_start, &mono_end);
+    cpu_ns = ru_cpu_ns(&ru_end) - ru_cpu_ns(&ru_start);
+    ns_per_tick = tsc_end > tsc_start ? run_ns / (double)(tsc_end - tsc_start) : 1;
+    secs = run_ns / 1e9;
+    for (t = ts_all; t; t = t->next) {
+        threads++;
+        events += t->events;
+        samples += t->samples;
+        toggles += t->toggles;
+        toggle_calls += t->toggle_calls;
+        app_toggle_ticks += t->toggle_ticks;
+        stale += t->stale;
+        unmatched += t->unmatched;
+        overflow += t->overflow;
+        terr += t->toggle_errors;
+    }
+    app_toggle_ns = (double)app_toggle_ticks * ns_per_tick;
+    toggle_ns = (double)(app_toggle_ticks + bg_ts.toggle_ticks) * ns_per_tick;
+    toggles += bg_ts.toggles;
+    toggle_calls += bg_ts.toggle_calls;
+    terr += bg_ts.toggle_errors;
+
+    for (f = fn_all; f; f = f->next_all) {
+        nfuncs++;
+        broken += f->broken != 0;
+        if (f->samples) n++;
+    }
+    rows = (row *)calloc((size_t)n + 1, sizeof *rows);
+    if (!rows) return;
+    n = 0;
+    for (f = fn_all; f; f = f->next_all) {
+        row *r;
+        if (!f->samples) continue;
+        r = &rows[n++];
+        r->f = f;
+        r->mean = (double)f->sum / (double)f->samples;
+        r->p50 = hist_pct(f, 50);
+        r->p99 = hist_pct(f, 99);
+        r->est_calls = (double)f->entries + f->est_unseen;
+        if (f->close_tsc && f->rate > 0 && tsc_end > f->close_tsc) r->est_calls += f->rate * (double)(tsc_end - f->close_tsc);
+        r->est_total = r->est_calls * r->mean;
+    }
+    qsort(rows, (size_t)n, sizeof *rows, row_cmp);
+    resolve_names();
+
+    if (out && *out && !(o = fopen(out, "w"))) {
+        fprintf(stderr, "edgeprobe profiler: cannot write %s; using stderr\n", out);
+        o = stderr;
+    }
+    if (!(quiet && *quiet == '1')) {
+        fprintf(o, "\n=== edgeprobe profiler: mode %s, K=%u, epoch %u ms, toggling via %s ===\n",
+                mode_names[prof_mode], prof_k, prof_epoch_ms, prof_toggle_provider ? "provider API" : "call patch API");
+        fprintf(o, "run %.3f s wall, %.3f s CPU, TSC %.3f GHz, %llu thread(s) hit probes\n", secs, cpu_ns / 1e9,
+                1.0 / ns_per_tick, threads);
+        fprintf(o, "probe sites: %llu discovered (%llu entry, %llu exit), %llu bound, %llu not bindable; "
+                   "%llu functions (%llu never sampled: a site cannot be patched)\n",
+                sites_discovered, sites_entry, sites_exit, sites_bound, bind_errors, nfuncs, broken);
+        fprintf(o, "toggles: %llu (%.0f/s) in %llu calls, %llu errors; time toggling %.2f ms = %.3f%% of CPU time "
+                   "(%.2f ms on program threads, %.2f ms on the epoch thread)\n",
+                toggles, toggles / secs, toggle_calls, terr, toggle_ns / 1e6, 100 * toggle_ns / cpu_ns,
+                app_toggle_ns / 1e6, (toggle_ns - app_toggle_ns) / 1e6);
+        fprintf(o, "handler invocations: %llu (%.0f/s); samples: %llu (%.0f/s); exits ignored: %llu unmatched, "
+                   "%llu stale; stack overflows: %llu; epochs: %llu\n",
+                events, events / secs, samples, samples / secs, unmatched, stale, overflow, bg_epochs);
+        fprintf(o, "profiler memory: %.1f KiB (sites, functions, histograms, thread stacks)\n\n",
+                (double)arena_used / 1024);
+        fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %7s\n", "function", "sampled", "est.calls",
+                "mean(tk)", "p50(tk)", "p99(tk)", "mean(ns)", "p50(ns)", "p99(ns)", "share%");
+        limit = prof_top > 0 && prof_top < n ? prof_top : n;
+        for (i = 0; i < limit; i++) {
+            const row *r = &rows[i];
+            fprintf(o, "%-32.32s %9llu %12.0f %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %7.2f\n", fname(r->f),
+                    (unsigned long long)r->f->samples, r->est_calls, r->mean, r->p50, r->p99, r->mean * ns_per_tick,
+                    r->p50 * ns_per_tick, r->p99 * ns_per_tick, 100 * r->est_total * ns_per_tick / run_ns);
+        }
+        if (limit < n) fprintf(o, "... %d more functions (EDGEPROBE_PROF_TOP=0 shows all)\n", n - limit);
+        fprintf(o, "share%% = est.calls x mean / wall time; inclusive (a caller's time contains its callees')\n");
+    }
+    fprintf(o, "edgeprobe-prof-summary: mode=%s k=%u epoch_ms=%u wall_s=%.4f cpu_s=%.4f toggles=%llu "
+               "toggles_per_s=%.0f handler_calls=%llu handler_calls_per_s=%.0f samples=%llu samples_per_s=%.0f "
+               "toggle_ms=%.3f toggle_pct_cpu=%.4f sites=%llu functions=%llu unmatched=%llu stale=%llu "
+               "arena_bytes=%llu\n",
+            mode_names[prof_mode], prof_k, prof_epoch_ms, secs, cpu_ns / 1e9, toggles, toggles / secs, events,
+            events / secs, samples, samples / secs, toggle_ns / 1e6, 100 * toggle_ns / cpu_ns, sites_discovered,
+            nfuncs, unmatched, stale, (unsigned long long)arena_used);
+    if (o != stderr) fclose(o);
+    if (svg && *svg && n) {
+        char title[256];
+        snprintf(title, sizeof title, "edgeprobe profiler: %d functions sampled, %llu samples, K=%u, epoch %u ms, %.2f s",
+                 n, samples, prof_k, prof_epoch_ms, secs);
+        write_svg(svg, rows, n, ns_per_tick, run_ns, title);
+    }
+    free(rows);
+}
