@@ -486,6 +486,17 @@ EDGEPROBE__INLINE uint64_t edgeprobe__rdtsc(void) {
     return ((uint64_t)hi << 32) | lo;
 }
 EDGEPROBE__INLINE void edgeprobe__pause(void) { __asm__ volatile("pause" ::: "memory"); }
+/* This thread's identity: the TCB self-pointer at %fs:0 (hosted x86-64
+ * Linux). Freestanding builds have no SIGTRAP handler that needs it. */
+EDGEPROBE__INLINE uintptr_t edgeprobe__self(void) {
+#ifndef EDGEPROBE_FREESTANDING
+    uintptr_t self;
+    __asm__("mov %%fs:0, %0" : "=r"(self));
+    return self;
+#else
+    return 0;
+#endif
+}
 
 /* 8 bytes with no alignment requirement, for asm memory operands. */
 typedef struct { unsigned char b[8]; } edgeprobe__bytes8;
@@ -799,13 +810,18 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 /* ---- 8.3 the root: process-wide state ---------------------------------- */
 #define EDGEPROBE__ABI 1u
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
-#define EDGEPROBE__FLIGHTS 4096u   /* patch-in-flight table (power of 2)    */
+#define EDGEPROBE__FLIGHT_SETS 1024u /* in-flight table: sets, by cache line */
+#define EDGEPROBE__FLIGHT_WAYS 8u   /* straddlers in flight per set          */
+#define EDGEPROBE__RECENT 4096u     /* recently finished straddlers (ring)   */
 #define EDGEPROBE__CHUNK 1024u     /* point ids per chunk                   */
 #define EDGEPROBE__CHUNKS 4096u    /* => 4M points                          */
 #define EDGEPROBE__STRIPES 16u     /* handler-entry counters                */
 #define EDGEPROBE__TRAMPS 64u      /* ret-trampoline pages                  */
 
-typedef struct { int v; } edgeprobe__lock_t;
+typedef struct {
+    int v;
+    uintptr_t owner;             /* thread holding it (hosted builds)      */
+} edgeprobe__lock_t;
 
 /* One site of a point: where the NOP is, where its jump goes. */
 typedef struct edgeprobe__site {
@@ -833,14 +849,15 @@ typedef struct edgeprobe__binding {
     struct edgeprobe__binding *next_retired;
 } edgeprobe__binding;
 
-/* A straddling patch in flight (or recently finished). The SIGTRAP handler
- * reads these without the lock: `seq` is odd while an entry is rewritten. */
-enum { EDGEPROBE__FLIGHT_EMPTY = 0, EDGEPROBE__FLIGHT_WAIT1, EDGEPROBE__FLIGHT_WAIT2,
-       EDGEPROBE__FLIGHT_DONE };
+/* A straddling patch in flight. The SIGTRAP handler reads these without
+ * the lock: `seq` is odd while an entry is being rewritten. */
+enum { EDGEPROBE__FLIGHT_EMPTY = 0, EDGEPROBE__FLIGHT_WAIT1, EDGEPROBE__FLIGHT_WAIT2 };
 typedef struct edgeprobe__flight {
-    uintptr_t site;              /* key; 0 = slot never used               */
+    uintptr_t site;              /* 0 = free                                */
     unsigned seq;
     int state;
+    int error;                   /* a step found foreign bytes: EBYTES     */
+    uintptr_t owner;             /* thread that started it                  */
     uint64_t stamp;              /* TSC of the last step                   */
     unsigned char len, old[8], insn[8];
 } edgeprobe__flight;
@@ -871,11 +888,14 @@ typedef struct edgeprobe__root {
     volatile unsigned long entering[EDGEPROBE__STRIPES][8]; /* [stripe][epoch&1], padded */
     unsigned epoch;
     edgeprobe__binding *retired;
+    edgeprobe__lock_t sync_lock; /* one edgeprobe_handler_sync at a time   */
     /* code pages */
     edgeprobe__page *pages;
     unsigned page_cap, npages;
     /* low-level patching */
-    edgeprobe__flight flights[EDGEPROBE__FLIGHTS];
+    edgeprobe__flight flights[EDGEPROBE__FLIGHT_SETS][EDGEPROBE__FLIGHT_WAYS];
+    uintptr_t recent[EDGEPROBE__RECENT]; /* finished straddlers, newest last */
+    unsigned recent_next;
     int trap_installed;
 #ifndef EDGEPROBE_FREESTANDING
     edgeprobe__sigaction_t trap_prev;
@@ -925,8 +945,10 @@ EDGEPROBE__FN void edgeprobe__lock(edgeprobe__lock_t *l) {
             edgeprobe__pause();
         if (__atomic_load_n(&l->v, __ATOMIC_RELAXED)) EDGEPROBE_OS_YIELD();
     }
+    __atomic_store_n(&l->owner, edgeprobe__self(), __ATOMIC_RELAXED);
 }
 EDGEPROBE__INLINE void edgeprobe__unlock(edgeprobe__lock_t *l) {
+    __atomic_store_n(&l->owner, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&l->v, 0, __ATOMIC_RELEASE);
 }
 
@@ -1506,8 +1528,10 @@ EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_intern(edgeprobe__root *
 EDGEPROBE__INLINE edgeprobe__point **edgeprobe__point_slot(edgeprobe__root *r, int id) {
     return &r->chunks[(unsigned)id / EDGEPROBE__CHUNK][(unsigned)id % EDGEPROBE__CHUNK];
 }
-EDGEPROBE__FN void edgeprobe__fill_info(const edgeprobe__point *pt, edgeprobe_info *out);
-EDGEPROBE__FN void edgeprobe__fill_info(const edgeprobe__point *pt, edgeprobe_info *out) {
+EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt);
+EDGEPROBE__FN void edgeprobe__fill_info(edgeprobe__point *pt, edgeprobe_info *out);
+EDGEPROBE__FN void edgeprobe__fill_info(edgeprobe__point *pt, edgeprobe_info *out) {
+    if (!pt->name) edgeprobe__provider_name(pt); /* provider points: named on demand */
     out->id = pt->id_plus_1 - 1;
     out->name = pt->name;
     out->file = pt->file;
@@ -1771,45 +1795,67 @@ EDGEPROBE__FN int edgeprobe_set_discovery(edgeprobe_discover_fn fn, void *arg) {
 }
 
 /* ---- 8.10 straddling patches in flight ---------------------------------
- * Open addressing keyed by site address. Entries are never emptied, only
- * marked DONE (the SIGTRAP handler needs to know a site that just finished)
- * and reused. Writers hold the root lock; the handler reads without it. */
+ * A set-associative table keyed by the cache line of a site's first byte:
+ * finding a site, or the sites that could overlap it (they start in the
+ * same or the previous line), scans one or two sets of 8 entries. Entries
+ * are freed as soon as a patch finishes; its address goes into a ring of
+ * recently finished sites, so a thread whose trap is delivered late still
+ * resumes correctly. Writers hold the root lock; the SIGTRAP handler reads
+ * without it. */
+EDGEPROBE__INLINE edgeprobe__flight *edgeprobe__flight_set(edgeprobe__root *r, uintptr_t addr) {
+    return r->flights[edgeprobe__hash_ptr(addr / EDGEPROBE__LINE) & (EDGEPROBE__FLIGHT_SETS - 1)];
+}
 EDGEPROBE__FN edgeprobe__flight *edgeprobe__flight_find(edgeprobe__root *r, uintptr_t site);
 EDGEPROBE__FN edgeprobe__flight *edgeprobe__flight_find(edgeprobe__root *r, uintptr_t site) {
-    unsigned i = edgeprobe__hash_ptr(site) & (EDGEPROBE__FLIGHTS - 1), n;
-    for (n = 0; n < EDGEPROBE__FLIGHTS; n++, i = (i + 1) & (EDGEPROBE__FLIGHTS - 1)) {
-        uintptr_t k = __atomic_load_n(&r->flights[i].site, __ATOMIC_ACQUIRE);
-        if (k == site) return &r->flights[i];
-        if (!k) return 0;
-    }
+    edgeprobe__flight *set = edgeprobe__flight_set(r, site);
+    unsigned w;
+    for (w = 0; w < EDGEPROBE__FLIGHT_WAYS; w++)
+        if (__atomic_load_n(&set[w].site, __ATOMIC_ACQUIRE) == site) return &set[w];
     return 0;
 }
-EDGEPROBE__INLINE int edgeprobe__flight_busy(const edgeprobe__flight *f) {
-    int s = f ? __atomic_load_n(&f->state, __ATOMIC_ACQUIRE) : EDGEPROBE__FLIGHT_EMPTY;
-    return s == EDGEPROBE__FLIGHT_WAIT1 || s == EDGEPROBE__FLIGHT_WAIT2;
-}
-/* Is any byte of [site, site+len) part of a patch in flight? */
+/* Is any byte of [site, site+len) part of a patch in flight? Lock held. */
 EDGEPROBE__FN int edgeprobe__flight_overlaps(edgeprobe__root *r, uintptr_t site, size_t len);
 EDGEPROBE__FN int edgeprobe__flight_overlaps(edgeprobe__root *r, uintptr_t site, size_t len) {
-    uintptr_t a;
-    for (a = site - 7; a < site + len; a++) {
-        edgeprobe__flight *f = edgeprobe__flight_find(r, a);
-        if (edgeprobe__flight_busy(f) && a + f->len > site) return 1;
+    uintptr_t lines[2];
+    int k;
+    lines[0] = site - 7;       /* a patch starts at most 7 bytes before us */
+    lines[1] = site + len - 1;
+    for (k = 0; k < 2; k++) {
+        edgeprobe__flight *set = edgeprobe__flight_set(r, lines[k]);
+        unsigned w;
+        if (k == 1 && edgeprobe__line_of((void *)lines[0]) == edgeprobe__line_of((void *)lines[1])) break;
+        for (w = 0; w < EDGEPROBE__FLIGHT_WAYS; w++) {
+            uintptr_t a = set[w].site;
+            if (a && a < site + len && a + set[w].len > site) return 1;
+        }
     }
     return 0;
 }
-/* A slot for a new patch of `site`: its old entry, an empty slot, or the
- * first finished entry met along the probe sequence. */
+/* A free entry for a new patch of `site`, or NULL if its set is full.
+ * Lock held. */
 EDGEPROBE__FN edgeprobe__flight *edgeprobe__flight_claim(edgeprobe__root *r, uintptr_t site);
 EDGEPROBE__FN edgeprobe__flight *edgeprobe__flight_claim(edgeprobe__root *r, uintptr_t site) {
-    unsigned i = edgeprobe__hash_ptr(site) & (EDGEPROBE__FLIGHTS - 1), n;
-    edgeprobe__flight *reuse = 0;
-    for (n = 0; n < EDGEPROBE__FLIGHTS; n++, i = (i + 1) & (EDGEPROBE__FLIGHTS - 1)) {
-        edgeprobe__flight *f = &r->flights[i];
-        if (f->site == site || !f->site) return f;
-        if (!reuse && f->state == EDGEPROBE__FLIGHT_DONE) reuse = f;
-    }
-    return reuse;
+    edgeprobe__flight *set = edgeprobe__flight_set(r, site);
+    unsigned w;
+    for (w = 0; w < EDGEPROBE__FLIGHT_WAYS; w++)
+        if (!set[w].site) return &set[w];
+    return 0;
+}
+/* Retire a finished patch: free its entry, remember its site. Lock held. */
+EDGEPROBE__FN void edgeprobe__flight_retire(edgeprobe__root *r, edgeprobe__flight *f);
+EDGEPROBE__FN void edgeprobe__flight_retire(edgeprobe__root *r, edgeprobe__flight *f) {
+    __atomic_store_n(&r->recent[r->recent_next++ % EDGEPROBE__RECENT], f->site, __ATOMIC_RELEASE);
+    __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE); /* odd: changing */
+    __atomic_store_n(&f->state, EDGEPROBE__FLIGHT_EMPTY, __ATOMIC_RELEASE);
+    __atomic_store_n(&f->site, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE);
+}
+EDGEPROBE__FN int edgeprobe__recently_finished(edgeprobe__root *r, uintptr_t site);
+EDGEPROBE__FN int edgeprobe__recently_finished(edgeprobe__root *r, uintptr_t site) {
+    unsigned i;
+    for (i = 0; i < EDGEPROBE__RECENT; i++)
+        if (__atomic_load_n(&r->recent[i], __ATOMIC_ACQUIRE) == site) return 1;
+    return 0;
 }
 
 /* What a trapped thread may do instead of executing `insn`: continue at
@@ -1861,30 +1907,65 @@ EDGEPROBE__FN void edgeprobe__chain_trap(edgeprobe__root *r, int sig, void *si, 
     if (prev->flags & EDGEPROBE__SA_SIGINFO) prev->action(sig, si, uc);
     else ((void (*)(int))h)(sig);
 }
+EDGEPROBE__FN int edgeprobe__patch_step(edgeprobe__root *r, edgeprobe__flight *f);
+EDGEPROBE__FN void edgeprobe__protocol_wait(edgeprobe__root *r, uint64_t since);
+/* The thread that started a patch met its own int3 and the instruction
+ * cannot be emulated: nobody else will finish the patch, so finish it here
+ * (waits included) and run the new instruction. Only impossible if this
+ * thread was interrupted inside edgeprobe with the lock held, i.e. a signal
+ * handler of the patching thread runs the site: documented as unsupported. */
+EDGEPROBE__FN void edgeprobe__finish_own(edgeprobe__root *r, uintptr_t site);
+EDGEPROBE__FN void edgeprobe__finish_own(edgeprobe__root *r, uintptr_t site) {
+    edgeprobe__flight *f;
+    if (__atomic_load_n(&r->lock.owner, __ATOMIC_RELAXED) == edgeprobe__self()) {
+        static const char msg[] = "edgeprobe: a signal handler ran a site its thread is patching; waiting\n";
+        edgeprobe__syscall3(1, 2, (long)msg, sizeof msg - 1);
+        while (*(volatile unsigned char *)site == EDGEPROBE__OP_INT3) EDGEPROBE_OS_YIELD();
+        return;
+    }
+    edgeprobe__lock(&r->lock);
+    while ((f = edgeprobe__flight_find(r, site)) && f->state != EDGEPROBE__FLIGHT_EMPTY) {
+        edgeprobe__protocol_wait(r, f->stamp);
+        edgeprobe__patch_step(r, f);
+    }
+    edgeprobe__unlock(&r->lock);
+}
 /* SIGTRAP: a thread met the int3 that locks a straddling site. Emulate the
  * new instruction (or the old one) when we can; otherwise wait for the
- * patch to finish and re-execute the site. Traps that are not ours go to
- * the handler installed before ours. */
+ * patch to finish (or finish it, on the thread that started it) and run
+ * the site again. A trap at a site that just finished runs it again. Traps
+ * that are not ours go to the handler installed before ours. */
 EDGEPROBE__FN void edgeprobe__on_sigtrap(int sig, void *si_, void *uc_);
 EDGEPROBE__FN void edgeprobe__on_sigtrap(int sig, void *si_, void *uc_) {
     edgeprobe__siginfo *si = (edgeprobe__siginfo *)si_;
     edgeprobe__ucontext *uc = (edgeprobe__ucontext *)uc_;
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
     uintptr_t site = (uintptr_t)uc->gregs[EDGEPROBE__REG_RIP] - 1;
-    edgeprobe__flight *f = (r && si->code == EDGEPROBE__SI_KERNEL) ? edgeprobe__flight_find(r, site) : 0;
-    if (!f) {
-        if (r) edgeprobe__chain_trap(r, sig, si_, uc_);
+    if (!r) return;
+    if (si->code != EDGEPROBE__SI_KERNEL) {
+        edgeprobe__chain_trap(r, sig, si_, uc_);
         return;
     }
-    for (;;) {
-        edgeprobe__flight c;
+    /* Our int3 is written after its entry is published and removed before
+     * the entry is freed; so read the byte first, then look for the entry.
+     * An int3 with no entry, seen again and again, is not ours. */
+    for (int unowned = 0;;) {
+        int locked = *(volatile unsigned char *)site == EDGEPROBE__OP_INT3;
+        edgeprobe__flight *f = edgeprobe__flight_find(r, site), c;
         uintptr_t rip, push;
-        if (!edgeprobe__flight_read(f, &c)) { EDGEPROBE_OS_YIELD(); continue; }
-        if (c.site != site || c.state == EDGEPROBE__FLIGHT_DONE ||
-            *(volatile unsigned char *)site != EDGEPROBE__OP_INT3) {
-            uc->gregs[EDGEPROBE__REG_RIP] = site;             /* finished: run it */
+        if (!locked && (f || edgeprobe__recently_finished(r, site))) {
+            uc->gregs[EDGEPROBE__REG_RIP] = site; /* finished meanwhile: run it */
             return;
         }
+        if (!f) {
+            if (locked && ++unowned < 64) { /* a new patch of this site may be starting */
+                if (unowned > 2) EDGEPROBE_OS_YIELD();
+                continue;
+            }
+            edgeprobe__chain_trap(r, sig, si_, uc_); /* not ours */
+            return;
+        }
+        if (!edgeprobe__flight_read(f, &c) || c.site != site) continue; /* changing: look again */
         if (edgeprobe__emulate(c.insn, c.len, site, &rip, &push) ||
             edgeprobe__emulate(c.old, c.len, site, &rip, &push)) {
             if (push) {
@@ -1894,7 +1975,8 @@ EDGEPROBE__FN void edgeprobe__on_sigtrap(int sig, void *si_, void *uc_) {
             uc->gregs[EDGEPROBE__REG_RIP] = rip;
             return;
         }
-        EDGEPROBE_OS_YIELD(); /* not emulable: wait for the patch */
+        if (c.owner == edgeprobe__self()) edgeprobe__finish_own(r, site);
+        else EDGEPROBE_OS_YIELD(); /* not emulable: wait for the patch */
     }
 }
 /* Install the handler once per process, and pin the object holding it so a
@@ -2038,6 +2120,8 @@ EDGEPROBE__FN int edgeprobe__patch_begin(edgeprobe__root *r, unsigned char *site
     f->len = (unsigned char)len;
     __builtin_memcpy(f->old, old, len);
     __builtin_memcpy(f->insn, insn, len);
+    f->owner = edgeprobe__self();
+    f->error = 0;
     f->state = EDGEPROBE__FLIGHT_WAIT1;
     __atomic_store_n(&f->site, (uintptr_t)site, __ATOMIC_RELEASE);
     __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE);
@@ -2046,7 +2130,7 @@ EDGEPROBE__FN int edgeprobe__patch_begin(edgeprobe__root *r, unsigned char *site
         rc = edgeprobe__cas_bytes(site, old, &int3, 1);
     }
     if (rc != 1) { /* someone else changed the first byte: back off */
-        __atomic_store_n(&f->state, EDGEPROBE__FLIGHT_DONE, __ATOMIC_RELEASE);
+        edgeprobe__flight_retire(r, f);
         edgeprobe__code_close(r, site, len);
         edgeprobe__log_bytes(r, "site changed before it could be locked", site, old, len);
         return EDGEPROBE_EBUSY;
@@ -2054,24 +2138,33 @@ EDGEPROBE__FN int edgeprobe__patch_begin(edgeprobe__root *r, unsigned char *site
     f->stamp = edgeprobe__rdtsc();
     return 0;
 }
-/* Advance a patch in flight by one step; lock held. Returns 1 when done. */
-EDGEPROBE__FN int edgeprobe__patch_step(edgeprobe__root *r, edgeprobe__flight *f);
+/* Advance a patch in flight by one step; lock held. Returns 0 while in
+ * flight, 1 when done, EDGEPROBE_EBYTES when a foreign write was found (the
+ * back bytes changed: the front is put back and the patch abandoned). */
 EDGEPROBE__FN int edgeprobe__patch_step(edgeprobe__root *r, edgeprobe__flight *f) {
     unsigned char *site = (unsigned char *)f->site, locked[8];
     size_t front = edgeprobe__front_len(site, f->len);
-    if (f->state == EDGEPROBE__FLIGHT_WAIT1) {
-        edgeprobe__cas_bytes(site + front, f->old + front, f->insn + front, f->len - front);
-        f->stamp = edgeprobe__rdtsc();
-        __atomic_store_n(&f->state, EDGEPROBE__FLIGHT_WAIT2, __ATOMIC_RELEASE);
-        return 0;
-    }
-    if (f->state != EDGEPROBE__FLIGHT_WAIT2) return 1;
+    int rc;
     __builtin_memcpy(locked, f->old, front);
     locked[0] = EDGEPROBE__OP_INT3;
-    edgeprobe__cas_bytes(site, locked, f->insn, front);
-    __atomic_store_n(&f->state, EDGEPROBE__FLIGHT_DONE, __ATOMIC_RELEASE);
+    if (f->state == EDGEPROBE__FLIGHT_WAIT1) {
+        rc = edgeprobe__cas_bytes(site + front, f->old + front, f->insn + front, f->len - front);
+        if (rc >= 0) {
+            f->stamp = edgeprobe__rdtsc();
+            __atomic_store_n(&f->state, EDGEPROBE__FLIGHT_WAIT2, __ATOMIC_RELEASE);
+            return 0;
+        }
+        edgeprobe__log_bytes(r, "back bytes changed during a patch; abandoned", site, 0, f->len);
+        edgeprobe__cas_bytes(site, locked, f->old, front); /* unlock: the old insn again */
+        f->error = EDGEPROBE_EBYTES;
+    } else if (edgeprobe__cas_bytes(site, locked, f->insn, front) < 0) {
+        edgeprobe__log_bytes(r, "front bytes changed during a patch", site, 0, f->len);
+        f->error = EDGEPROBE_EBYTES;
+    }
+    rc = f->error ? f->error : 1;
     edgeprobe__code_close(r, site, f->len);
-    return 1;
+    edgeprobe__flight_retire(r, f);
+    return rc;
 }
 /* Whether a patch in flight may take its next step now. */
 EDGEPROBE__INLINE int edgeprobe__step_due(edgeprobe__root *r, const edgeprobe__flight *f) {
@@ -2095,7 +2188,7 @@ EDGEPROBE__FN int edgeprobe_patch_finish(void *site) {
     if (!site) return EDGEPROBE_EINVAL;
     edgeprobe__lock(&r->lock);
     f = edgeprobe__flight_find(r, (uintptr_t)site);
-    if (!edgeprobe__flight_busy(f)) rc = EDGEPROBE_ESRCH;
+    if (!f) rc = EDGEPROBE_ESRCH;
     while (rc == 0 && edgeprobe__step_due(r, f)) {
         edgeprobe__protocol_wait(r, f->stamp); /* membarrier, or already over */
         rc = edgeprobe__patch_step(r, f);
@@ -2121,8 +2214,13 @@ EDGEPROBE__FN int edgeprobe_patch_batch(const edgeprobe_patch_req *reqs, size_t 
     for (step = 0; step < 2 && in_flight; step++) { /* two waits for the whole batch */
         edgeprobe__protocol_wait(r, last);
         edgeprobe__lock(&r->lock);
-        for (i = 0; i < n; i++)
-            if (results[i] == 0) edgeprobe__patch_step(r, edgeprobe__flight_find(r, (uintptr_t)reqs[i].site));
+        for (i = 0; i < n; i++) {
+            edgeprobe__flight *f;
+            if (results[i] != 0) continue;
+            f = edgeprobe__flight_find(r, (uintptr_t)reqs[i].site);
+            results[i] = f ? edgeprobe__patch_step(r, f) : 1; /* or finished by another thread */
+            if (results[i] < 0) failed++;
+        }
         last = edgeprobe__rdtsc();
         edgeprobe__unlock(&r->lock);
     }
@@ -2334,18 +2432,23 @@ EDGEPROBE__FN void edgeprobe__drain(edgeprobe__root *r, unsigned parity) {
     for (s = 0; s < EDGEPROBE__STRIPES; s++)
         while (__atomic_load_n(&r->entering[s][parity], __ATOMIC_ACQUIRE)) EDGEPROBE_OS_YIELD();
 }
+/* Waits with the registry unlocked, so handlers may toggle probes meanwhile;
+ * syncs are serialised by their own lock. Never call it from a handler: it
+ * would wait for itself. */
 EDGEPROBE__FN int edgeprobe_handler_sync(void) {
     edgeprobe__binding *list, *next;
     unsigned e;
     EDGEPROBE__ROOT_OR_RETURN(r);
+    edgeprobe__lock(&r->sync_lock);
     edgeprobe__lock(&r->lock);
-    list = r->retired;
+    list = r->retired; /* retired before this call: safe to free after it */
     r->retired = 0;
-    e = __atomic_add_fetch(&r->epoch, 1, __ATOMIC_SEQ_CST);
-    edgeprobe__drain(r, (e - 1) & 1);
-    e = __atomic_add_fetch(&r->epoch, 1, __ATOMIC_SEQ_CST);
-    edgeprobe__drain(r, (e - 1) & 1);
     edgeprobe__unlock(&r->lock);
+    e = __atomic_add_fetch(&r->epoch, 1, __ATOMIC_SEQ_CST);
+    edgeprobe__drain(r, (e - 1) & 1);
+    e = __atomic_add_fetch(&r->epoch, 1, __ATOMIC_SEQ_CST);
+    edgeprobe__drain(r, (e - 1) & 1);
+    edgeprobe__unlock(&r->sync_lock);
     for (; list; list = next) {
         next = list->next_retired;
         EDGEPROBE_OS_FREE(list);
@@ -2374,11 +2477,85 @@ struct edgeprobe__provider {
 /* Provider point: the marker point plus what the call patch needs. */
 typedef struct edgeprobe__ppoint {
     edgeprobe__point pt;
-    int32_t rel32;               /* the original call's displacement */
-    int patchable;               /* a 5-byte e8 call was found         */
-    void *fn;                    /* instrumented function               */
-    char name[40];               /* "0x..." when dladdr has no name      */
+    int32_t rel32;               /* the original call's displacement       */
+    int patchable;               /* a 5-byte call that reaches the hook    */
+    void *fn;                    /* instrumented function                  */
+    unsigned long long unloads;  /* objects unloaded when last seen loaded */
+    char name[40];               /* "0x..." when dladdr has no name         */
 } edgeprobe__ppoint;
+
+#ifndef EDGEPROBE_FREESTANDING
+/* How many objects the process has unloaded so far (glibc's dlpi_subs). */
+EDGEPROBE__FN int edgeprobe__read_unloads(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
+EDGEPROBE__FN int edgeprobe__read_unloads(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
+    *(unsigned long long *)arg = size >= sizeof *info ? info->subs : ~0ULL;
+    return 1; /* the first object is enough */
+}
+EDGEPROBE__FN unsigned long long edgeprobe__dl_unloads(void);
+EDGEPROBE__FN unsigned long long edgeprobe__dl_unloads(void) {
+    unsigned long long subs = ~0ULL;
+    edgeprobe__libc_dl_iterate_phdr(edgeprobe__read_unloads, &subs);
+    return subs;
+}
+/* Is addr inside an executable segment of a loaded object? Lets the
+ * discovery follow a call into a PLT stub without risking a fault. */
+typedef struct { uintptr_t addr; int found; } edgeprobe__code_query;
+EDGEPROBE__FN int edgeprobe__find_code(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
+EDGEPROBE__FN int edgeprobe__find_code(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
+    edgeprobe__code_query *q = (edgeprobe__code_query *)arg;
+    int i;
+    (void)size;
+    for (i = 0; i < info->phnum; i++) {
+        uintptr_t lo = info->addr + info->phdr[i].vaddr;
+        if (info->phdr[i].type == 1 /* PT_LOAD */ && (info->phdr[i].flags & 1 /* PF_X */) &&
+            q->addr >= lo && q->addr + 16 <= lo + info->phdr[i].memsz)
+            q->found = 1;
+    }
+    return q->found;
+}
+/* Does the 5-byte call at `call` reach `hook`, directly or through a PLT
+ * stub (endbr64? bnd? jmp *GOT(%rip)) whose GOT slot holds hook? A tail
+ * call (`jmp hook`) leaves the caller's return address: its call does not
+ * reach the hook, and the site is not patched. */
+EDGEPROBE__FN int edgeprobe__call_reaches(const unsigned char *call, const void *hook);
+EDGEPROBE__FN int edgeprobe__call_reaches(const unsigned char *call, const void *hook) {
+    const unsigned char *t;
+    edgeprobe__code_query q;
+    int32_t rel;
+    if (call[0] != EDGEPROBE__OP_CALL) return 0;
+    __builtin_memcpy(&rel, call + 1, 4);
+    t = call + 5 + rel;
+    if ((const void *)t == hook) return 1;
+    q.addr = (uintptr_t)t;
+    q.found = 0;
+    edgeprobe__libc_dl_iterate_phdr(edgeprobe__find_code, &q);
+    if (!q.found) return 0;
+    if (t[0] == 0xf3 && t[1] == 0x0f && t[2] == 0x1e && t[3] == 0xfa) t += 4; /* endbr64 */
+    if (t[0] == 0xf2) t++;                                                    /* bnd */
+    if (t[0] != 0xff || t[1] != 0x25) return 0;                               /* jmp *disp(%rip) */
+    __builtin_memcpy(&rel, t + 2, 4);
+    return *(void *const *)(t + 6 + rel) == hook;
+}
+/* A provider point's name, from dladdr - on demand, because dladdr scans
+ * the symbol table (slow in a program linked with -rdynamic). Lock held. */
+EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt) {
+    edgeprobe__ppoint *pp = (edgeprobe__ppoint *)pt;
+    edgeprobe__dl_info dli;
+    if (pt->kind != EDGEPROBE_KIND_ENTRY && pt->kind != EDGEPROBE_KIND_EXIT) return;
+    if (edgeprobe__libc_dladdr(pp->fn, &dli) && dli.sname && dli.saddr == pp->fn) {
+        pt->name = dli.sname;
+        pt->file = dli.fname;
+    } else {
+        edgeprobe__text txt = {pp->name, sizeof pp->name, 0};
+        edgeprobe__puts(&txt, "0x");
+        edgeprobe__puthex(&txt, (uintptr_t)pp->fn, 12);
+        pt->name = pp->name;
+    }
+    pt->function = pt->name;
+}
+#else
+EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt) { (void)pt; }
+#endif
 
 EDGEPROBE__INLINE edgeprobe__point *edgeprobe__ptable_get(const edgeprobe__ptable *t, uintptr_t key) {
     unsigned i = edgeprobe__hash_ptr(key) & (t->cap - 1);
@@ -2418,31 +2595,21 @@ EDGEPROBE__FN edgeprobe__ptable *edgeprobe__ptable_reserve(struct edgeprobe__pro
 #endif
 /* First call from a site: make its point. Lock held. */
 EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover(edgeprobe__root *r, void *fn, uintptr_t ret,
-                                                             int kind);
+                                                             int kind, const void *hook);
 EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover(edgeprobe__root *r, void *fn, uintptr_t ret,
-                                                             int kind) {
+                                                             int kind, const void *hook) {
     struct edgeprobe__provider *pv = r->provider;
     edgeprobe__ptable *t;
     edgeprobe__ppoint *pp;
-    edgeprobe__dl_info dli;
     unsigned char *call = (unsigned char *)ret - 5;
     if (!pv && !(pv = r->provider = (struct edgeprobe__provider *)EDGEPROBE_OS_ALLOC(sizeof *pv))) return 0;
     if (pv->table && (pp = (edgeprobe__ppoint *)edgeprobe__ptable_get(pv->table, ret))) return &pp->pt;
     if (!(t = edgeprobe__ptable_reserve(pv)) || !(pp = (edgeprobe__ppoint *)EDGEPROBE_OS_ALLOC(sizeof *pp)))
         return 0;
     pp->fn = fn;
-    pp->patchable = call[0] == EDGEPROBE__OP_CALL;
+    pp->patchable = edgeprobe__call_reaches(call, hook);
+    pp->unloads = edgeprobe__dl_unloads();
     __builtin_memcpy(&pp->rel32, call + 1, 4);
-    if (edgeprobe__libc_dladdr(fn, &dli) && dli.sname && dli.saddr == fn) {
-        pp->pt.name = dli.sname;
-        pp->pt.file = dli.fname;
-    } else {
-        edgeprobe__text txt = {pp->name, sizeof pp->name, 0};
-        edgeprobe__puts(&txt, "0x");
-        edgeprobe__puthex(&txt, (uintptr_t)fn, 12);
-        pp->pt.name = pp->name;
-    }
-    pp->pt.function = pp->pt.name;
     pp->pt.kind = (unsigned short)kind;
     pp->pt.site = call;
     pp->pt.nsites = 1;
@@ -2451,8 +2618,8 @@ EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover(edgeprobe__root *r,
     edgeprobe__point_add(r, &pp->pt);
     return &pp->pt;
 }
-EDGEPROBE__FN void edgeprobe__provider_hit(void *fn, uintptr_t ret, int kind);
-EDGEPROBE__FN void edgeprobe__provider_hit(void *fn, uintptr_t ret, int kind) {
+EDGEPROBE__FN void edgeprobe__provider_hit(void *fn, uintptr_t ret, int kind, const void *hook);
+EDGEPROBE__FN void edgeprobe__provider_hit(void *fn, uintptr_t ret, int kind, const void *hook) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
     struct edgeprobe__provider *pv;
     edgeprobe__point *pt = 0;
@@ -2465,21 +2632,30 @@ EDGEPROBE__FN void edgeprobe__provider_hit(void *fn, uintptr_t ret, int kind) {
     if (pv && (t = __atomic_load_n(&pv->table, __ATOMIC_ACQUIRE))) pt = edgeprobe__ptable_get(t, ret);
     if (!pt) {
         edgeprobe__lock(&r->lock);
-        pt = edgeprobe__provider_discover(r, fn, ret, kind);
+        pt = edgeprobe__provider_discover(r, fn, ret, kind, hook);
         edgeprobe__unlock(&r->lock);
         if (!pt) return;
     }
     if (__atomic_load_n(&pt->binding, __ATOMIC_RELAXED)) edgeprobe__dispatch(pt, (uintptr_t)fn);
 }
-__attribute__((no_instrument_function)) void __cyg_profile_func_enter(void *fn, void *call_site);
-__attribute__((no_instrument_function)) void __cyg_profile_func_exit(void *fn, void *call_site);
-__attribute__((no_instrument_function)) void __cyg_profile_func_enter(void *fn, void *call_site) {
+/* noinline, and for gcc noipa (no constprop clone): every instrumented call
+ * must reach the hook itself, also from this translation unit. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define EDGEPROBE__HOOK __attribute__((no_instrument_function, noinline, noipa))
+#else
+#define EDGEPROBE__HOOK __attribute__((no_instrument_function, noinline))
+#endif
+EDGEPROBE__HOOK void __cyg_profile_func_enter(void *fn, void *call_site);
+EDGEPROBE__HOOK void __cyg_profile_func_exit(void *fn, void *call_site);
+EDGEPROBE__HOOK void __cyg_profile_func_enter(void *fn, void *call_site) {
     (void)call_site;
-    edgeprobe__provider_hit(fn, (uintptr_t)__builtin_return_address(0), EDGEPROBE_KIND_ENTRY);
+    edgeprobe__provider_hit(fn, (uintptr_t)__builtin_return_address(0), EDGEPROBE_KIND_ENTRY,
+                            (const void *)__cyg_profile_func_enter);
 }
-__attribute__((no_instrument_function)) void __cyg_profile_func_exit(void *fn, void *call_site) {
+EDGEPROBE__HOOK void __cyg_profile_func_exit(void *fn, void *call_site) {
     (void)call_site;
-    edgeprobe__provider_hit(fn, (uintptr_t)__builtin_return_address(0), EDGEPROBE_KIND_EXIT);
+    edgeprobe__provider_hit(fn, (uintptr_t)__builtin_return_address(0), EDGEPROBE_KIND_EXIT,
+                            (const void *)__cyg_profile_func_exit);
 }
 #endif /* EDGEPROBE_PROVIDER */
 
@@ -2494,10 +2670,15 @@ EDGEPROBE__FN int edgeprobe__provider_point(edgeprobe__root *r, int id, edgeprob
     return 0;
 }
 #ifndef EDGEPROBE_FREESTANDING
-/* Is the provider site still in a loaded object? */
-EDGEPROBE__INLINE int edgeprobe__provider_loaded(const edgeprobe__ppoint *pp) {
+/* Is the provider site still in a loaded object? Cheap while no object was
+ * unloaded since the site was last seen; else ask dladdr. Lock held. */
+EDGEPROBE__INLINE int edgeprobe__provider_loaded(edgeprobe__ppoint *pp) {
     edgeprobe__dl_info dli;
-    return edgeprobe__libc_dladdr(pp->pt.site, &dli) != 0;
+    unsigned long long unloads = edgeprobe__dl_unloads();
+    if (unloads == pp->unloads) return 1;
+    if (!edgeprobe__libc_dladdr(pp->pt.site, &dli)) return 0;
+    pp->unloads = unloads;
+    return 1;
 }
 #else
 #define edgeprobe__provider_loaded(pp) 1
@@ -2508,9 +2689,11 @@ EDGEPROBE__FN int edgeprobe__provider_set(edgeprobe__root *r, edgeprobe__ppoint 
 EDGEPROBE__FN int edgeprobe__provider_set(edgeprobe__root *r, edgeprobe__ppoint *pp, edgeprobe_handler_fn fn,
                                           void *user) {
     int rc;
+    edgeprobe__binding *cur = pp->pt.binding;
     if (!pp->patchable) return EDGEPROBE_EBYTES;
     if (!edgeprobe__provider_loaded(pp)) return EDGEPROBE_EUNLOADED;
-    if (fn && (rc = edgeprobe__bind(r, &pp->pt, fn, user)) < 0) return rc;
+    if (fn && !(cur && cur->fn == fn && cur->user == user) && (rc = edgeprobe__bind(r, &pp->pt, fn, user)) < 0)
+        return rc;
     return edgeprobe__call_set(r, (unsigned char *)pp->pt.site, pp->rel32, fn != 0);
 }
 EDGEPROBE__FN int edgeprobe_provider_activate(int id, edgeprobe_handler_fn fn, void *user) {
@@ -2546,6 +2729,7 @@ EDGEPROBE__FN int edgeprobe__provider_glob(const char *pattern, edgeprobe_handle
         edgeprobe__ppoint *pp;
         if (edgeprobe__provider_point(r, id, &pp) < 0) continue;
         seen++;
+        if (!pp->pt.name) edgeprobe__provider_name(&pp->pt);
         if (!edgeprobe__glob_match(pattern, pp->pt.name) || !pp->patchable) continue;
         rc = edgeprobe__provider_set(r, pp, fn, user);
         if (rc == EDGEPROBE_EUNLOADED) rc = 0;

@@ -30,7 +30,7 @@ case_() {
 unit() {
     local name=$1 cc=$2 flags=$3
     shift 3
-    $cc $flags $WARN $INC -pthread "$@" -o "$B/$name" && "./$B/$name"
+    $cc $flags $WARN $INC -pthread "$@" -o "$B/$name" && timeout 300 "./$B/$name"
 }
 # The compiler/std/optimisation matrix every unit test runs in.
 MATRIX="gcc:-std=c99:-O0 gcc:-std=c11:-O2 clang:-std=gnu99:-O0 clang:-std=c17:-O2"

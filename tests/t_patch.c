@@ -208,7 +208,59 @@ static void test_bad_input(void) {
     CHECK_EQ(edgeprobe_patch(n, "\xc5\xf8\x77", 3), EDGEPROBE_EINVAL); /* VEX vzeroupper */
 }
 
+/* Thousands of distinct straddlers, one after the other: the in-flight table
+ * frees its entries, so neither capacity nor lookup cost depends on history. */
+static void test_many_distinct_sites(void) {
+    enum { SITES = 6000 };
+    unsigned char *buf = mmap(NULL, 64 * (SITES + 1), PROT_READ | PROT_WRITE | PROT_EXEC,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const unsigned char jmp0[5] = {0xe9, 0, 0, 0, 0};
+    int i, fails = 0;
+    CHECK(buf != MAP_FAILED);
+    if (buf == MAP_FAILED) return;
+    CHECK_EQ(edgeprobe_set_tmax(0), 0);
+    for (i = 0; i < SITES; i++) {
+        unsigned char *s = buf + 64 * i + 62; /* split 2|3 */
+        memcpy(s, NOP5, 5);
+        if (edgeprobe_patch(s, jmp0, 5) != 0 || memcmp(s, jmp0, 5) != 0) fails++;
+    }
+    CHECK_EQ(fails, 0);
+    CHECK_EQ(edgeprobe_patch_start(buf + 62, NOP5, 5), 0); /* still room */
+    while (edgeprobe_patch_finish(buf + 62) == 0) {}
+    CHECK_EQ(edgeprobe_set_tmax(3000), 0);
+    munmap(buf, 64 * (SITES + 1));
+}
+
+/* The thread that started a patch runs the site itself before finishing:
+ * the instruction cannot be emulated, so the handler finishes the patch. */
+static void test_own_site_in_flight(void) {
+    unsigned char mov1[5] = {0xb8, 1, 0, 0, 1}, mov2[5] = {0xb8, 2, 0, 0, 2};
+    unsigned char *s = code_site(line(140), 3, mov1);
+    CHECK_EQ(edgeprobe_patch_start(s, mov2, 5), 0);
+    CHECK_EQ(((int (*)(void))s)(), 0x02000002);
+    CHECK(memcmp(s, mov2, 5) == 0);
+    CHECK_EQ(edgeprobe_patch_finish(s), EDGEPROBE_ESRCH); /* already finished */
+}
+
+/* Someone else writes the back bytes between the steps: the patch is
+ * abandoned, the int3 removed, and finish reports it. */
+static void test_foreign_write_between_steps(void) {
+    unsigned char call[5], *s = code_site(line(142), 2, NOP5);
+    int rc;
+    code_call(call, s, bump);
+    CHECK_EQ(edgeprobe_patch_start(s, call, 5), 0);
+    s[3] = 0x77; /* a foreign write to the back line (the page is writable) */
+    while ((rc = edgeprobe_patch_finish(s)) == 0) {}
+    CHECK_EQ(rc, EDGEPROBE_EBYTES);
+    CHECK(s[0] == NOP5[0] && s[1] == NOP5[1]); /* front restored: no int3 left */
+    CHECK_EQ(s[3], 0x77);
+    CHECK_EQ(edgeprobe_patch_finish(s), EDGEPROBE_ESRCH);
+}
+
 int main(void) {
+    test_many_distinct_sites();
+    test_own_site_in_flight();
+    test_foreign_write_between_steps();
     test_word_patch();
     test_batch();
     test_call_patch();

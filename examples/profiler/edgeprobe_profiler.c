@@ -49,6 +49,9 @@
  *                                (default) | provider: edgeprobe_provider_
  *                                (de)activate (slower, see the README)
  *   EDGEPROBE_PROF_QUIET=1       no report (the summary line still goes to OUT)
+ *   EDGEPROBE_PROF_SUMMARY=path  append a one-line machine-readable summary
+ *   EDGEPROBE_PROF_DEBUG=1       per-function window state at exit (2: also
+ *                                the first unmatched exits, live)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -128,6 +131,7 @@ struct prof_func {
     unsigned seq;            /* window number; odd = open */
     int busy;                /* a thread is switching this function */
     int broken;              /* a site cannot be bound: never opened */
+    int fixed_sites;         /* sites never toggled (tail-called exit hook) */
     unsigned nsites, nbound;
     prof_site *sites;
     prof_func *next_all;
@@ -137,7 +141,7 @@ struct prof_func {
     double rate;             /* entries per tick in the last closed window */
     double est_unseen;       /* calls estimated while switched off */
     /* statistics */
-    uint64_t samples, sum, entries, windows, closes;
+    uint64_t samples, sum, entries, windows, closes, ignored, min;
     uint32_t hist[NBUCKETS];
 };
 
@@ -152,6 +156,8 @@ static unsigned long long sites_discovered, sites_entry, sites_exit;
 typedef struct frame {
     prof_func *f;
     unsigned seq;
+    uintptr_t pos;           /* stack position of the entry */
+    const struct prof_site *site; /* the entry site */
     uint64_t tsc;
 } frame;
 typedef struct tstate {
@@ -215,18 +221,27 @@ P_FN int site_on(prof_site *s) {
     return prof_toggle_provider ? edgeprobe_provider_activate(s->id, prof_handler, s)
                                 : edgeprobe_call_activate(s->addr, s->rel32);
 }
+/* Program threads switching probes off get the registry lock first: the
+ * epoch thread's burst of activations would otherwise hold that (unfair,
+ * spinning) lock back to back while a program thread waits. */
+static unsigned prio_waiters;
+
 /* Switch every site of f; counts into t. */
 P_FN void func_toggle(prof_func *f, int on, tstate *t) {
     prof_site *s;
     uint64_t t0 = rdtsc();
+    if (!on) __atomic_add_fetch(&prio_waiters, 1, __ATOMIC_SEQ_CST);
     for (s = __atomic_load_n(&f->sites, __ATOMIC_ACQUIRE); s; s = s->next) {
         int rc;
         if (s->state != 1) continue;
+        if (on)
+            while (__atomic_load_n(&prio_waiters, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
         rc = on ? site_on(s) : site_off(s);
         t->toggle_calls++;
         if (rc > 0) t->toggles++;
         else if (rc < 0) t->toggle_errors++;
     }
+    if (!on) __atomic_sub_fetch(&prio_waiters, 1, __ATOMIC_RELEASE);
     t->toggle_ticks += rdtsc() - t0;
 }
 
@@ -245,13 +260,35 @@ P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t) {
     __atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
 }
 
-/* The handler of every entry and exit probe. user = the site's record. */
+/* Optional observer of every sample (tests): define it in the program. */
+extern void edgeprobe_profiler_on_sample(const char *name, uintptr_t fn, uint64_t entry_tsc, uint64_t exit_tsc)
+    __attribute__((weak));
+
+/* The handler of every entry and exit probe. user = the site's record.
+ *
+ * Frames carry the stack position `pos` of the event: the handler's frame
+ * address, which sits a fixed distance below the instrumented function's
+ * stack pointer (the enter and exit hooks are the same code, so the
+ * distance is the same for both). Positions give three rules:
+ *   - a frame deeper than a later event (pos < event pos) is dead: its call
+ *     returned unseen (window shut) or was skipped by longjmp; drop it;
+ *   - an exit matches the topmost frame of its function (a function and
+ *     the functions inlined into it share one position; a function gcc
+ *     split into f and f.part.0 runs its exit hook one frame deeper);
+ *   - a sample needs the frame's seq to be the function's current window:
+ *     an entry missed while the window was shut can never pair with a frame
+ *     pushed before (see the top of the file).
+ * A tail-called exit hook (-O2 without -fno-optimize-sibling-calls) runs
+ * after the function popped its frame, at its caller's position: it matches
+ * the shallowest frame deeper than that position. */
 NOI void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) {
     uint64_t now = rdtsc();
+    uintptr_t pos = (uintptr_t)__builtin_frame_address(0);
     prof_site *site = (prof_site *)user;
     prof_func *f = site->func;
     tstate *t = my_ts;
     unsigned seq;
+    int i;
     (void)info;
     if (!t && !(t = tstate_new())) return;
     t->events++;
@@ -259,46 +296,120 @@ NOI void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) {
     t->inside = 1;
     if (!f->addr) f->addr = value;
     seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
-    if (!(seq & 1)) goto out; /* window closed: ignore */
+    if (site->state == 3) { /* tail-called exit: at the caller's position */
+        for (i = t->depth; i > 0 && t->stack[i - 1].pos < pos; i--) {}
+        if (!(seq & 1)) { /* shut: this site is never switched off */
+            f->ignored++;
+            t->depth = i;
+        } else if (i == t->depth) {
+            t->unmatched++;
+        } else {
+            frame *fr = &t->stack[i];
+            t->depth = i;
+            if (fr->f == f && fr->seq == seq && (seq & 1)) goto sample;
+            t->stale++;
+        }
+        goto out;
+    }
+    while (t->depth && t->stack[t->depth - 1].pos < pos) t->depth--; /* dead frames */
+    if (!(seq & 1)) { /* window shut: ignore */
+        f->ignored++; /* racy on purpose: a diagnostic */
+        goto out;
+    }
     if (site->kind == EDGEPROBE_KIND_ENTRY) {
+        /* Frames at our own position are dead if they came from this same
+         * site (the physical frame that ran it is gone: a longjmp, e.g. a
+         * coroutine yield, skipped their exit), or if their window has
+         * ended (can never pair). Otherwise they pile up. */
+        for (i = t->depth; i > 0 && t->stack[i - 1].pos == pos; i--) {}
+        if (i < t->depth) {
+            int j, k = i;
+            for (j = i; j < t->depth; j++)
+                if (t->stack[j].site != site &&
+                    t->stack[j].seq == __atomic_load_n(&t->stack[j].f->seq, __ATOMIC_RELAXED))
+                    t->stack[k++] = t->stack[j];
+            t->depth = k;
+        }
         if (t->depth == MAX_DEPTH) { /* dropping every frame is always safe */
+            if (getenv("EDGEPROBE_PROF_DEBUG") && t->overflow == 0) {
+                int q;
+                for (q = 0; q < MAX_DEPTH; q += 1)
+                    fprintf(stderr, "ovf %3d %-24s pos=%lx seq=%u cur=%u\n", q, t->stack[q].f->name,
+                            (unsigned long)t->stack[q].pos, t->stack[q].seq, t->stack[q].f->seq);
+            }
             t->overflow++;
             t->depth = 0;
         }
         t->stack[t->depth].f = f;
         t->stack[t->depth].seq = seq;
+        t->stack[t->depth].pos = pos;
+        t->stack[t->depth].site = site;
         t->stack[t->depth].tsc = now;
         t->depth++;
-        __atomic_fetch_add(&f->win_entries, 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
-    } else {
-        int i = t->depth - 1;
-        while (i >= 0 && t->stack[i].f != f) i--;
-        if (i < 0) {
-            t->unmatched++; /* its entry came before the window opened */
-        } else if (t->stack[i].seq != seq) {
-            /* a frame of an earlier window: maybe ours, maybe an outer call;
-             * drop just that frame, take no sample */
-            memmove(&t->stack[i], &t->stack[i + 1], (size_t)(t->depth - i - 1) * sizeof t->stack[0]);
-            t->depth--;
-            t->stale++;
-        } else {
-            uint64_t d = now - t->stack[i].tsc;
-            unsigned w;
-            t->depth = i; /* frames above were calls that cannot be live */
-            __atomic_fetch_add(&f->hist[bucket_of(d)], 1, __ATOMIC_RELAXED);
-            __atomic_fetch_add(&f->samples, 1, __ATOMIC_RELAXED);
-            __atomic_fetch_add(&f->sum, d, __ATOMIC_RELAXED);
-            t->samples++;
-            w = __atomic_add_fetch(&f->win_samples, 1, __ATOMIC_RELAXED);
-            if (w >= prof_k && prof_mode == MODE_SAMPLE) close_window(f, seq, now, t);
-        }
+        /* Calls that rarely return where they were entered (exits skipped
+         * by longjmp, e.g. a coroutine's interpreter loop) would keep the
+         * window open forever: K samples, or 8K entries, close it. */
+        if (__atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED) >= 8 * prof_k && prof_mode == MODE_SAMPLE)
+            close_window(f, seq, now, t);
+        goto out;
     }
+    /* The topmost frame of f. Usually at our position; higher up when gcc
+     * split the function (f.part.0 runs the exit hook one frame deeper). */
+    for (i = t->depth - 1; i >= 0 && t->stack[i].f != f; i--) {}
+    if (i < 0) {
+        t->unmatched++; /* its entry came before the window opened */
+        goto out;
+    }
+    if (t->stack[i].seq != seq) {
+        /* a frame of an earlier window: maybe ours, maybe an outer call
+         * still running; drop just that frame, take no sample */
+        memmove(&t->stack[i], &t->stack[i + 1], (size_t)(t->depth - i - 1) * sizeof t->stack[0]);
+        t->depth--;
+        t->stale++;
+        goto out;
+    }
+    t->depth = i; /* this frame and the ones above it (nested, so dead) */
+sample : {
+    frame *fr = &t->stack[t->depth];
+    uint64_t d = now - fr->tsc;
+    unsigned w;
+    __atomic_fetch_add(&f->hist[bucket_of(d)], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&f->samples, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&f->sum, d, __ATOMIC_RELAXED);
+    {
+        uint64_t m = __atomic_load_n(&f->min, __ATOMIC_RELAXED);
+        while ((m == 0 || d < m) &&
+               !__atomic_compare_exchange_n(&f->min, &m, d ? d : 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+    }
+    t->samples++;
+    if (edgeprobe_profiler_on_sample) edgeprobe_profiler_on_sample(f->name, value, fr->tsc, now);
+    w = __atomic_add_fetch(&f->win_samples, 1, __ATOMIC_RELAXED);
+    if (w >= prof_k && prof_mode == MODE_SAMPLE) close_window(f, seq, now, t);
+}
 out:
     t->inside = 0;
 }
 
 /* ---- discovery: registry lock held; no edgeprobe calls, no malloc -------- */
+/* Does the call at `site` (displacement rel32) reach one of the provider's
+ * hooks, directly or through one PLT jump (shared libraries)? */
+static unsigned long long sites_unpatchable, sites_tail;
+P_FN int is_hook(uintptr_t a) {
+    return a == (uintptr_t)&__cyg_profile_func_enter || a == (uintptr_t)&__cyg_profile_func_exit;
+}
+P_FN int calls_hook(const unsigned char *site, int32_t rel32) {
+    const unsigned char *t = site + 5 + rel32;
+    int32_t d;
+    uintptr_t slot;
+    if (is_hook((uintptr_t)t)) return 1;
+    if (t[0] == 0xf3 && t[1] == 0x0f && t[2] == 0x1e && t[3] == 0xfa) t += 4; /* endbr64 */
+    if (t[0] == 0xf2) t++;                                                     /* bnd */
+    if (t[0] != 0xff || t[1] != 0x25) return 0;                                /* jmp *rel32(%rip) */
+    memcpy(&d, t + 2, 4);
+    slot = (uintptr_t)(t + 6 + d);
+    return is_hook(*(const uintptr_t *)slot);
+}
 P_FN unsigned hash_str(const char *s) {
     unsigned h = 2166136261u;
     while (*s) h = (h ^ (unsigned char)*s++) * 16777619u;
@@ -330,7 +441,18 @@ P_FN void prof_discover(const edgeprobe_info *info, void *arg) {
     s->addr = (unsigned char *)info->site;
     s->func = f;
     if (s->addr && s->addr[0] == 0xe8) memcpy(&s->rel32, s->addr + 1, 4);
-    else s->state = -1;
+    if (!s->addr || s->addr[0] != 0xe8) {
+        s->state = -1;
+        sites_unpatchable++;
+    } else if (!calls_hook(s->addr, s->rel32)) {
+        /* Not a call of the hook: gcc -O2 tail-calls __cyg_profile_func_exit
+         * (jmp), so the provider's "site" is the caller's call of the
+         * function itself. Never toggled (that would remove the call);
+         * bound, so it still reports, and ignored while the window is shut. */
+        s->state = 3;
+        sites_tail++;
+        f->fixed_sites++;
+    }
     site_by_id[info->id] = s;
     sites_discovered++;
     if (info->kind == EDGEPROBE_KIND_ENTRY) sites_entry++;
@@ -360,7 +482,7 @@ P_FN void bind_pending(void) {
         int rc;
         next = s->next_new;
         if (s->state < 0) continue;
-        if (prof_mode == MODE_OFF) {
+        if (prof_mode == MODE_OFF && s->state != 3) {
             rc = edgeprobe_call_deactivate(s->addr);
             if (rc > 0) bg_ts.toggles++;
             s->state = rc >= 0 ? 2 : -1;
@@ -373,7 +495,7 @@ P_FN void bind_pending(void) {
             bind_errors++;
             continue;
         }
-        s->state = 1;
+        if (s->state != 3) s->state = 1;
         sites_bound++;
         __atomic_add_fetch(&s->func->nbound, 1, __ATOMIC_RELEASE);
     }
@@ -754,9 +876,11 @@ __attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
                 mode_names[prof_mode], prof_k, prof_epoch_ms, prof_toggle_provider ? "provider API" : "call patch API");
         fprintf(o, "run %.3f s wall, %.3f s CPU, TSC %.3f GHz, %llu thread(s) hit probes\n", secs, cpu_ns / 1e9,
                 1.0 / ns_per_tick, threads);
-        fprintf(o, "probe sites: %llu discovered (%llu entry, %llu exit), %llu bound, %llu not bindable; "
-                   "%llu functions (%llu never sampled: a site cannot be patched)\n",
-                sites_discovered, sites_entry, sites_exit, sites_bound, bind_errors, nfuncs, broken);
+        fprintf(o, "probe sites: %llu discovered (%llu entry, %llu exit), %llu bound, %llu not bindable, "
+                   "%llu not a call (never sampled), %llu tail-called exits (bound, never toggled); "
+                   "%llu functions, %llu of them never sampled\n",
+                sites_discovered, sites_entry, sites_exit, sites_bound, bind_errors, sites_unpatchable, sites_tail,
+                nfuncs, broken);
         fprintf(o, "toggles: %llu (%.0f/s) in %llu calls, %llu errors; time toggling %.2f ms = %.3f%% of CPU time "
                    "(%.2f ms on program threads, %.2f ms on the epoch thread)\n",
                 toggles, toggles / secs, toggle_calls, terr, toggle_ns / 1e6, 100 * toggle_ns / cpu_ns,
@@ -766,25 +890,51 @@ __attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
                 events, events / secs, samples, samples / secs, unmatched, stale, overflow, bg_epochs);
         fprintf(o, "profiler memory: %.1f KiB (sites, functions, histograms, thread stacks)\n\n",
                 (double)arena_used / 1024);
-        fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %7s\n", "function", "sampled", "est.calls",
-                "mean(tk)", "p50(tk)", "p99(tk)", "mean(ns)", "p50(ns)", "p99(ns)", "share%");
+        fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %7s\n", "function", "sampled", "est.calls",
+                "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "mean(ns)", "p50(ns)", "p99(ns)", "share%");
         limit = prof_top > 0 && prof_top < n ? prof_top : n;
         for (i = 0; i < limit; i++) {
             const row *r = &rows[i];
-            fprintf(o, "%-32.32s %9llu %12.0f %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %7.2f\n", fname(r->f),
-                    (unsigned long long)r->f->samples, r->est_calls, r->mean, r->p50, r->p99, r->mean * ns_per_tick,
+            fprintf(o, "%-32.32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %7.2f\n", fname(r->f),
+                    (unsigned long long)r->f->samples, r->est_calls, (unsigned long long)r->f->min, r->mean, r->p50,
+                    r->p99, r->mean * ns_per_tick,
                     r->p50 * ns_per_tick, r->p99 * ns_per_tick, 100 * r->est_total * ns_per_tick / run_ns);
         }
         if (limit < n) fprintf(o, "... %d more functions (EDGEPROBE_PROF_TOP=0 shows all)\n", n - limit);
         fprintf(o, "share%% = est.calls x mean / wall time; inclusive (a caller's time contains its callees')\n");
     }
+    {
+        const char *sp = getenv("EDGEPROBE_PROF_SUMMARY");
+        FILE *so = sp && *sp ? fopen(sp, "a") : 0;
+        if (so) {
+            fprintf(so, "edgeprobe-prof-summary: mode=%s k=%u epoch_ms=%u wall_s=%.4f cpu_s=%.4f toggles=%llu "
+                        "toggle_ms=%.3f handler_calls=%llu samples=%llu sites=%llu functions=%llu\n",
+                    mode_names[prof_mode], prof_k, prof_epoch_ms, secs, cpu_ns / 1e9, toggles, toggle_ns / 1e6,
+                    events, samples, sites_discovered, nfuncs);
+            fclose(so);
+        }
+    }
     fprintf(o, "edgeprobe-prof-summary: mode=%s k=%u epoch_ms=%u wall_s=%.4f cpu_s=%.4f toggles=%llu "
                "toggles_per_s=%.0f handler_calls=%llu handler_calls_per_s=%.0f samples=%llu samples_per_s=%.0f "
-               "toggle_ms=%.3f toggle_pct_cpu=%.4f sites=%llu functions=%llu unmatched=%llu stale=%llu "
+               "toggle_ms=%.3f toggle_pct_cpu=%.4f sites=%llu tail_sites=%llu functions=%llu unmatched=%llu stale=%llu "
                "arena_bytes=%llu\n",
             mode_names[prof_mode], prof_k, prof_epoch_ms, secs, cpu_ns / 1e9, toggles, toggles / secs, events,
             events / secs, samples, samples / secs, toggle_ns / 1e6, 100 * toggle_ns / cpu_ns, sites_discovered,
-            nfuncs, unmatched, stale, (unsigned long long)arena_used);
+            sites_tail, nfuncs, unmatched, stale, (unsigned long long)arena_used);
+    if (getenv("EDGEPROBE_PROF_DEBUG")) {
+        for (f = fn_all; f; f = f->next_all) {
+            prof_site *ps;
+            fprintf(o, "debug %-28.28s seq=%u busy=%d broken=%d sites=%u bound=%u windows=%llu closes=%llu "
+                       "entries=%llu samples=%llu ignored=%llu |",
+                    fname(f), f->seq, f->busy, f->broken, f->nsites, f->nbound, (unsigned long long)f->windows,
+                    (unsigned long long)f->closes, (unsigned long long)f->entries,
+                    (unsigned long long)f->samples, (unsigned long long)f->ignored);
+            for (ps = f->sites; ps; ps = ps->next)
+                fprintf(o, " %s#%d:%d@%p", ps->kind == EDGEPROBE_KIND_ENTRY ? "in" : "out", ps->id, ps->state,
+                        (void *)ps->addr);
+            fprintf(o, "\n");
+        }
+    }
     if (o != stderr) fclose(o);
     if (svg && *svg && n) {
         char title[256];
