@@ -15,6 +15,7 @@
  *   callpatch-S0..S4  edgeprobe_call_activate / _deactivate, split S
  *   serialize-sync    edgeprobe_patch on a straddler, EDGEPROBE_SYNC_SERIALIZE
  * plus diagnostics that locate costs:
+ *   floor-cmpxchg           one bare `lock cmpxchg` of the site's word
  *   nonstraddler-tmax0      edgeprobe_patch inside one line with Tmax = 0
  *   serialize-nonstraddler  edgeprobe_patch inside one line, SERIALIZE mode
  *   callpatch-S0-wxstrict   call patch with strict W^X (two mprotects)
@@ -60,9 +61,15 @@ static inline uint64_t t_begin(void) {
     __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi)::"memory");
     return ((uint64_t)hi << 32) | lo;
 }
+/* -DPB_NO_RDTSCP for valgrind, which does not know rdtscp */
 static inline uint64_t t_end(void) {
-    uint32_t lo, hi, aux;
+    uint32_t lo, hi;
+#ifdef PB_NO_RDTSCP
+    __asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi)::"memory");
+#else
+    uint32_t aux;
     __asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux)::"memory");
+#endif
     return ((uint64_t)hi << 32) | lo;
 }
 static inline uint64_t rdtsc(void) {
@@ -96,7 +103,13 @@ static void make_call(unsigned char out[5], const unsigned char *site) {
     out[0] = 0xe8;
     memcpy(out + 1, &rel, 4);
 }
-static void write_call(unsigned char *site) { make_call(site, site); }
+/* Put a call at site with plain stores (the page is ours and writable),
+ * unless it is already there: strict W^X may have left the page read-only. */
+static void write_call(unsigned char *site) {
+    unsigned char c[5];
+    make_call(c, site);
+    if (memcmp(site, c, 5)) memcpy(site, c, 5);
+}
 
 /* ---- statistics --------------------------------------------------------- */
 static int cmp_u64(const void *a, const void *b) {
@@ -337,6 +350,32 @@ static void case_callpatch(const char *name, unsigned char *site) {
     report(name, "deact", deact, opt.n, NULL);
 }
 
+/* The floor: one `lock cmpxchg` of the aligned 8-byte word holding a site,
+ * call <-> NOP5, with no lock, lookup or checks around it. */
+static void case_floor(unsigned char *site) {
+    uint64_t *w = (uint64_t *)((uintptr_t)site & ~(uintptr_t)7), on, off;
+    size_t o = (size_t)(site - (unsigned char *)w);
+    unsigned char b[8];
+    long i;
+    write_call(site);
+    memcpy(b, w, 8);
+    memcpy(&on, b, 8);
+    memcpy(b + o, NOP5, 5);
+    memcpy(&off, b, 8);
+    for (i = 0; i < opt.n; i++) {
+        uint64_t t0 = t_begin();
+        __atomic_compare_exchange_n(w, &on, off, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        uint64_t t1 = t_end();
+        deact[i] = t1 - t0;
+        t0 = t_begin();
+        __atomic_compare_exchange_n(w, &off, on, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        t1 = t_end();
+        act[i] = t1 - t0;
+    }
+    report("floor-cmpxchg", "act", act, opt.n, "one lock cmpxchg, nothing else");
+    report("floor-cmpxchg", "deact", deact, opt.n, "one lock cmpxchg, nothing else");
+}
+
 /* ---- the busy sibling --------------------------------------------------- */
 static volatile int sibling_stop;
 static volatile uint64_t sibling_work;
@@ -363,12 +402,17 @@ static void run_all(void) {
         case_callpatch(name, site_at(16 + 4 * S, S));
     }
     /* diagnostics */
+    case_floor(site_at(40, 0));
     edgeprobe_set_tmax(0);
     case_patch("nonstraddler-tmax0", site_at(44, 0), "Tmax 0: the cost without the waits");
     edgeprobe_set_tmax(tmax);
+    write_call(site_at(48, 0));
     edgeprobe_set_wx_strict(1);
     case_callpatch("callpatch-S0-wxstrict", site_at(48, 0));
     edgeprobe_set_wx_strict(0);
+    /* strict mode left our pages read+execute: this benchmark writes its own
+     * sites with plain stores, so open the whole buffer again */
+    mprotect(buf, BUF_BYTES, PROT_READ | PROT_WRITE | PROT_EXEC);
     if (edgeprobe_set_sync(EDGEPROBE_SYNC_SERIALIZE) == 0) {
         case_patch("serialize-sync", site_at(52, 2), "membarrier SYNC_CORE");
         case_patch("serialize-nonstraddler", site_at(56, 0), "membarrier SYNC_CORE");

@@ -76,9 +76,11 @@
  *   EDGEPROBE_WX_STRICT    1: restore read+execute after every patch (strict
  *                          W^X, costs two mprotect calls). 0 (default): open a
  *                          code page once and keep it writable.
- *   EDGEPROBE_TMAX_DEFAULT default Tmax in TSC ticks (3000, the paper's value
- *                          with its safety margin; `make calibrate` measures
- *                          this machine).
+ *   EDGEPROBE_TMAX_DEFAULT default Tmax in TSC ticks: 6000. The paper chose
+ *                          3000 on Sandy Bridge; on our 2-core EPYC VM, under
+ *                          load, `make calibrate` saw failures at waits up to
+ *                          1800, so the default keeps a 3x margin over that.
+ *                          Measure your machine with `make calibrate`.
  *
  * Environment (read once, when the process-wide registry is created):
  *   EDGEPROBE_ENABLE="glob,glob"  enable matching probes before main; also
@@ -98,7 +100,7 @@
 #define EDGEPROBE_WX_STRICT 0
 #endif
 #ifndef EDGEPROBE_TMAX_DEFAULT
-#define EDGEPROBE_TMAX_DEFAULT 3000
+#define EDGEPROBE_TMAX_DEFAULT 6000
 #endif
 #ifndef EDGEPROBE_SINK
 #define EDGEPROBE_SINK(...) edgeprobe_printf(__VA_ARGS__)

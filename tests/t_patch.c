@@ -227,7 +227,7 @@ static void test_many_distinct_sites(void) {
     CHECK_EQ(fails, 0);
     CHECK_EQ(edgeprobe_patch_start(buf + 62, NOP5, 5), 0); /* still room */
     while (edgeprobe_patch_finish(buf + 62) == 0) {}
-    CHECK_EQ(edgeprobe_set_tmax(3000), 0);
+    CHECK_EQ(edgeprobe_set_tmax(EDGEPROBE_TMAX_DEFAULT), 0);
     munmap(buf, 64 * (SITES + 1));
 }
 

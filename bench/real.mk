@@ -1,0 +1,53 @@
+# bench/real.mk - the profiler on real programs (issue 4). Included by the
+# top Makefile; also usable alone: make -f bench/real.mk bench-real
+#
+#   bench-real          fetch bzip2 + lua5.4 sources (apt-get source), build
+#                       them plain and instrumented, time them with hyperfine,
+#                       measure provider-probe initialisation; results in
+#                       bench/out/real/, charts in bench/plots/
+#   real-build          only fetch and build
+#   real-provider-init  only the per-probe initialisation cost and memory
+#   real-demo           build and run the profiler demo (examples/profiler)
+#   real-selftest       check the profiler's samples on known durations
+#   real-clean          remove build/real and bench/out/real
+REAL_CC ?= gcc
+REAL_VARIANTS ?= plain stub instr cplain cinstr
+REAL_OUT := bench/out/real
+REAL_BUILD := build/real
+REAL_PROF := examples/profiler/edgeprobe_profiler.c
+REAL_INIT_N ?= 2000
+
+.PHONY: bench-real real-build real-provider-init real-demo real-selftest real-clean
+
+bench-real: real-build real-provider-init real-selftest
+	bench/real/run.sh
+
+real-build:
+	bench/real/fetch.sh
+	REAL_CC=$(REAL_CC) bench/real/build.sh $(REAL_VARIANTS)
+
+real-provider-init:
+	REAL_CC=$(REAL_CC) REAL_INIT_N=$(REAL_INIT_N) bench/real/provider_init.sh
+
+$(REAL_BUILD)/demo: examples/profiler/demo.c $(REAL_PROF) include/edgeprobe.h
+	@mkdir -p $(REAL_BUILD)
+	$(REAL_CC) -O2 -Wall -Iinclude -c $(REAL_PROF) -o $(REAL_BUILD)/demo-prof.o
+	$(REAL_CC) -O2 -Wall -finstrument-functions -fno-optimize-sibling-calls -rdynamic -pthread \
+		examples/profiler/demo.c $(REAL_BUILD)/demo-prof.o -o $@
+
+real-demo: $(REAL_BUILD)/demo
+	@mkdir -p $(REAL_OUT)
+	EDGEPROBE_PROF_SVG=$(REAL_OUT)/demo.svg $(REAL_BUILD)/demo
+
+$(REAL_BUILD)/selftest: examples/profiler/selftest.c $(REAL_PROF) include/edgeprobe.h
+	@mkdir -p $(REAL_BUILD)
+	$(REAL_CC) -O2 -Wall -Iinclude -c $(REAL_PROF) -o $(REAL_BUILD)/selftest-prof.o
+	$(REAL_CC) -O2 -Wall -finstrument-functions -rdynamic -pthread \
+		examples/profiler/selftest.c $(REAL_BUILD)/selftest-prof.o -o $@
+
+real-selftest: $(REAL_BUILD)/selftest
+	EDGEPROBE_PROF_MODE=none $(REAL_BUILD)/selftest
+	EDGEPROBE_PROF_MODE=none EDGEPROBE_PROF_K=1 EDGEPROBE_PROF_EPOCH_MS=1 $(REAL_BUILD)/selftest
+
+real-clean:
+	rm -rf $(REAL_BUILD) $(REAL_OUT)
