@@ -38,6 +38,8 @@ install:
 clean:
 	rm -rf $(BUILD) bench/out
 
-# Benchmark fragments (each owns its targets and variables).
--include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk
-bench: $(filter bench-%,bench-core bench-patch bench-peers)
+# Benchmark fragments (each owns its targets and variables). bench-peers
+# installs hyperfine, systemtap-sdt-dev and libclang-rt-14-dev with apt-get
+# when run as root, and names them otherwise.
+include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk
+bench: bench-core bench-patch bench-peers

@@ -41,6 +41,16 @@ static uint64_t bracket_floor(void) {
     qsort(t, 20000, sizeof *t, cmp);
     return t[10000];
 }
+/* Report enable and disable samples of one case, then free them. */
+static void report_pair(const char *label, uint64_t *on, uint64_t *off, int n, uint64_t floor) {
+    char l[96];
+    snprintf(l, sizeof l, "%s: enable", label);
+    report(l, on, n, floor);
+    snprintf(l, sizeof l, "%s: disable", label);
+    report(l, off, n, floor);
+    free(on);
+    free(off);
+}
 static void by_handle(const char *policy, int n, uint64_t floor) {
     uint64_t *on = malloc(sizeof *on * (size_t)n), *off = malloc(sizeof *off * (size_t)n);
     edgeprobe_probe *p;
@@ -54,27 +64,17 @@ static void by_handle(const char *policy, int n, uint64_t floor) {
         core_funcs[5000]();
         TIMED(off[i], edgeprobe_probe_off(p));
     }
-    snprintf(label, sizeof label, "handle: enable (%s)", policy);
-    report(label, on, n, floor);
-    snprintf(label, sizeof label, "handle: disable (%s)", policy);
-    report(label, off, n, floor);
-    free(on);
-    free(off);
+    snprintf(label, sizeof label, "handle (%s)", policy);
+    report_pair(label, on, off, n, floor);
 }
 static void by_name(const char *on_pat, const char *off_pat, const char *label, int n, uint64_t floor) {
     uint64_t *on = malloc(sizeof *on * (size_t)n), *off = malloc(sizeof *off * (size_t)n);
-    char l[96];
     int i;
     for (i = 0; i < n; i++) {
         TIMED(on[i], edgeprobe_enable(on_pat));
         TIMED(off[i], edgeprobe_disable(off_pat));
     }
-    snprintf(l, sizeof l, "%s: enable", label);
-    report(l, on, n, floor);
-    snprintf(l, sizeof l, "%s: disable", label);
-    report(l, off, n, floor);
-    free(on);
-    free(off);
+    report_pair(label, on, off, n, floor);
 }
 
 int main(void) {

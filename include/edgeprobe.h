@@ -219,7 +219,7 @@ int edgeprobe_point_info(int id, edgeprobe_info *out);
 
 /* printf to stderr: the default EDGEPROBE_SINK. */
 #ifndef EDGEPROBE_FREESTANDING
-int edgeprobe_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int edgeprobe_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
 #endif
 
 /* ======================================================================
@@ -898,6 +898,7 @@ typedef struct edgeprobe__root {
     edgeprobe__flight flights[EDGEPROBE__FLIGHT_SETS][EDGEPROBE__FLIGHT_WAYS];
     uintptr_t recent[EDGEPROBE__RECENT]; /* finished straddlers, newest last */
     unsigned recent_next;
+    unsigned in_flight;          /* entries in use: 0 skips overlap checks */
     int trap_installed;
 #ifndef EDGEPROBE_FREESTANDING
     edgeprobe__sigaction_t trap_prev;
@@ -1439,43 +1440,43 @@ EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_lookup(edgeprobe__root *
         if (edgeprobe__streq(p->name, name)) return p;
     return 0;
 }
-/* Does a name match one of the comma-separated globs of EDGEPROBE_ENABLE? */
+/* The next entry of the comma-separated EDGEPROBE_ENABLE list: copied into
+ * pat (cut at EDGEPROBE_NAME_MAX) and checked. Returns 0 when the list is
+ * exhausted, 1 for a usable pattern, or the reason it is not usable. */
+EDGEPROBE__FN int edgeprobe__env_next(const char **s, char pat[EDGEPROBE_NAME_MAX + 1]);
+EDGEPROBE__FN int edgeprobe__env_next(const char **s, char pat[EDGEPROBE_NAME_MAX + 1]) {
+    size_t n = 0;
+    int rc;
+    if (!**s) return 0;
+    while (**s && **s != ',') {
+        if (n < EDGEPROBE_NAME_MAX) pat[n] = **s;
+        n++, (*s)++;
+    }
+    if (**s) (*s)++;
+    pat[n < EDGEPROBE_NAME_MAX ? n : EDGEPROBE_NAME_MAX] = 0;
+    rc = n > EDGEPROBE_NAME_MAX ? EDGEPROBE_ENAMETOOLONG : edgeprobe__check_pattern(pat);
+    return rc ? rc : 1;
+}
+/* Does a name match one of the globs of EDGEPROBE_ENABLE? */
 EDGEPROBE__FN int edgeprobe__env_wants(const edgeprobe__root *r, const char *name);
 EDGEPROBE__FN int edgeprobe__env_wants(const edgeprobe__root *r, const char *name) {
     const char *s = r->env_enable;
-    while (*s) {
-        char pat[EDGEPROBE_NAME_MAX + 1];
-        size_t n = 0;
-        while (*s && *s != ',') {
-            if (n < EDGEPROBE_NAME_MAX) pat[n] = *s;
-            n++, s++;
-        }
-        if (*s) s++;
-        if (n > EDGEPROBE_NAME_MAX) continue;
-        pat[n] = 0;
-        if (edgeprobe__check_pattern(pat) == 0 && edgeprobe__glob_match(pat, name)) return 1;
-    }
+    char pat[EDGEPROBE_NAME_MAX + 1];
+    int rc;
+    while ((rc = edgeprobe__env_next(&s, pat)) != 0)
+        if (rc == 1 && edgeprobe__glob_match(pat, name)) return 1;
     return 0;
 }
 /* Say once, clearly, which entries of EDGEPROBE_ENABLE are unusable. */
-EDGEPROBE__FN void edgeprobe__env_report(const edgeprobe__root *r);
 EDGEPROBE__FN void edgeprobe__env_report(const edgeprobe__root *r) {
     const char *s = r->env_enable;
-    int index = 0;
-    while (*s) {
-        char pat[EDGEPROBE_NAME_MAX + 1], buf[256];
-        size_t n = 0;
-        int rc;
+    char pat[EDGEPROBE_NAME_MAX + 1];
+    int rc, index = 0;
+    while ((rc = edgeprobe__env_next(&s, pat)) != 0) {
+        char buf[256];
         edgeprobe__text t = {buf, sizeof buf, 0};
         index++;
-        while (*s && *s != ',') {
-            if (n < EDGEPROBE_NAME_MAX) pat[n] = *s;
-            n++, s++;
-        }
-        if (*s) s++;
-        pat[n < EDGEPROBE_NAME_MAX ? n : EDGEPROBE_NAME_MAX] = 0;
-        rc = n > EDGEPROBE_NAME_MAX ? EDGEPROBE_ENAMETOOLONG : edgeprobe__check_pattern(pat);
-        if (!rc) continue;
+        if (rc == 1) continue;
         edgeprobe__puts(&t, "EDGEPROBE_ENABLE entry ");
         edgeprobe__putdec(&t, index);
         edgeprobe__puts(&t, " \"");
@@ -1485,7 +1486,6 @@ EDGEPROBE__FN void edgeprobe__env_report(const edgeprobe__root *r) {
         EDGEPROBE_OS_LOG(buf);
     }
 }
-
 /* A name with no loaded point (its libraries were unloaded) is not found by
  * name; handles to it stay valid, and it comes back if they are reloaded. */
 EDGEPROBE__INLINE struct edgeprobe__probe *edgeprobe__probe_live(edgeprobe__root *r, const char *name) {
@@ -1820,6 +1820,7 @@ EDGEPROBE__FN int edgeprobe__flight_overlaps(edgeprobe__root *r, uintptr_t site,
 EDGEPROBE__FN int edgeprobe__flight_overlaps(edgeprobe__root *r, uintptr_t site, size_t len) {
     uintptr_t lines[2];
     int k;
+    if (!r->in_flight) return 0; /* the common case: nothing to scan */
     lines[0] = site - 7;       /* a patch starts at most 7 bytes before us */
     lines[1] = site + len - 1;
     for (k = 0; k < 2; k++) {
@@ -1847,6 +1848,7 @@ EDGEPROBE__FN edgeprobe__flight *edgeprobe__flight_claim(edgeprobe__root *r, uin
 EDGEPROBE__FN void edgeprobe__flight_retire(edgeprobe__root *r, edgeprobe__flight *f);
 EDGEPROBE__FN void edgeprobe__flight_retire(edgeprobe__root *r, edgeprobe__flight *f) {
     __atomic_store_n(&r->recent[r->recent_next++ % EDGEPROBE__RECENT], f->site, __ATOMIC_RELEASE);
+    r->in_flight--;
     __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE); /* odd: changing */
     __atomic_store_n(&f->state, EDGEPROBE__FLIGHT_EMPTY, __ATOMIC_RELEASE);
     __atomic_store_n(&f->site, 0, __ATOMIC_RELEASE);
@@ -2117,6 +2119,7 @@ EDGEPROBE__FN int edgeprobe__patch_begin(edgeprobe__root *r, unsigned char *site
     if ((rc = edgeprobe__trap_install(r)) < 0) return rc;
     if (!(f = edgeprobe__flight_claim(r, (uintptr_t)site))) return EDGEPROBE_EBUSY;
     if ((rc = edgeprobe__code_open(r, site, len)) < 0) return rc;
+    r->in_flight++;
     __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELAXED); /* odd: rewriting */
     __atomic_thread_fence(__ATOMIC_RELEASE);
     f->len = (unsigned char)len;
@@ -2367,7 +2370,9 @@ struct edgeprobe__binding_full {
 EDGEPROBE__INLINE unsigned edgeprobe__stripe(void) {
     return edgeprobe__hash_ptr((uintptr_t)__builtin_frame_address(0) >> 16) & (EDGEPROBE__STRIPES - 1);
 }
-EDGEPROBE__FN void edgeprobe__dispatch(edgeprobe__point *pt, uintptr_t value);
+/* cold: calls to it mark the enabled path of a handler site as unlikely, so
+ * the compiler moves that path out of the hot function. */
+EDGEPROBE__FN __attribute__((cold)) void edgeprobe__dispatch(edgeprobe__point *pt, uintptr_t value);
 EDGEPROBE__FN void edgeprobe__dispatch(edgeprobe__point *pt, uintptr_t value) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
     volatile unsigned long *count;
@@ -2486,6 +2491,38 @@ typedef struct edgeprobe__ppoint {
     char name[40];               /* "0x..." when dladdr has no name         */
 } edgeprobe__ppoint;
 
+EDGEPROBE__INLINE edgeprobe__point *edgeprobe__ptable_get(const edgeprobe__ptable *t, uintptr_t key) {
+    unsigned i = edgeprobe__hash_ptr(key) & (t->cap - 1);
+    for (;; i = (i + 1) & (t->cap - 1)) {
+        uintptr_t k = __atomic_load_n(&t->slot[i].key, __ATOMIC_ACQUIRE);
+        if (k == key) return t->slot[i].point;
+        if (!k) return 0;
+    }
+}
+EDGEPROBE__FN void edgeprobe__ptable_put(edgeprobe__ptable *t, uintptr_t key, edgeprobe__point *pt);
+EDGEPROBE__FN void edgeprobe__ptable_put(edgeprobe__ptable *t, uintptr_t key, edgeprobe__point *pt) {
+    unsigned i = edgeprobe__hash_ptr(key) & (t->cap - 1);
+    while (t->slot[i].key) i = (i + 1) & (t->cap - 1);
+    t->slot[i].point = pt;
+    __atomic_store_n(&t->slot[i].key, key, __ATOMIC_RELEASE);
+    t->used++;
+}
+/* Room for one more entry; lock held. */
+EDGEPROBE__FN edgeprobe__ptable *edgeprobe__ptable_reserve(struct edgeprobe__provider *pv);
+EDGEPROBE__FN edgeprobe__ptable *edgeprobe__ptable_reserve(struct edgeprobe__provider *pv) {
+    edgeprobe__ptable *t = pv->table, *n;
+    unsigned cap = t ? t->cap * 2 : 1024, i;
+    if (t && (t->used + 1) * 2 <= t->cap) return t;
+    n = (edgeprobe__ptable *)EDGEPROBE_OS_ALLOC(sizeof *n + (cap - 1) * sizeof n->slot[0]);
+    if (!n) return 0;
+    n->cap = cap;
+    n->older = t;
+    for (i = 0; t && i < t->cap; i++)
+        if (t->slot[i].key) edgeprobe__ptable_put(n, t->slot[i].key, t->slot[i].point);
+    __atomic_store_n(&pv->table, n, __ATOMIC_RELEASE);
+    return n;
+}
+
 #ifndef EDGEPROBE_FREESTANDING
 /* How many objects the process has unloaded so far (glibc's dlpi_subs). */
 EDGEPROBE__FN int edgeprobe__read_unloads(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
@@ -2539,11 +2576,23 @@ EDGEPROBE__FN int edgeprobe__call_reaches(const unsigned char *call, const void 
     return *(void *const *)(t + 6 + rel) == hook;
 }
 /* A provider point's name, from dladdr - on demand, because dladdr scans
- * the symbol table (slow in a program linked with -rdynamic). Lock held. */
+ * the symbol table (slow in a program linked with -rdynamic) - and once per
+ * function: entry and exit share it (the table maps fn|top bit to the point
+ * that resolved it). Lock held. */
+#define EDGEPROBE__FN_KEY(fn) ((uintptr_t)(fn) | ((uintptr_t)1 << 63))
 EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt) {
     edgeprobe__ppoint *pp = (edgeprobe__ppoint *)pt;
+    edgeprobe__root *r = edgeprobe__this_object.root;
+    edgeprobe__ptable *t = r && r->provider ? r->provider->table : 0;
+    edgeprobe__point *named = t ? edgeprobe__ptable_get(t, EDGEPROBE__FN_KEY(pp->fn)) : 0;
     edgeprobe__dl_info dli;
     if (pt->kind != EDGEPROBE_KIND_ENTRY && pt->kind != EDGEPROBE_KIND_EXIT) return;
+    if (named && named->name) {
+        pt->name = pt->function = named->name;
+        pt->file = named->file;
+        return;
+    }
+    if (t && (t = edgeprobe__ptable_reserve(r->provider))) edgeprobe__ptable_put(t, EDGEPROBE__FN_KEY(pp->fn), pt);
     if (edgeprobe__libc_dladdr(pp->fn, &dli) && dli.sname && dli.saddr == pp->fn) {
         pt->name = dli.sname;
         pt->file = dli.fname;
@@ -2558,38 +2607,6 @@ EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt) {
 #else
 EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt) { (void)pt; }
 #endif
-
-EDGEPROBE__INLINE edgeprobe__point *edgeprobe__ptable_get(const edgeprobe__ptable *t, uintptr_t key) {
-    unsigned i = edgeprobe__hash_ptr(key) & (t->cap - 1);
-    for (;; i = (i + 1) & (t->cap - 1)) {
-        uintptr_t k = __atomic_load_n(&t->slot[i].key, __ATOMIC_ACQUIRE);
-        if (k == key) return t->slot[i].point;
-        if (!k) return 0;
-    }
-}
-EDGEPROBE__FN void edgeprobe__ptable_put(edgeprobe__ptable *t, uintptr_t key, edgeprobe__point *pt);
-EDGEPROBE__FN void edgeprobe__ptable_put(edgeprobe__ptable *t, uintptr_t key, edgeprobe__point *pt) {
-    unsigned i = edgeprobe__hash_ptr(key) & (t->cap - 1);
-    while (t->slot[i].key) i = (i + 1) & (t->cap - 1);
-    t->slot[i].point = pt;
-    __atomic_store_n(&t->slot[i].key, key, __ATOMIC_RELEASE);
-    t->used++;
-}
-/* Room for one more entry; lock held. */
-EDGEPROBE__FN edgeprobe__ptable *edgeprobe__ptable_reserve(struct edgeprobe__provider *pv);
-EDGEPROBE__FN edgeprobe__ptable *edgeprobe__ptable_reserve(struct edgeprobe__provider *pv) {
-    edgeprobe__ptable *t = pv->table, *n;
-    unsigned cap = t ? t->cap * 2 : 1024, i;
-    if (t && (t->used + 1) * 2 <= t->cap) return t;
-    n = (edgeprobe__ptable *)EDGEPROBE_OS_ALLOC(sizeof *n + (cap - 1) * sizeof n->slot[0]);
-    if (!n) return 0;
-    n->cap = cap;
-    n->older = t;
-    for (i = 0; t && i < t->cap; i++)
-        if (t->slot[i].key) edgeprobe__ptable_put(n, t->slot[i].key, t->slot[i].point);
-    __atomic_store_n(&pv->table, n, __ATOMIC_RELEASE);
-    return n;
-}
 
 #ifdef EDGEPROBE_PROVIDER
 #ifdef EDGEPROBE_FREESTANDING

@@ -79,8 +79,8 @@ int main(void) {
 
     CHECK(edgeprobe_disable("conc_*") >= 0);
     CHECK(edgeprobe_detach("conc_h") >= 0);
-    settle();
-    for (t = 0; t < EXECUTORS; t++) total = (t ? total : 0) + hits[t];
+    settle(); /* every executor is past the sites it was in when disable returned */
+    for (total = 0, t = 0; t < EXECUTORS; t++) total += hits[t];
     calls_before = __atomic_load_n(&handler_calls, __ATOMIC_RELAXED);
     settle();
     settle();

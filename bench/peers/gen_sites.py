@@ -18,6 +18,10 @@ KIND (the probe):
   ep_trace   EDGEPROBE_TRACE(name, "fmt", x)
   ep_branch  if (EDGEPROBE_BRANCH(name)) peers_hit(...)
   ep_handler EDGEPROBE_HANDLER(name, x)
+  flag_cold, ep_branch_cold
+             as flag / ep_branch, but the enabled path calls a function
+             declared __attribute__((cold)), so gcc moves that path to
+             .text.unlikely and the hot function shrinks to its fast path
   blog       the seed blog's TRACE: asm goto NOP5 (no alignment) + a
              {site, target} record, for the naive and mremap toggles
   xray       no probe in the source: compile with clang -fxray-instrument
@@ -26,7 +30,7 @@ KIND (the probe):
 import sys
 
 KINDS = ("none", "flag", "usdt", "usdt_sem", "ep_trace", "ep_branch",
-         "ep_handler", "blog", "xray")
+         "ep_handler", "blog", "xray", "flag_cold", "ep_branch_cold")
 
 
 def header(kind, prefix):
@@ -38,7 +42,8 @@ def header(kind, prefix):
     if kind.startswith("ep_"):
         out.append('#include "edgeprobe.h"')
     out.append("extern void peers_hit(const void *tp, int x);")
-    if kind == "flag":
+    out.append("extern void peers_hit_cold(const void *tp, int x) __attribute__((cold));")
+    if kind in ("flag", "flag_cold"):
         out.append("struct peers_tp { const char *name; int state; int pad; void *probes; };")
     if kind == "blog":
         # The blog's marker: a NOP5 wherever the compiler puts it (it may
@@ -60,8 +65,9 @@ def probe(kind, prefix, i):
     name = "%s_f%d" % (prefix, i)
     if kind in ("none", "xray"):
         return ""
-    if kind == "flag":
-        return "if (__builtin_expect(%s_tp%d.state, 0)) peers_hit(&%s_tp%d, x);" % (prefix, i, prefix, i)
+    if kind in ("flag", "flag_cold"):
+        return "if (__builtin_expect(%s_tp%d.state, 0)) %s(&%s_tp%d, x);" % (
+            prefix, i, "peers_hit_cold" if kind == "flag_cold" else "peers_hit", prefix, i)
     if kind == "usdt":
         return "DTRACE_PROBE1(%s, f%d, x);" % (prefix, i)
     if kind == "usdt_sem":
@@ -69,8 +75,9 @@ def probe(kind, prefix, i):
                 % (prefix, i, prefix, i))
     if kind == "ep_trace":
         return 'EDGEPROBE_TRACE(%s, "%s %%d\\n", x);' % (name, name)
-    if kind == "ep_branch":
-        return "if (EDGEPROBE_BRANCH(%s)) peers_hit(0, x);" % name
+    if kind in ("ep_branch", "ep_branch_cold"):
+        return "if (EDGEPROBE_BRANCH(%s)) %s(0, x);" % (
+            name, "peers_hit_cold" if kind == "ep_branch_cold" else "peers_hit")
     if kind == "ep_handler":
         return "EDGEPROBE_HANDLER(%s, x);" % name
     if kind == "blog":
@@ -84,7 +91,7 @@ def main():
     kind, prefix, n, path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     out = header(kind, prefix)
     for i in range(n):
-        if kind == "flag":
+        if kind in ("flag", "flag_cold"):
             out.append('struct peers_tp %s_tp%d = {"%s_f%d", 0, 0, 0};' % (prefix, i, prefix, i))
         if kind == "usdt_sem":
             out.append('__extension__ unsigned short %s_f%d_semaphore '

@@ -15,6 +15,8 @@
  *                      handler call per invocation like edgeprobe; "full" =
  *                      entry + exit sleds (the default), two handler calls
  *   xray_direct        (clang) direct call of an uninstrumented empty function
+ *   direct_2atomics    diagnostic: the direct call between two locked RMWs,
+ *                      what edgeprobe's dispatch adds around the handler
  * Phase "off": no probe enabled; phase "on": all enabled. Within a phase the
  * variants are interleaved sample by sample.
  */
@@ -54,15 +56,28 @@ static __attribute__((noinline)) void loop_ep_branch(void) {
         if (EDGEPROBE_BRANCH(inv_branch)) peers_empty(0, 0, i);
 }
 
+/* Diagnostic: a direct call between the two locked read-modify-writes that
+ * edgeprobe's handler dispatch performs (enter/leave counters for
+ * edgeprobe_handler_sync), to show where the enabled cost goes. */
+static volatile unsigned long peers_counter;
+static __attribute__((noinline)) void loop_direct_2atomics(void) {
+    uintptr_t i;
+    for (i = 0; i < PEERS_BLOCK; i++) {
+        __atomic_fetch_add(&peers_counter, 1, __ATOMIC_SEQ_CST);
+        peers_empty(0, 0, i);
+        __atomic_fetch_sub(&peers_counter, 1, __ATOMIC_RELEASE);
+    }
+}
+
 typedef void (*loop_fn)(void);
-#define NV 8
-static const loop_fn loops[NV] = {loop_none, loop_direct, loop_ep, loop_ep_branch,
+#define NV 9
+static const loop_fn loops[NV] = {loop_none, loop_direct, loop_ep, loop_ep_branch, loop_direct_2atomics,
                                   xr_loop_none, xr_loop_direct, xr_loop_entry, xr_loop_full};
-static const char *const names[NV] = {"loop_none", "direct", "ep_handler", "ep_branch_call",
+static const char *const names[NV] = {"loop_none", "direct", "ep_handler", "ep_branch_call", "direct_2atomics",
                                       "xray_loop_none", "xray_direct", "xray_entry", "xray_full"};
 /* baseline of each variant: the direct call compiled by the same compiler */
-static const int base[NV] = {1, 1, 1, 1, 5, 5, 5, 5};
-static const int none_of[NV] = {0, 0, 0, 0, 4, 4, 4, 4};
+static const int base[NV] = {1, 1, 1, 1, 1, 6, 6, 6, 6};
+static const int none_of[NV] = {0, 0, 0, 0, 0, 5, 5, 5, 5};
 
 static void phase(const char *label, size_t reps) {
     double *s[NV], med[NV];

@@ -13,6 +13,8 @@
  *           (everything hot). Sample = one block.
  * Each call feeds the next (acc = f(acc)). Reported per call, in TSC ticks,
  * with a ratio against the probe-free TU built by the same compiler.
+ * The *_coldbody variants call a cold function on the enabled path, which
+ * lets gcc move that path out of the hot function (see gen_sites.py).
  */
 #include "peers.h"
 
@@ -27,12 +29,14 @@ typedef int (*peers_fn)(int);
 #define PEERS_VARIANTS(X)                                      \
     X(n, "none", "gcc", n)                                     \
     X(fl, "flag", "gcc", n)                                    \
+    X(flc, "flag_coldbody", "gcc", n)                          \
     X(us, "usdt", "gcc", n)                                    \
     X(uss, "usdt_sem", "gcc", n)                               \
     X(t5, "ep_trace_nop5", "gcc", n)                           \
     X(b5, "ep_branch_nop5", "gcc", n)                          \
     X(t8, "ep_trace_nop8", "gcc", n)                           \
     X(b8, "ep_branch_nop8", "gcc", n)                          \
+    X(b5c, "ep_branch_nop5_coldbody", "gcc", n)                \
     X(nc, "none_clang", "clang", nc)                           \
     X(xr, "xray", "clang", nc)                                 \
     X(cb5, "ep_branch_nop5_clang", "clang", nc)
@@ -62,6 +66,10 @@ __attribute__((noinline)) void peers_hit(const void *tp, int x) {
     (void)tp;
     peers_sink += x;
 }
+__attribute__((noinline, cold)) void peers_hit_cold(const void *tp, int x) {
+    (void)tp;
+    peers_sink += x;
+}
 
 static uint32_t perm[PEERS_SITES];
 
@@ -76,10 +84,14 @@ static __attribute__((noinline)) int pass_tight(peers_fn f, int acc) {
     return acc;
 }
 
+/* the flag-test variant with the same kind of enabled path, for the paired
+ * "edgeprobe below the flag test" comparison */
+static int flag_of(int v) { return v == V_b5c || v == V_flc ? V_flc : V_fl; }
+
 static void report(const char *workload, double **s, size_t reps, double per) {
     int v;
     double *ratio = peers_xcalloc(reps, sizeof *ratio);
-    double med[NV];
+    double med[NV], vs_flag[NV];
     peers_stats st[NV];
     /* paired ratios first (summarize sorts in place) */
     for (v = 0; v < NV; v++) {
@@ -87,6 +99,8 @@ static void report(const char *workload, double **s, size_t reps, double per) {
         for (i = 0; i < reps; i++) ratio[i] = s[v][i] / s[bases[v]][i];
         peers_stats r = peers_summarize(ratio, reps);
         med[v] = r.median;
+        for (i = 0; i < reps; i++) ratio[i] = s[v][i] / s[flag_of(v)][i];
+        vs_flag[v] = peers_summarize(ratio, reps).median;
     }
     for (v = 0; v < NV; v++) {
         size_t i;
@@ -104,9 +118,11 @@ static void report(const char *workload, double **s, size_t reps, double per) {
         }
         snprintf(extra, sizeof extra,
                  "\"workload\":\"%s\",\"compiler\":\"%s\",\"baseline\":\"%s\","
-                 "\"ratio\":%.4f,\"ratio_paired\":%.4f,\"p90_ratio\":%.4f,\"bytes_per_fn\":%.1f",
+                 "\"ratio\":%.4f,\"ratio_paired\":%.4f,\"p90_ratio\":%.4f,\"bytes_per_fn\":%.1f,"
+                 "\"flag\":\"%s\",\"vs_flag_paired\":%.4f",
                  workload, compilers[v], names[bases[v]], st[v].median / st[bases[v]].median, med[v],
-                 st[v].p90 / st[bases[v]].p90, (double)(hi - lo) / (PEERS_SITES - 1));
+                 st[v].p90 / st[bases[v]].p90, (double)(hi - lo) / (PEERS_SITES - 1), names[flag_of(v)],
+                 vs_flag[v]);
         peers_emit("many", names[v], &st[v], extra);
     }
     free(ratio);

@@ -107,6 +107,18 @@ enum { M_HANDLE, M_HANDLE8, M_NAME, M_STRICT, M_XRAY, M_NAIVE, M_MREMAP, M_FLAG,
 static const char *const mnames[NM] = {"ep_handle", "ep_handle_nop8", "ep_name", "ep_strict",
                                        "xray", "naive_mprotect", "mremap_wx", "flag_store"};
 
+/* PEERS_TOGGLE_ONLY="xray,ep_strict" restricts the run (diagnosis). */
+static int enabled_m[NM];
+static void select_mechanisms(void) {
+    const char *only = getenv("PEERS_TOGGLE_ONLY");
+    int m;
+    for (m = 0; m < NM; m++) {
+        const char *p = only ? strstr(only, mnames[m]) : 0;
+        size_t l = strlen(mnames[m]);
+        enabled_m[m] = !only || !*only || (p && (p[l] == 0 || p[l] == ','));
+    }
+}
+
 static int toggle(int m, int i, int on) {
     int rc;
     switch (m) {
@@ -181,6 +193,7 @@ int main(void) {
     raw_dir = getenv("PEERS_RAW_DIR");
     peers_pin((int)peers_env_long("PEERS_CPU", -1));
     setup();
+    select_mechanisms();
     for (m = 0; m < NM; m++) {
         on[m] = peers_xcalloc(n, sizeof(double));
         off[m] = peers_xcalloc(n, sizeof(double));
@@ -189,6 +202,7 @@ int main(void) {
     }
     /* warm-up ("first") pass over every site */
     for (m = 0; m < NM; m++) {
+        if (!enabled_m[m]) continue;
         if (m == M_STRICT) edgeprobe_set_wx_strict(1);
         for (i = 0; i < PEERS_SITES; i++) {
             uint64_t t0 = peers_tsc();
@@ -206,6 +220,7 @@ int main(void) {
         int base = (int)(r % (PEERS_SITES / PEERS_CHUNK)) * PEERS_CHUNK;
         for (k = 0; k < NM; k++) {
             m = (int)((r + (size_t)k) % NM);
+            if (!enabled_m[m]) continue;
             if (m == M_STRICT) edgeprobe_set_wx_strict(1);
             for (i = 0; i < PEERS_CHUNK; i++) {
                 uint64_t t0 = peers_tsc();
@@ -229,6 +244,7 @@ int main(void) {
         double xon = median_of(on[M_XRAY], n), xoff = median_of(off[M_XRAY], n);
         char extra[200], file[64];
         for (m = 0; m < NM; m++) {
+            if (!enabled_m[m]) continue;
             snprintf(extra, sizeof extra, "\"op\":\"enable\",\"xray_over_this\":%.2f",
                      xon / median_of(on[m], n));
             snprintf(file, sizeof file, "%s-on", mnames[m]);
@@ -240,6 +256,7 @@ int main(void) {
         }
         for (m = 0; m < NM; m++) {
             char nm[64];
+            if (!enabled_m[m]) continue;
             snprintf(nm, sizeof nm, "%s_first", mnames[m]);
             emit(nm, first_on[m], PEERS_SITES, 0, "\"op\":\"enable\"");
             emit(nm, first_off[m], PEERS_SITES, 0, "\"op\":\"disable\"");
