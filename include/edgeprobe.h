@@ -38,10 +38,12 @@
  *
  *   disabled probe                one NOP (5 or 8 bytes), no data access
  *   enabled TRACE/BRANCH          one jmp to out-of-line code the compiler wrote
- *   enabled HANDLER               jmp + one load + indirect call
+ *   enabled HANDLER               jmp + indirect call + two locked increments
+ *                                 (for edgeprobe_handler_sync): ~8x a direct call
  *   edgeprobe_probe_on/off        lock + one compare-and-swap per site
  *   edgeprobe_enable/disable      slow: hash lookup, or a walk of all names for a glob
  *   edgeprobe_patch (straddler)   slow: two waits of Tmax ticks, or two membarriers
+ *   strict W^X (any toggle)       slow: two mprotect calls
  *   edgeprobe_call_activate/...   lock + one compare-and-swap, never waits
  *
  * Not async-signal-safe: do not toggle probes from a signal handler (a lock
@@ -524,10 +526,6 @@ EDGEPROBE__INLINE uint64_t edgeprobe__load8(const void *p) {
 
 EDGEPROBE__INLINE uintptr_t edgeprobe__line_of(const void *p) {
     return (uintptr_t)p & ~(uintptr_t)(EDGEPROBE__LINE - 1);
-}
-/* Does [p, p+len) cross a cache-line boundary? */
-EDGEPROBE__INLINE int edgeprobe__straddles(const void *p, size_t len) {
-    return edgeprobe__line_of(p) != edgeprobe__line_of((const unsigned char *)p + len - 1);
 }
 EDGEPROBE__INLINE void *edgeprobe__rel(const int32_t *field) {
     return (char *)field + *field;
@@ -2479,7 +2477,6 @@ typedef struct edgeprobe__ptable {
 } edgeprobe__ptable;
 struct edgeprobe__provider {
     edgeprobe__ptable *table;
-    unsigned long long calls_unpatchable; /* sites not reached by a rel32 call */
 };
 /* Provider point: the marker point plus what the call patch needs. */
 typedef struct edgeprobe__ppoint {
@@ -2633,7 +2630,6 @@ EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover(edgeprobe__root *r,
     pp->pt.site = call;
     pp->pt.nsites = 1;
     edgeprobe__ptable_put(t, ret, &pp->pt);
-    if (!pp->patchable) pv->calls_unpatchable++;
     edgeprobe__point_add(r, &pp->pt);
     return &pp->pt;
 }
