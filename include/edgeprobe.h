@@ -1604,11 +1604,9 @@ EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe_
     edgeprobe__page *page = edgeprobe__page_slot(r, (uintptr_t)addr & ~(uintptr_t)(EDGEPROBE__PAGE - 1));
     if (page) page->open = 0; /* the object may come back at this address, read-only */
     if (!p) return;
-    for (i = 0; i < p->nsites; i++)
-        if (p->sites[i].addr == addr) {
-            p->sites[i] = p->sites[--p->nsites];
-            break;
-        }
+    for (i = 0; i < p->nsites && p->sites[i].addr != addr; i++) {}
+    if (i == p->nsites) return; /* this site was never registered */
+    p->sites[i] = p->sites[--p->nsites];
     if (--pt->nsites > 0) return;
     for (i = 0; i < p->npoints; i++)
         if (p->points[i] == pt) {
@@ -1628,7 +1626,7 @@ __attribute__((weak, visibility("hidden"), no_instrument_function, constructor(1
 void edgeprobe__object_init(void) {
     const edgeprobe__record *rec;
     edgeprobe__root *r;
-    int err = 0, first;
+    int err = 0;
     if (__atomic_load_n(&edgeprobe__this_object.registered, __ATOMIC_ACQUIRE)) return;
     r = edgeprobe__root_get(&err);
     if (!r) {
@@ -1636,14 +1634,11 @@ void edgeprobe__object_init(void) {
         return;
     }
     edgeprobe__lock(&r->lock);
-    first = !edgeprobe__this_object.registered;
-    if (first) {
+    if (!edgeprobe__this_object.registered) { /* another TU's constructor may have won */
         for (rec = __start_edgeprobe_sites; rec < __stop_edgeprobe_sites; rec++) {
             err = edgeprobe__record_add(r, rec);
-            if (err < 0) {
+            if (err < 0) /* left out, untouched; the object's other sites still register */
                 edgeprobe__log_bytes(r, "cannot register site", edgeprobe__rel(&rec->site), 0, 5);
-                break;
-            }
         }
         __atomic_store_n(&edgeprobe__this_object.registered, 1, __ATOMIC_RELEASE);
     }
@@ -2083,7 +2078,9 @@ EDGEPROBE__FN int edgeprobe__check_patch(const void *site, const void *insn, siz
 EDGEPROBE__FN int edgeprobe__check_patch(const void *site, const void *insn, size_t len) {
     if (!site || !insn || len < 1 || len > 8) return EDGEPROBE_EINVAL;
     if (edgeprobe__insn_len((const unsigned char *)insn, len) != len) return EDGEPROBE_EINVAL;
-    if (edgeprobe__insn_len((const unsigned char *)site, 15) != len) return EDGEPROBE_EBYTES;
+    /* exactly len bytes: a longer instruction fails to decode, and nothing
+     * past the claimed site is read (it may be the end of a mapping) */
+    if (edgeprobe__insn_len((const unsigned char *)site, len) != len) return EDGEPROBE_EBYTES;
     return 0;
 }
 /* Bytes that change, front and back of the line boundary. */
