@@ -6,14 +6,21 @@
 #   make bench       all benchmarks; results in bench/RESULTS.md (installs hyperfine etc.)
 #   make calibrate   measure Tmax on this machine (the paper's Figure 9)
 #   make bench-real  profile real programs (bzip2, lua) built with -finstrument-functions
+#   make tools       build/edgeprobe (the command) and build/libedgeprobe-prof.so
 #   make install PREFIX=/usr/local
 CC ?= gcc
 PREFIX ?= /usr/local
 BUILD := build
 CFLAGS_DEMO := -O2 -Wall -Wextra -Werror -Iinclude -pthread
 
-.PHONY: all demo test soak bench install clean
-all: demo
+.PHONY: all demo test soak bench install clean tools
+all: demo tools
+
+# The edgeprobe command: tools/edgeprobe.c dispatches to tools/cmd_*.c.
+TOOL_SRC := $(wildcard tools/edgeprobe.c tools/cmd_*.c)
+$(BUILD)/edgeprobe: $(TOOL_SRC) tools/tool.h include/edgeprobe.h | $(BUILD)
+	$(CC) $(CFLAGS_DEMO) -Itools $(TOOL_SRC) -o $@
+tools: $(BUILD)/edgeprobe
 
 $(BUILD)/demo: examples/demo.c include/edgeprobe.h | $(BUILD)
 	$(CC) $(CFLAGS_DEMO) $< -o $@
@@ -29,7 +36,9 @@ test:
 soak:
 	EDGEPROBE_SOAK=1 bash tests/run.sh stress
 
-install:
+install: tools
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/edgeprobe $(DESTDIR)$(PREFIX)/bin/edgeprobe
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/edgeprobe $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 include/edgeprobe.h $(DESTDIR)$(PREFIX)/include/edgeprobe.h
 	install -m 644 linker/edgeprobe.ld $(DESTDIR)$(PREFIX)/share/edgeprobe/edgeprobe.ld

@@ -1,4 +1,4 @@
-# tests/stress.sh - sourced by tests/run.sh. Cross-modification stress: each
+# tests/drivers/stress.sh - sourced by tests/run.sh. Cross-modification stress: each
 # protocol at each split S = 1..4 (and every non-straddling offset), with
 # executor threads running the site while this process's patcher toggles
 # it. Each case is its own process: a crash fails the case.

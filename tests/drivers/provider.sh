@@ -1,4 +1,4 @@
-# tests/provider.sh - sourced by tests/run.sh: the -finstrument-functions
+# tests/drivers/provider.sh - sourced by tests/run.sh: the -finstrument-functions
 # provider on an instrumented test program, hooks in their own translation
 # unit or in the instrumented one, gcc and clang, -O0 and -O2.
 provider_case() {

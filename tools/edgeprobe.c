@@ -1,0 +1,41 @@
+/* edgeprobe - the command-line tool: operate edgeprobe probes from a shell.
+ *
+ *     edgeprobe prof [options] -- PROGRAM [ARGS...]   latency profile (tools/cmd_prof.c)
+ *
+ * Each subcommand lives in tools/cmd_<name>.c and is listed in the table
+ * below. C and libc only. Exit status: the subcommand's (prof: PROGRAM's),
+ * 2 for a usage error. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tool.h"
+
+static const struct tool_command commands[] = {
+    {"prof", cmd_prof, "prof [-o REPORT] [--svg FILE] [-k K] [--epoch MS] -- PROGRAM [ARGS...]",
+     "run PROGRAM under the sampling latency profiler"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *out) {
+    size_t i;
+    fprintf(out, "usage: edgeprobe COMMAND [ARGS...]\n\ncommands:\n");
+    for (i = 0; i < NCOMMANDS; i++) fprintf(out, "  %-10s %s\n      edgeprobe %s\n", commands[i].name, commands[i].help, commands[i].usage);
+    fprintf(out, "\n'edgeprobe COMMAND --help' describes one command.\n");
+}
+
+int main(int argc, char **argv) {
+    size_t i;
+    if (argc < 2) {
+        usage(stderr);
+        return TOOL_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    for (i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "edgeprobe: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return TOOL_EXIT_USAGE;
+}

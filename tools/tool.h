@@ -1,0 +1,16 @@
+/* tools/tool.h - what the subcommands of the edgeprobe command share. */
+#ifndef EDGEPROBE_TOOL_H
+#define EDGEPROBE_TOOL_H
+
+#define TOOL_EXIT_USAGE 2 /* bad command line */
+
+/* A subcommand gets argv with argv[0] = its own name. */
+struct tool_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *usage, *help;
+};
+
+int cmd_prof(int argc, char **argv);
+
+#endif
