@@ -1,17 +1,23 @@
-# bench/real.mk - the profiler on real programs (issue 4). Included by the
-# top Makefile; also usable alone: make -f bench/real.mk bench-real
+# bench/real.mk - profilers on real programs (issues 4 and 8). Included by
+# the top Makefile; also usable alone: make -f bench/real.mk bench-real
 #
-#   bench-real          fetch bzip2 + lua5.4 sources (apt-get source), build
-#                       them plain and instrumented, time them with hyperfine,
-#                       measure provider-probe initialisation; results in
-#                       bench/out/real/, charts in bench/plots/
+#   bench-real          fetch bzip2, lua5.4 and zstd (libzstd) sources
+#                       (apt-get source), build them plain, with
+#                       -fpatchable-function-entry=5 and -finstrument-functions
+#                       (gcc and clang), time them interleaved with hyperfine
+#                       plain, under `build/edgeprobe prof` (built by `make
+#                       tools`; skipped with a message when absent), under
+#                       uftrace and examples/profiler; measure provider-probe
+#                       initialisation; results in bench/out/real/summary.md,
+#                       charts in bench/plots/. About 15 minutes on 2 idle
+#                       CPUs. Knobs: see bench/real/run.sh.
 #   real-build          only fetch and build
 #   real-provider-init  only the per-probe initialisation cost and memory
 #   real-demo           build and run the profiler demo (examples/profiler)
 #   real-selftest       check the profiler's samples on known durations
 #   real-clean          remove build/real and bench/out/real
 REAL_CC ?= gcc
-REAL_VARIANTS ?= plain stub instr cplain cinstr
+REAL_VARIANTS ?= plain fpe stub instr cplain cfpe
 REAL_OUT := bench/out/real
 REAL_BUILD := build/real
 REAL_PROF := examples/profiler/edgeprobe_profiler.c
@@ -20,6 +26,7 @@ REAL_INIT_N ?= 2000
 .PHONY: bench-real real-build real-provider-init real-demo real-selftest real-clean
 
 bench-real: real-build real-provider-init real-selftest
+	$(MAKE) --no-print-directory tools || echo "bench-real: make tools failed; edgeprobe prof will be skipped"
 	bench/real/run.sh
 
 real-build:

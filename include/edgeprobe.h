@@ -26,11 +26,13 @@
  * own probes, and all objects share one process-wide registry.
  *
  * CONTENTS
- *   1. configuration macros        5. low-level patching API (any address)
- *   2. errors                      6. handlers, discovery, the
- *   3. markers (EDGEPROBE_TRACE,       -finstrument-functions provider
- *      EDGEPROBE_BRANCH, ...)      7. how it works (byte layouts)
- *   4. probe API                   8. implementation (private)
+ *   1. configuration macros        6. handlers, discovery, the
+ *   2. errors                         -finstrument-functions provider
+ *   3. markers (EDGEPROBE_TRACE,   6b. function probes on compiler NOP
+ *      EDGEPROBE_BRANCH, ...)          entries (-fpatchable-function-entry)
+ *   4. probe API                   7. how it works (byte layouts)
+ *   5. low-level patching API      8. implementation (private); 8.15 is
+ *      (any address)                  the function-probe back end
  *
  * COST AND THREAD SAFETY, in one table. Every function may be called from any
  * thread at any time, concurrently with threads executing the sites, unless
@@ -70,6 +72,10 @@
  *   EDGEPROBE_PROVIDER     define in ONE translation unit to make it define
  *                          __cyg_profile_func_enter/exit (section 6).
  *   EDGEPROBE_DISABLE_ALL  compile every marker to nothing (no site at all).
+ *   EDGEPROBE_FUNC_CTOR_CONVERT  1 (default): in a non-PIE executable built
+ *                          by gcc with -fpatchable-function-entry=5, the
+ *                          constructor rewrites each entry's five 1-byte NOPs
+ *                          as one NOP5 (section 6b); 0: leave them (tests).
  *
  * Global (every TU of the program must agree):
  *   EDGEPROBE_FREESTANDING no libc headers; supply the EDGEPROBE_OS_* hooks
@@ -104,6 +110,9 @@
 #ifndef EDGEPROBE_TMAX_DEFAULT
 #define EDGEPROBE_TMAX_DEFAULT 6000
 #endif
+#ifndef EDGEPROBE_FUNC_CTOR_CONVERT
+#define EDGEPROBE_FUNC_CTOR_CONVERT 1
+#endif
 #ifndef EDGEPROBE_SINK
 #define EDGEPROBE_SINK(...) edgeprobe_printf(__VA_ARGS__)
 #endif
@@ -136,7 +145,9 @@ extern "C" {
     X(EDGEPROBE_EUNDERFLOW, 75, "probe_put without a matching probe_get")      \
     X(EDGEPROBE_EUNLOADED, 79, "the probe's library has been unloaded")        \
     X(EDGEPROBE_ENEVER, 61, "provider probe never reached: no site known yet") \
-    X(EDGEPROBE_EABI, 71, "another copy of edgeprobe with a different ABI owns the registry")
+    X(EDGEPROBE_EABI, 71, "another copy of edgeprobe with a different ABI owns the registry") \
+    X(EDGEPROBE_ENOFUNC, 65, "no loaded object was built with -fpatchable-function-entry=5") \
+    X(EDGEPROBE_EUNSAFE, 26, "function entry cannot be switched safely here (see edgeprobe_func_scan)")
 
 #define EDGEPROBE__ERR_ENUM(name, errno_value, text) name = -(errno_value),
 enum edgeprobe_error { EDGEPROBE_OK = 0, EDGEPROBE__ERRORS(EDGEPROBE__ERR_ENUM) };
@@ -194,7 +205,8 @@ enum edgeprobe_kind {
     EDGEPROBE_KIND_BRANCH_ON,   /* EDGEPROBE_BRANCH_ON, on by default      */
     EDGEPROBE_KIND_HANDLER,     /* EDGEPROBE_HANDLER                       */
     EDGEPROBE_KIND_ENTRY,       /* provider: function entry                */
-    EDGEPROBE_KIND_EXIT         /* provider: function exit                 */
+    EDGEPROBE_KIND_EXIT,        /* provider: function exit                 */
+    EDGEPROBE_KIND_FUNCTION     /* patchable function entry: entry + exit  */
 };
 typedef struct edgeprobe_info {
     int id;                     /* dense, from 0; stable for the process   */
@@ -206,6 +218,8 @@ typedef struct edgeprobe_info {
     int enabled;                /* state of the probe (the name)           */
     int sites;                  /* machine-code sites of this point        */
     void *site;                 /* first site's address                    */
+    int patchable;              /* 0: listed, but never switched (why: see
+                                   the log, EDGEPROBE_VERBOSE=1)            */
 } edgeprobe_info;
 
 /* Call fn for every live point, in id order; stop early and return fn's
@@ -306,6 +320,81 @@ int edgeprobe_provider_deactivate(int id);
 int edgeprobe_provider_activate_glob(const char *pattern, edgeprobe_handler_fn fn, void *user);
 int edgeprobe_provider_deactivate_glob(const char *pattern);
 
+/* ======================================================================
+ * 6b. FUNCTION PROBES ON COMPILER NOP ENTRIES (x86-64, hosted builds)
+ *
+ * Build any object (executable or shared library, with or without this
+ * header) with -fpatchable-function-entry=5: every function then starts
+ * with five bytes of NOP, listed by the compiler in the section
+ * __patchable_function_entries. edgeprobe finds those sections in the
+ * objects' files (dl_iterate_phdr + section headers), names every entry
+ * from .symtab (static functions included; .dynsym when stripped), and
+ * makes one probe per function, of kind EDGEPROBE_KIND_FUNCTION, with a
+ * dense id shared with the markers (edgeprobe_foreach, edgeprobe_point_info,
+ * the discovery callback).
+ *
+ * Off, a function costs its NOPs. On, the entry calls a per-function stub
+ * that reaches the function's data directly (no lookup) and then the entry
+ * handler, with every argument register preserved. If the entry handler
+ * returns non-zero (or there is none) and an exit handler is attached, the
+ * return address is swapped for a return trampoline and kept on a
+ * per-thread shadow stack; the exit handler then runs when the function
+ * returns, with %rax, %rdx, %xmm0-1 (their full vector width) and the x87
+ * stack preserved.
+ *
+ * Byte forms (see README "Function probes" for the safety argument):
+ *   clang      0f 1f 44 00 xx     <-> e8 <rel32 to stub>     (8-byte CAS;
+ *              a cache-line straddler: word patch once, then call patch)
+ *   gcc        90 90 90 90 90     <-> e8 90 90 90 90         (ONE byte:
+ *              the call's rel32 is the four NOPs; it lands on a mirror
+ *              stub 0x6f6f6f6b bytes below the function, which jumps on
+ *              to the function's stub. A thread anywhere inside the NOPs
+ *              runs valid code in either state.)
+ *   gcc, where no mirror page can be mapped (non-PIE executables below
+ *   1.8 GiB): the five NOPs are rewritten as one NOP5 only while no thread
+ *   can be between them - the process is single-threaded, or the object's
+ *   own constructor runs - and listed as not patchable otherwise.
+ *
+ * Handlers run with recursion blocked: a probed function called from a
+ * handler (or from a signal handler interrupting one) does not re-enter
+ * handlers. Handlers must not throw or longjmp.
+ * ====================================================================== */
+typedef struct edgeprobe_call {
+    const edgeprobe_info *probe;   /* the function: id, name, object file   */
+    void *fn;                      /* its entry address                     */
+    uintptr_t return_address;      /* where it returns to                   */
+    const uint64_t *args;          /* entry: %rdi %rsi %rdx %rcx %r8 %r9    */
+    uint64_t ret[2];               /* exit: %rax, %rdx                      */
+    uint64_t data;                 /* set by the entry handler, seen at exit */
+} edgeprobe_call;
+/* Entry: return non-zero to get the exit handler called for this call. */
+typedef int (*edgeprobe_entry_fn)(edgeprobe_call *call, void *user);
+typedef void (*edgeprobe_exit_fn)(const edgeprobe_call *call, void *user);
+
+/* Find the functions of loaded objects built with the flag (also done by
+ * every call below when objects were loaded or unloaded since). Returns the
+ * number of function probes, or EDGEPROBE_ENOFUNC. Slow: reads files. */
+int edgeprobe_func_scan(void);
+/* Attach handlers (entry and/or exit; both NULL is EDGEPROBE_EINVAL) to
+ * every function whose name matches `pattern`, and switch them on. Returns
+ * the number switched on; an exact name that matches nothing is
+ * EDGEPROBE_ENOENT, one that cannot be switched EDGEPROBE_EUNSAFE. */
+int edgeprobe_func_attach(const char *pattern, edgeprobe_entry_fn entry, edgeprobe_exit_fn exit,
+                          void *user);
+int edgeprobe_func_detach(const char *pattern);  /* off, then unbind      */
+/* Switch attached functions on or off without rebinding; count changed. */
+int edgeprobe_func_enable(const char *pattern);
+int edgeprobe_func_disable(const char *pattern);
+/* By id: the fast path (lock + one code write). on/off return 1 if the
+ * state changed, 0 if not; on needs an attached handler (EDGEPROBE_EINVAL). */
+int edgeprobe_func_attach_id(int id, edgeprobe_entry_fn entry, edgeprobe_exit_fn exit, void *user);
+int edgeprobe_func_on(int id);
+int edgeprobe_func_off(int id);
+/* Calls whose exit could not be hooked on this thread's shadow stack
+ * (it holds EDGEPROBE_FUNC_DEPTH frames), summed over all threads. */
+unsigned long edgeprobe_func_lost_exits(void);
+#define EDGEPROBE_FUNC_DEPTH 65536
+
 #ifdef __cplusplus
 }
 #endif
@@ -348,6 +437,8 @@ typedef struct edgeprobe__point {
 } edgeprobe__point;
 
 #define EDGEPROBE__F_NOP8 1u        /* record flag: 8-byte site           */
+#define EDGEPROBE__PF_ON 1u         /* point flag: function probe is on   */
+#define EDGEPROBE__PF_UNSAFE 2u     /* point flag: listed, never switched */
 #define EDGEPROBE__F_DEFAULT_ON 2u  /* record flag: NOP means "on"        */
 
 #if EDGEPROBE_SITE_BYTES == 8
@@ -464,8 +555,18 @@ edgeprobe__taken:
  * copy per object (executable or shared library), and all copies operate on
  * the one root. Nothing here is a per-TU `static` variable.
  * ====================================================================== */
-#define EDGEPROBE__FN __attribute__((weak, visibility("hidden"), no_instrument_function))
-#define EDGEPROBE__INLINE static inline __attribute__((always_inline, no_instrument_function))
+/* Never instrumented, never a function probe: edgeprobe's own code must not
+ * call itself from a probe, whatever flags the including file is built with. */
+#if defined(__has_attribute)
+#if __has_attribute(patchable_function_entry)
+#define EDGEPROBE__NOPATCH patchable_function_entry(0, 0),
+#endif
+#endif
+#ifndef EDGEPROBE__NOPATCH
+#define EDGEPROBE__NOPATCH
+#endif
+#define EDGEPROBE__FN __attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function))
+#define EDGEPROBE__INLINE static inline __attribute__((EDGEPROBE__NOPATCH always_inline, no_instrument_function))
 
 #ifdef __cplusplus
 extern "C" {
@@ -713,6 +814,7 @@ int edgeprobe__libc_raise(int) __asm__("raise");
 int edgeprobe__libc_dl_iterate_phdr(int (*)(edgeprobe__dl_phdr_info *, size_t, void *), void *) __asm__("dl_iterate_phdr");
 int edgeprobe__libc_dladdr(const void *, edgeprobe__dl_info *) __asm__("dladdr");
 void *edgeprobe__libc_dlopen(const char *, int) __asm__("dlopen");
+long edgeprobe__libc_readlink(const char *, char *, size_t) __asm__("readlink");
 
 #define EDGEPROBE__PROT_RX 5    /* PROT_READ | PROT_EXEC              */
 #define EDGEPROBE__PROT_RWX 7
@@ -808,7 +910,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #endif
 
 /* ---- 8.3 the root: process-wide state ---------------------------------- */
-#define EDGEPROBE__ABI 1u
+#define EDGEPROBE__ABI 2u
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
 #define EDGEPROBE__FLIGHT_SETS 1024u /* in-flight table: sets, by cache line */
 #define EDGEPROBE__FLIGHT_WAYS 8u   /* straddlers in flight per set          */
@@ -905,6 +1007,8 @@ typedef struct edgeprobe__root {
     unsigned ntramps;
     /* -finstrument-functions provider */
     struct edgeprobe__provider *provider;
+    /* function probes on patchable entries (section 8.15) */
+    struct edgeprobe__fstate *fstate;
 } edgeprobe__root;
 
 /* One per object (weak + hidden: the linker keeps one copy per executable or
@@ -1538,9 +1642,10 @@ EDGEPROBE__FN void edgeprobe__fill_info(edgeprobe__point *pt, edgeprobe_info *ou
     out->line = pt->line;
     out->function = pt->function;
     out->kind = (enum edgeprobe_kind)pt->kind;
-    out->enabled = pt->probe ? pt->probe->count > 0 : 0;
+    out->enabled = pt->probe ? pt->probe->count > 0 : (pt->flags & EDGEPROBE__PF_ON) != 0;
     out->sites = pt->nsites;
     out->site = pt->site;
+    out->patchable = !(pt->flags & EDGEPROBE__PF_UNSAFE);
 }
 /* Give a point the next dense id and tell the discovery callback. */
 EDGEPROBE__FN int edgeprobe__point_add(edgeprobe__root *r, edgeprobe__point *pt);
@@ -1617,12 +1722,16 @@ EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe_
     pt->probe = 0;
 }
 
+/* Section 8.15: function probes need these from the layers below. */
+EDGEPROBE__FN void edgeprobe__fconvert_own(edgeprobe__root *r);
+EDGEPROBE__FN void edgeprobe__fsync_handlers(edgeprobe__root *r);
+
 /* Constructor and destructor of every object: register its site table with
  * the root, and drop it before the object's code goes away (dlclose). They
  * run once per TU; the per-object flag makes the extra runs no-ops. */
-__attribute__((weak, visibility("hidden"), no_instrument_function, constructor(101)))
+__attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function, constructor(101)))
 void edgeprobe__object_init(void);
-__attribute__((weak, visibility("hidden"), no_instrument_function, constructor(101)))
+__attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function, constructor(101)))
 void edgeprobe__object_init(void) {
     const edgeprobe__record *rec;
     edgeprobe__root *r;
@@ -1640,13 +1749,14 @@ void edgeprobe__object_init(void) {
             if (err < 0) /* left out, untouched; the object's other sites still register */
                 edgeprobe__log_bytes(r, "cannot register site", edgeprobe__rel(&rec->site), 0, 5);
         }
+        edgeprobe__fconvert_own(r);
         __atomic_store_n(&edgeprobe__this_object.registered, 1, __ATOMIC_RELEASE);
     }
     edgeprobe__unlock(&r->lock);
 }
-__attribute__((weak, visibility("hidden"), no_instrument_function, destructor(101)))
+__attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function, destructor(101)))
 void edgeprobe__object_fini(void);
-__attribute__((weak, visibility("hidden"), no_instrument_function, destructor(101)))
+__attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function, destructor(101)))
 void edgeprobe__object_fini(void) {
     const edgeprobe__record *rec;
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
@@ -2450,6 +2560,7 @@ EDGEPROBE__FN int edgeprobe_handler_sync(void) {
     edgeprobe__drain(r, (e - 1) & 1);
     e = __atomic_add_fetch(&r->epoch, 1, __ATOMIC_SEQ_CST);
     edgeprobe__drain(r, (e - 1) & 1);
+    edgeprobe__fsync_handlers(r);
     edgeprobe__unlock(&r->sync_lock);
     for (; list; list = next) {
         next = list->next_retired;
@@ -2621,6 +2732,7 @@ EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover(edgeprobe__root *r,
         return 0;
     pp->fn = fn;
     pp->patchable = edgeprobe__call_reaches(call, hook);
+    if (!pp->patchable) pp->pt.flags = EDGEPROBE__PF_UNSAFE;
     pp->unloads = edgeprobe__dl_unloads();
     __builtin_memcpy(&pp->rel32, call + 1, 4);
     pp->pt.kind = (unsigned short)kind;
@@ -2653,9 +2765,9 @@ EDGEPROBE__FN void edgeprobe__provider_hit(void *fn, uintptr_t ret, int kind, co
 /* noinline, and for gcc noipa (no constprop clone): every instrumented call
  * must reach the hook itself, also from this translation unit. */
 #if defined(__GNUC__) && !defined(__clang__)
-#define EDGEPROBE__HOOK __attribute__((no_instrument_function, noinline, noipa))
+#define EDGEPROBE__HOOK __attribute__((EDGEPROBE__NOPATCH no_instrument_function, noinline, noipa))
 #else
-#define EDGEPROBE__HOOK __attribute__((no_instrument_function, noinline))
+#define EDGEPROBE__HOOK __attribute__((EDGEPROBE__NOPATCH no_instrument_function, noinline))
 #endif
 EDGEPROBE__HOOK void __cyg_profile_func_enter(void *fn, void *call_site);
 EDGEPROBE__HOOK void __cyg_profile_func_exit(void *fn, void *call_site);
@@ -2757,6 +2869,1110 @@ EDGEPROBE__FN int edgeprobe_provider_activate_glob(const char *pattern, edgeprob
 EDGEPROBE__FN int edgeprobe_provider_deactivate_glob(const char *pattern) {
     return edgeprobe__provider_glob(pattern, 0, 0);
 }
+
+/* ---- 8.15 function probes on patchable entries (x86-64, hosted) ----------
+ * The back end of section 6b, in five parts: finding the entries (ELF),
+ * per-function stubs and mirror pages, the trampolines, the per-thread
+ * shadow stack, and the API. Only the registry lock protects the tables;
+ * the trampolines read them without it. */
+#ifndef EDGEPROBE_FREESTANDING
+int edgeprobe__libc_open(const char *, int, ...) __asm__("open");
+long edgeprobe__libc_pread(int, void *, size_t, long) __asm__("pread");
+long edgeprobe__libc_read(int, void *, size_t) __asm__("read");
+int edgeprobe__libc_close(int) __asm__("close");
+int edgeprobe__libc_key_create(unsigned *, void (*)(void *)) __asm__("pthread_key_create");
+int edgeprobe__libc_setspecific(unsigned, const void *) __asm__("pthread_setspecific");
+void *edgeprobe__libc_dlsym(void *, const char *) __asm__("dlsym");
+void edgeprobe__libc_abort(void) __asm__("abort");
+void edgeprobe__libc_qsort(void *, size_t, size_t, int (*)(const void *, const void *)) __asm__("qsort");
+#define EDGEPROBE__MAP_NORESERVE 0x4000
+#define EDGEPROBE__MB_PRIVATE_EXPEDITED (1 << 3)
+#define EDGEPROBE__MB_REGISTER_PRIVATE_EXPEDITED (1 << 4)
+
+/* The gcc form's call, e8 90 90 90 90, lands this far below the function:
+ * -(int32_t)0x90909090 - 5. */
+#define EDGEPROBE__MIRROR_OFFSET ((uintptr_t)0x6f6f6f6b)
+#define EDGEPROBE__STUB_BYTES 16u
+
+/* Site forms of a function entry. */
+enum {
+    EDGEPROBE__FORM_NONE = 0, /* not patchable: listed only                   */
+    EDGEPROBE__FORM_NOPS,     /* gcc: 90 x5; on = e8 in byte 0 (mirror stub)  */
+    EDGEPROBE__FORM_NOP5,     /* 0f 1f 44 00 xx; on = call stub               */
+    EDGEPROBE__FORM_CALLP     /* straddler after its first activation: call   */
+};                            /* stub <-> its call-patch deactivated form     */
+
+struct edgeprobe__fobject;
+typedef struct edgeprobe__fpoint {
+    edgeprobe__point pt;       /* kind FUNCTION; file = the object's path     */
+    struct edgeprobe__fobject *obj;
+    unsigned char *stub;       /* this function's stub (EDGEPROBE__STUB_BYTES) */
+    unsigned char form;
+    unsigned char nop_last;    /* last byte of the NOP5 form (clang: 08)      */
+} edgeprobe__fpoint;
+
+/* One loaded object built with the flag. Kept after unloading (points are
+ * then unregistered and never touched): threads may still hold a pointer. */
+typedef struct edgeprobe__fobject {
+    struct edgeprobe__fobject *next;
+    uintptr_t base, text_lo, text_hi;
+    const char *path;
+    int n, loaded, single_threaded_scan;
+    unsigned char *stubs;      /* slot (8 bytes) + n stubs                    */
+    size_t stubs_len;
+    edgeprobe__fpoint *fn;     /* n points                                     */
+} edgeprobe__fobject;
+
+/* A handler pair; immutable once published (retired like bindings). */
+typedef struct edgeprobe__fbind {
+    edgeprobe__binding b;      /* first: freed through the retired list       */
+    edgeprobe_entry_fn entry;
+    edgeprobe_exit_fn exit;
+    edgeprobe_info info;
+} edgeprobe__fbind;
+
+/* A call whose return goes through the return trampoline. */
+typedef struct edgeprobe__fframe {
+    uintptr_t ret;             /* the real return address                     */
+    uintptr_t slot;            /* where it was on the stack                   */
+    edgeprobe__fpoint *fp;
+    edgeprobe__fbind *bind;    /* binding at entry: exit only if still bound  */
+    uint64_t data;
+} edgeprobe__fframe;
+
+/* Per-thread state; one mapping each, listed in the root, reused after the
+ * thread exits. nesting/gen let edgeprobe_handler_sync wait for handlers. */
+typedef struct edgeprobe__fthread {
+    struct edgeprobe__fthread *next;
+    int live;
+    int fence;                 /* no membarrier: a full fence per handler     */
+    volatile unsigned nesting; /* > 0 while a handler runs on this thread     */
+    volatile unsigned long gen;/* +1 when nesting returns to 0                */
+    unsigned depth;
+    unsigned long lost;
+    edgeprobe__fframe frames[EDGEPROBE_FUNC_DEPTH];
+} edgeprobe__fthread;
+
+struct edgeprobe__fstate {
+    edgeprobe__fobject *objects;
+    edgeprobe__fthread *threads;   /* lock-free push, never removed          */
+    unsigned long long adds, subs; /* loader counters at the last sync        */
+    uintptr_t entry_tramp, ret_tramp;
+    unsigned thread_key;
+    int membarrier_ok;
+    unsigned char *mirror_pages[64]; /* pages we mapped below text, by chunk */
+};
+
+/* ---- the trampolines ------------------------------------------------------
+ * Entry: a site calls its stub, which loads its point into %r11 and jumps
+ * here. On entry [rsp] = fn+5 (back into the function), [rsp+8] = the
+ * caller's return address (the slot). Saved: %rax (varargs count), the six
+ * argument registers, %r10 (static chain), %xmm/ymm/zmm0-7; the stack is
+ * realigned to 64 for the C call.
+ *
+ *     frame:  0 rax  8 rdi  16 rsi  24 rdx  32 rcx  40 r8  48 r9  56 r10
+ *             64.. vector registers 0-7 (16, 32 or 64 bytes each)
+ *
+ * Return: the function's `ret` lands here with rsp = slot + 8. The CFI says
+ * CFA = rsp and the return address is at CFA-8 (the slot), and names a
+ * personality routine, so that an unwinder (C++ throw, pthread_exit) that
+ * meets this frame lets us put the real address back into the slot first.
+ *
+ *     frame:  0 rax  8 rdx  16 x87 depth  64.. x87 values (16 each, <= 8)
+ *             192.. vector registers 0-1 */
+#define EDGEPROBE__STR_(x) #x
+#define EDGEPROBE__STR(x) EDGEPROBE__STR_(x)
+#define EDGEPROBE__TEXT(sym)                                                   \
+    ".pushsection .text." #sym ",\"axG\",@progbits," #sym ",comdat\n"          \
+    ".weak " #sym "\n.hidden " #sym "\n.type " #sym ",@function\n"
+#define EDGEPROBE__ENTRY_TRAMP(sym, size, save, restore)                       \
+    EDGEPROBE__TEXT(sym)                                                       \
+    ".p2align 4\n" #sym ":\n.cfi_startproc\n"                                  \
+    "push %rbp\n.cfi_adjust_cfa_offset 8\n.cfi_offset %rbp, -16\n"             \
+    "mov %rsp, %rbp\n.cfi_def_cfa_register %rbp\n"                             \
+    "and $-64, %rsp\nsub $" #size ", %rsp\n"                                   \
+    "mov %rax, 0(%rsp)\nmov %rdi, 8(%rsp)\nmov %rsi, 16(%rsp)\n"               \
+    "mov %rdx, 24(%rsp)\nmov %rcx, 32(%rsp)\nmov %r8, 40(%rsp)\n"              \
+    "mov %r9, 48(%rsp)\nmov %r10, 56(%rsp)\n" save                             \
+    "mov %r11, %rdi\nmov %rsp, %rsi\nlea 16(%rbp), %rdx\n"                     \
+    "call edgeprobe__fentry_c\n" restore                                       \
+    "mov 0(%rsp), %rax\nmov 8(%rsp), %rdi\nmov 16(%rsp), %rsi\n"               \
+    "mov 24(%rsp), %rdx\nmov 32(%rsp), %rcx\nmov 40(%rsp), %r8\n"              \
+    "mov 48(%rsp), %r9\nmov 56(%rsp), %r10\n"                                  \
+    "mov %rbp, %rsp\npop %rbp\n.cfi_def_cfa %rsp, 8\nret\n"                    \
+    ".cfi_endproc\n.size " #sym ", .-" #sym "\n.popsection\n"
+#define EDGEPROBE__RET_TRAMP(sym, save, restore)                               \
+    EDGEPROBE__TEXT(sym)                                                       \
+    ".p2align 4\n.cfi_startproc\n"                                             \
+    ".cfi_personality 0x1b, edgeprobe__fret_personality\n"                     \
+    ".cfi_def_cfa %rsp, 0\n.cfi_offset 16, -8\n"                               \
+    "nop\n" /* unwinders look up the return address minus one */               \
+    #sym ":\n"                                                                 \
+    "sub $16, %rsp\n.cfi_adjust_cfa_offset 16\n"                               \
+    "push %rbp\n.cfi_adjust_cfa_offset 8\n.cfi_offset %rbp, -24\n"             \
+    "mov %rsp, %rbp\n.cfi_def_cfa_register %rbp\n"                             \
+    "and $-64, %rsp\nsub $320, %rsp\n"                                         \
+    "mov %rax, 0(%rsp)\nmov %rdx, 8(%rsp)\n" save                              \
+    "fnstsw %ax\nshr $11, %eax\nand $7, %eax\nneg %eax\nand $7, %eax\n"        \
+    "mov %eax, 16(%rsp)\nlea 64(%rsp), %rcx\n"                                 \
+    "1: test %eax, %eax\njz 2f\nfstpt (%rcx)\nadd $16, %rcx\ndec %eax\njmp 1b\n" \
+    "2: mov %rsp, %rdi\nlea 16(%rbp), %rsi\n"                                  \
+    "call edgeprobe__fexit_c\nmov %rax, %r11\n"                                \
+    "mov 16(%rsp), %eax\nlea 64(%rsp), %rcx\n"                                 \
+    "3: test %eax, %eax\njz 4f\ndec %eax\nmov %eax, %edx\nshl $4, %edx\n"      \
+    "fldt (%rcx,%rdx)\njmp 3b\n"                                               \
+    "4:\n" restore "mov 0(%rsp), %rax\nmov 8(%rsp), %rdx\n"                    \
+    "mov %rbp, %rsp\npop %rbp\n.cfi_def_cfa %rsp, 16\n"                        \
+    "add $16, %rsp\n.cfi_def_cfa_offset 0\njmp *%r11\n"                        \
+    ".cfi_endproc\n.size " #sym ", .-" #sym "\n.popsection\n"
+
+#define EDGEPROBE__V8(op, w, r)                                                \
+    op " %" r "0, " #w "*0+64(%rsp)\n" op " %" r "1, " #w "*1+64(%rsp)\n"      \
+    op " %" r "2, " #w "*2+64(%rsp)\n" op " %" r "3, " #w "*3+64(%rsp)\n"      \
+    op " %" r "4, " #w "*4+64(%rsp)\n" op " %" r "5, " #w "*5+64(%rsp)\n"      \
+    op " %" r "6, " #w "*6+64(%rsp)\n" op " %" r "7, " #w "*7+64(%rsp)\n"
+#define EDGEPROBE__V8R(op, w, r)                                               \
+    op " " #w "*0+64(%rsp), %" r "0\n" op " " #w "*1+64(%rsp), %" r "1\n"      \
+    op " " #w "*2+64(%rsp), %" r "2\n" op " " #w "*3+64(%rsp), %" r "3\n"      \
+    op " " #w "*4+64(%rsp), %" r "4\n" op " " #w "*5+64(%rsp), %" r "5\n"      \
+    op " " #w "*6+64(%rsp), %" r "6\n" op " " #w "*7+64(%rsp), %" r "7\n"
+#define EDGEPROBE__V2(op, w, r) op " %" r "0, 192(%rsp)\n" op " %" r "1, 192+" #w "(%rsp)\n"
+#define EDGEPROBE__V2R(op, w, r) op " 192(%rsp), %" r "0\n" op " 192+" #w "(%rsp), %" r "1\n"
+
+__asm__(EDGEPROBE__ENTRY_TRAMP(edgeprobe__fentry_sse, 192, EDGEPROBE__V8("movaps", 16, "xmm"),
+                               EDGEPROBE__V8R("movaps", 16, "xmm"))
+        EDGEPROBE__ENTRY_TRAMP(edgeprobe__fentry_avx, 320, EDGEPROBE__V8("vmovdqa", 32, "ymm"),
+                               EDGEPROBE__V8R("vmovdqa", 32, "ymm"))
+        EDGEPROBE__ENTRY_TRAMP(edgeprobe__fentry_avx512, 576, EDGEPROBE__V8("vmovdqa64", 64, "zmm"),
+                               EDGEPROBE__V8R("vmovdqa64", 64, "zmm"))
+        EDGEPROBE__RET_TRAMP(edgeprobe__fret_sse, EDGEPROBE__V2("movaps", 16, "xmm"),
+                             EDGEPROBE__V2R("movaps", 16, "xmm"))
+        EDGEPROBE__RET_TRAMP(edgeprobe__fret_avx, EDGEPROBE__V2("vmovdqa", 32, "ymm"),
+                             EDGEPROBE__V2R("vmovdqa", 32, "ymm"))
+        EDGEPROBE__RET_TRAMP(edgeprobe__fret_avx512, EDGEPROBE__V2("vmovdqa64", 64, "zmm"),
+                             EDGEPROBE__V2R("vmovdqa64", 64, "zmm")));
+extern const char edgeprobe__fentry_sse[] __attribute__((visibility("hidden")));
+extern const char edgeprobe__fentry_avx[] __attribute__((visibility("hidden")));
+extern const char edgeprobe__fentry_avx512[] __attribute__((visibility("hidden")));
+extern const char edgeprobe__fret_sse[] __attribute__((visibility("hidden")));
+extern const char edgeprobe__fret_avx[] __attribute__((visibility("hidden")));
+extern const char edgeprobe__fret_avx512[] __attribute__((visibility("hidden")));
+
+/* Which registers the trampolines must save: what the OS enabled in XCR0. */
+EDGEPROBE__FN int edgeprobe__vector_width(void);
+EDGEPROBE__FN int edgeprobe__vector_width(void) {
+    uint32_t a, b, c, d, lo, hi;
+    __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+    if (!(c & (1u << 27))) return 16; /* no OSXSAVE: SSE only */
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    if ((lo & 0xe6) == 0xe6) return 64; /* opmask, ZMM_Hi256, Hi16_ZMM, YMM, SSE */
+    return (lo & 6) == 6 ? 32 : 16;
+}
+
+/* ---- the per-thread shadow stack ----------------------------------------- */
+__attribute__((weak, visibility("hidden"), tls_model("initial-exec"))) __thread edgeprobe__fthread *edgeprobe__fthread_tls;
+
+EDGEPROBE__FN void edgeprobe__fthread_exit(void *p);
+EDGEPROBE__FN void edgeprobe__fthread_exit(void *p) {
+    edgeprobe__fthread *t = (edgeprobe__fthread *)p;
+    edgeprobe__fthread_tls = 0;
+    t->depth = 0;
+    __atomic_store_n(&t->live, 0, __ATOMIC_RELEASE); /* reusable by a new thread */
+}
+/* This thread's record: a free one from the list, or a new mapping (mmap is
+ * async-signal-safe: the first probe a thread meets may be in a handler). */
+EDGEPROBE__FN edgeprobe__fthread *edgeprobe__fthread_new(void);
+EDGEPROBE__FN edgeprobe__fthread *edgeprobe__fthread_new(void) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
+    struct edgeprobe__fstate *fs = r ? r->fstate : 0;
+    edgeprobe__fthread *t;
+    if (!fs) return 0;
+    for (t = __atomic_load_n(&fs->threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+        int free_ = 0;
+        if (__atomic_compare_exchange_n(&t->live, &free_, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) break;
+    }
+    if (!t) {
+        void *m = edgeprobe__libc_mmap(0, sizeof *t, 3 /* RW */, EDGEPROBE__MAP_ANON_PRIVATE | EDGEPROBE__MAP_NORESERVE, -1, 0);
+        if (m == (void *)-1) return 0;
+        t = (edgeprobe__fthread *)m;
+        t->live = 1;
+        t->fence = !fs->membarrier_ok;
+        t->next = __atomic_load_n(&fs->threads, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(&fs->threads, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
+    }
+    edgeprobe__libc_setspecific(fs->thread_key, t); /* frees it at thread exit */
+    edgeprobe__fthread_tls = t;
+    return t;
+}
+/* Enter / leave handler context. The store of nesting is ordered before
+ * the binding load by membarrier in edgeprobe_handler_sync (or, without
+ * it, by a fence here). Returns 0 if a handler already runs: no recursion. */
+EDGEPROBE__INLINE int edgeprobe__fenter(edgeprobe__fthread *t) {
+    if (t->nesting) return 0;
+    t->nesting = 1;
+    if (t->fence) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    __asm__ volatile("" ::: "memory");
+    return 1;
+}
+EDGEPROBE__INLINE void edgeprobe__fleave(edgeprobe__fthread *t) {
+    __asm__ volatile("" ::: "memory");
+    t->gen++;
+    __atomic_store_n(&t->nesting, 0, __ATOMIC_RELEASE);
+}
+
+/* Called by the entry trampoline. */
+EDGEPROBE__FN void edgeprobe__fentry_c(edgeprobe__fpoint *fp, uint64_t *regs, uintptr_t *slot);
+EDGEPROBE__FN void edgeprobe__fentry_c(edgeprobe__fpoint *fp, uint64_t *regs, uintptr_t *slot) {
+    edgeprobe__fthread *t = edgeprobe__fthread_tls;
+    edgeprobe__fbind *b;
+    edgeprobe_call call;
+    if (!t && !(t = edgeprobe__fthread_new())) return;
+    if (!edgeprobe__fenter(t)) return;
+    b = (edgeprobe__fbind *)__atomic_load_n(&fp->pt.binding, __ATOMIC_ACQUIRE);
+    if (b) {
+        call.probe = &b->info;
+        call.fn = fp->pt.site;
+        call.return_address = *slot;
+        call.args = regs + 1;
+        call.ret[0] = call.ret[1] = 0;
+        call.data = 0;
+        if ((!b->entry || b->entry(&call, b->b.user)) && b->exit) {
+            unsigned d = t->depth;
+            if (d < EDGEPROBE_FUNC_DEPTH) {
+                edgeprobe__fframe *f = &t->frames[d];
+                t->depth = d + 1; /* claim first: a signal handler pushes above */
+                __asm__ volatile("" ::: "memory");
+                f->ret = *slot;
+                f->slot = (uintptr_t)slot;
+                f->fp = fp;
+                f->bind = b;
+                f->data = call.data;
+                __asm__ volatile("" ::: "memory");
+                *slot = edgeprobe__this_object.root->fstate->ret_tramp;
+            } else {
+                t->lost++;
+            }
+        }
+    }
+    edgeprobe__fleave(t);
+}
+
+/* Called by the return trampoline with the slot the function returned
+ * through. The newest frame with that slot is this call; frames above it
+ * were left by longjmp (or an exception that restored them) and are
+ * dropped. Returns the real return address. */
+EDGEPROBE__FN uintptr_t edgeprobe__fexit_c(uint64_t *regs, uintptr_t slot);
+EDGEPROBE__FN uintptr_t edgeprobe__fexit_c(uint64_t *regs, uintptr_t slot) {
+    edgeprobe__fthread *t = edgeprobe__fthread_tls;
+    edgeprobe__fframe f;
+    unsigned d = t ? t->depth : 0;
+    while (d > 0 && t->frames[d - 1].slot != slot) d--;
+    if (d == 0) {
+        static const char msg[] = "edgeprobe: return trampoline reached with no frame for it "
+                                  "(was the stack switched in user space?)\n";
+        edgeprobe__syscall3(1, 2, (long)msg, sizeof msg - 1);
+        edgeprobe__libc_abort();
+    }
+    f = t->frames[d - 1];
+    t->depth = d - 1;
+    *(uintptr_t *)slot = f.ret; /* backtraces from the exit handler see the caller */
+    if (edgeprobe__fenter(t)) {
+        edgeprobe__fbind *b = (edgeprobe__fbind *)__atomic_load_n(&f.fp->pt.binding, __ATOMIC_ACQUIRE);
+        if (b == f.bind && b->exit) {
+            edgeprobe_call call;
+            call.probe = &b->info;
+            call.fn = f.fp->pt.site;
+            call.return_address = f.ret;
+            call.args = 0;
+            call.ret[0] = regs[0];
+            call.ret[1] = regs[1];
+            call.data = f.data;
+            b->exit(&call, b->b.user);
+        }
+        edgeprobe__fleave(t);
+    }
+    return f.ret;
+}
+
+/* The unwinder met a frame whose return address is the return trampoline
+ * (a C++ exception or pthread_exit leaving a probed function). Put the real
+ * return address back into that slot (CFA - 8) before the unwinder reads it;
+ * the exit handler of that call does not run. */
+typedef uintptr_t (*edgeprobe__getcfa_fn)(void *context);
+extern uintptr_t _Unwind_GetCFA(void *) __attribute__((weak));
+EDGEPROBE__FN int edgeprobe__fret_personality(int version, int actions, uint64_t cls, void *exc, void *context);
+EDGEPROBE__FN int edgeprobe__fret_personality(int version, int actions, uint64_t cls, void *exc, void *context) {
+    enum { CONTINUE_UNWIND = 8, FATAL_PHASE1 = 3, FATAL_PHASE2 = 2 };
+    edgeprobe__getcfa_fn getcfa = _Unwind_GetCFA;
+    edgeprobe__fthread *t = edgeprobe__fthread_tls;
+    edgeprobe__root *r = edgeprobe__this_object.root;
+    uintptr_t slot;
+    unsigned d;
+    (void)version, (void)cls, (void)exc;
+    if (!getcfa) { /* libgcc_s loaded privately (glibc's pthread_exit) */
+        void *h = edgeprobe__libc_dlopen("libgcc_s.so.1", 1 | 4 /* LAZY | NOLOAD */);
+        if (!h) h = edgeprobe__libc_dlopen("libunwind.so.1", 1 | 4);
+        getcfa = h ? (edgeprobe__getcfa_fn)edgeprobe__libc_dlsym(h, "_Unwind_GetCFA") : 0;
+    }
+    if (!getcfa || !t || !r) return (actions & 1) ? FATAL_PHASE1 : FATAL_PHASE2;
+    slot = getcfa(context) - 8;
+    if (*(uintptr_t *)slot != r->fstate->ret_tramp) return CONTINUE_UNWIND; /* restored */
+    for (d = t->depth; d > 0; d--) {
+        edgeprobe__fframe *f = &t->frames[d - 1];
+        if (f->slot != slot) continue;
+        *(uintptr_t *)slot = f->ret;
+        f->slot = 0; /* this call never returns through the trampoline */
+        return CONTINUE_UNWIND;
+    }
+    return (actions & 1) ? FATAL_PHASE1 : FATAL_PHASE2;
+}
+
+/* Wait until every thread that may run a function-probe handler of a
+ * binding retired before this call has left it. Called by
+ * edgeprobe_handler_sync without the registry lock. */
+EDGEPROBE__FN void edgeprobe__fsync_handlers(edgeprobe__root *r);
+EDGEPROBE__FN void edgeprobe__fsync_handlers(edgeprobe__root *r) {
+    struct edgeprobe__fstate *fs = r->fstate;
+    edgeprobe__fthread *t;
+    if (!fs) return;
+    if (fs->membarrier_ok) edgeprobe__syscall3(EDGEPROBE__SYS_MEMBARRIER, EDGEPROBE__MB_PRIVATE_EXPEDITED, 0, 0);
+    else __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    for (t = __atomic_load_n(&fs->threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+        unsigned long gen = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
+        while (__atomic_load_n(&t->nesting, __ATOMIC_ACQUIRE) && __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE) == gen)
+            EDGEPROBE_OS_YIELD();
+    }
+}
+
+/* ---- finding the entries: ELF section headers and symbols ---------------- */
+typedef struct {
+    unsigned char ident[16];
+    uint16_t type, machine;
+    uint32_t version;
+    uint64_t entry, phoff, shoff;
+    uint32_t flags;
+    uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
+} edgeprobe__ehdr;
+typedef struct {
+    uint32_t name, type;
+    uint64_t flags, addr, offset, size;
+    uint32_t link, info;
+    uint64_t addralign, entsize;
+} edgeprobe__shdr;
+typedef struct {
+    uint32_t name;
+    unsigned char info, other;
+    uint16_t shndx;
+    uint64_t value, size;
+} edgeprobe__sym;
+
+/* A whole region of a file, or NULL. */
+EDGEPROBE__FN void *edgeprobe__read_at(int fd, uint64_t off, uint64_t len);
+EDGEPROBE__FN void *edgeprobe__read_at(int fd, uint64_t off, uint64_t len) {
+    char *buf;
+    uint64_t got = 0;
+    if (len > ((uint64_t)1 << 32) || !(buf = (char *)EDGEPROBE_OS_ALLOC(len + 1))) return 0;
+    while (got < len) {
+        long n = edgeprobe__libc_pread(fd, buf + got, len - got, (long)(off + got));
+        if (n <= 0) {
+            EDGEPROBE_OS_FREE(buf);
+            return 0;
+        }
+        got += (uint64_t)n;
+    }
+    return buf;
+}
+
+/* What a scan needs from one file: the entry table's address and size,
+ * and the function symbols. */
+typedef struct {
+    uint64_t entries_addr, entries_size;
+    edgeprobe__sym *syms;      /* FUNC symbols, sorted by value            */
+    size_t nsyms;
+    char *strtab;
+    uint64_t strtab_size;
+    int stripped;              /* names from .dynsym only                   */
+} edgeprobe__elf;
+
+EDGEPROBE__FN int edgeprobe__sym_cmp(const void *a, const void *b);
+EDGEPROBE__FN int edgeprobe__sym_cmp(const void *a, const void *b) {
+    uint64_t x = ((const edgeprobe__sym *)a)->value, y = ((const edgeprobe__sym *)b)->value;
+    return x < y ? -1 : x > y;
+}
+/* Keep the defined function symbols of one symbol table, sorted. */
+EDGEPROBE__FN int edgeprobe__elf_symbols(int fd, const edgeprobe__shdr *sh, unsigned nsh, unsigned idx,
+                                         edgeprobe__elf *e);
+EDGEPROBE__FN int edgeprobe__elf_symbols(int fd, const edgeprobe__shdr *sh, unsigned nsh, unsigned idx,
+                                         edgeprobe__elf *e) {
+    edgeprobe__sym *all;
+    size_t n, i, kept = 0;
+    if (sh[idx].link >= nsh || sh[idx].entsize != sizeof(edgeprobe__sym)) return -1;
+    n = sh[idx].size / sizeof(edgeprobe__sym);
+    if (!(all = (edgeprobe__sym *)edgeprobe__read_at(fd, sh[idx].offset, n * sizeof *all))) return -1;
+    if (!(e->strtab = (char *)edgeprobe__read_at(fd, sh[sh[idx].link].offset, sh[sh[idx].link].size))) {
+        EDGEPROBE_OS_FREE(all);
+        return -1;
+    }
+    e->strtab_size = sh[sh[idx].link].size;
+    e->strtab[e->strtab_size] = 0;
+    for (i = 0; i < n; i++) {
+        unsigned type = all[i].info & 15;
+        if ((type == 2 /* FUNC */ || type == 10 /* IFUNC */) && all[i].shndx && all[i].value &&
+            all[i].name < e->strtab_size)
+            all[kept++] = all[i];
+    }
+    edgeprobe__libc_qsort(all, kept, sizeof *all, edgeprobe__sym_cmp);
+    e->syms = all;
+    e->nsyms = kept;
+    return 0;
+}
+/* Read what a scan needs from an object's file; 0, or -1 when the file has
+ * no entry table (or cannot be read). */
+EDGEPROBE__FN int edgeprobe__elf_read(const char *path, edgeprobe__elf *e);
+EDGEPROBE__FN int edgeprobe__elf_read(const char *path, edgeprobe__elf *e) {
+    edgeprobe__ehdr eh;
+    edgeprobe__shdr *sh = 0;
+    char *names = 0;
+    unsigned nsh, i, symtab = 0, dynsym = 0;
+    int fd = edgeprobe__libc_open(path, 0 /* O_RDONLY */), rc = -1;
+    __builtin_memset(e, 0, sizeof *e);
+    if (fd < 0) return -1;
+    if (edgeprobe__libc_pread(fd, &eh, sizeof eh, 0) != (long)sizeof eh || __builtin_memcmp(eh.ident, "\177ELF\2\1", 6) ||
+        eh.machine != 62 || eh.shentsize != sizeof(edgeprobe__shdr) || !eh.shoff)
+        goto out;
+    nsh = eh.shnum;
+    if (!(sh = (edgeprobe__shdr *)edgeprobe__read_at(fd, eh.shoff, (nsh ? nsh : 1) * sizeof *sh))) goto out;
+    if (!nsh) { /* more than 0xff00 sections: the count is in section 0 */
+        nsh = (unsigned)sh[0].size;
+        EDGEPROBE_OS_FREE(sh);
+        if (!(sh = (edgeprobe__shdr *)edgeprobe__read_at(fd, eh.shoff, nsh * sizeof *sh))) goto out;
+    }
+    i = eh.shstrndx == 0xffff ? sh[0].link : eh.shstrndx;
+    if (i >= nsh || !(names = (char *)edgeprobe__read_at(fd, sh[i].offset, sh[i].size))) goto out;
+    names[sh[i].size] = 0;
+    for (i = 1; i < nsh; i++) {
+        const char *nm = sh[i].name < sh[eh.shstrndx == 0xffff ? sh[0].link : eh.shstrndx].size ? names + sh[i].name : "";
+        if (sh[i].type == 2) symtab = i;
+        if (sh[i].type == 11) dynsym = i;
+        if (edgeprobe__streq(nm, "__patchable_function_entries") && (sh[i].flags & 2 /* ALLOC */) && sh[i].size) {
+            if (e->entries_size) { /* several tables: one span covering them */
+                uint64_t lo = e->entries_addr < sh[i].addr ? e->entries_addr : sh[i].addr;
+                uint64_t hi = e->entries_addr + e->entries_size > sh[i].addr + sh[i].size
+                                  ? e->entries_addr + e->entries_size : sh[i].addr + sh[i].size;
+                e->entries_addr = lo;
+                e->entries_size = hi - lo;
+            } else {
+                e->entries_addr = sh[i].addr;
+                e->entries_size = sh[i].size;
+            }
+        }
+    }
+    if (!e->entries_size) goto out;
+    e->stripped = !symtab;
+    if (symtab ? edgeprobe__elf_symbols(fd, sh, nsh, symtab, e) : dynsym ? edgeprobe__elf_symbols(fd, sh, nsh, dynsym, e) : 0)
+        e->syms = 0, e->nsyms = 0;
+    rc = 0;
+out:
+    if (names) EDGEPROBE_OS_FREE(names);
+    if (sh) EDGEPROBE_OS_FREE(sh);
+    edgeprobe__libc_close(fd);
+    return rc;
+}
+/* The symbol naming file address a (the function, or 4 bytes before it
+ * when the NOPs follow an endbr64), or NULL. */
+EDGEPROBE__FN const edgeprobe__sym *edgeprobe__elf_symbol_at(const edgeprobe__elf *e, uint64_t a);
+EDGEPROBE__FN const edgeprobe__sym *edgeprobe__elf_symbol_at(const edgeprobe__elf *e, uint64_t a) {
+    size_t lo = 0, hi = e->nsyms;
+    while (lo < hi) { /* first symbol with value > a */
+        size_t mid = (lo + hi) / 2;
+        if (e->syms[mid].value <= a) lo = mid + 1;
+        else hi = mid;
+    }
+    while (lo > 0) {
+        const edgeprobe__sym *s = &e->syms[lo - 1];
+        if (s->value == a || s->value + 4 == a || (a >= s->value && a < s->value + s->size)) return s;
+        if (s->value + 4 < a) return 0;
+        lo--;
+    }
+    return 0;
+}
+
+/* Is this process single-threaded? (Field 20 of /proc/self/stat.) A
+ * thread created meanwhile could only come from this thread. */
+EDGEPROBE__FN int edgeprobe__single_threaded(void);
+EDGEPROBE__FN int edgeprobe__single_threaded(void) {
+    char buf[1024], *p;
+    int fd = edgeprobe__libc_open("/proc/self/stat", 0), field = 2;
+    long n;
+    if (fd < 0) return 0;
+    n = edgeprobe__libc_read(fd, buf, sizeof buf - 1);
+    edgeprobe__libc_close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    for (p = buf + n; p > buf && p[-1] != ')'; p--) {} /* the name may hold spaces */
+    for (; *p && field < 20; p++)
+        if (*p == ' ') field++;
+    return field == 20 && p[0] == '1' && p[1] == ' ';
+}
+
+/* ---- stubs and mirror pages ------------------------------------------------
+ * Stub (16 bytes, one per function, written once when the object is found):
+ *     49 bb <fpoint, 8 bytes>     movabs $fpoint, %r11
+ *     ff 25 <rel32>               jmp *slot(%rip)    slot = the entry tramp
+ * Mirror stub (gcc form), at fn - 0x6f6f6f6b, in a page mapped on demand:
+ *     e9 <rel32>                  jmp stub                                 */
+EDGEPROBE__INLINE int edgeprobe__reaches(uintptr_t from, uintptr_t to) {
+    intptr_t d = (intptr_t)(to - from);
+    return d > -(intptr_t)0x7fff0000 && d < (intptr_t)0x7fff0000;
+}
+/* Map the stubs of an object where both its text and its mirror reach. */
+EDGEPROBE__FN int edgeprobe__fstubs_make(edgeprobe__fobject *o, uintptr_t entry_tramp);
+EDGEPROBE__FN int edgeprobe__fstubs_make(edgeprobe__fobject *o, uintptr_t entry_tramp) {
+    size_t len = ((size_t)(o->n + 1) * EDGEPROBE__STUB_BYTES + EDGEPROBE__PAGE - 1) & ~(size_t)(EDGEPROBE__PAGE - 1);
+    int mirror = o->text_lo > EDGEPROBE__MIRROR_OFFSET + (1u << 24);
+    uintptr_t hint = mirror ? o->text_lo - EDGEPROBE__MIRROR_OFFSET / 2 : o->text_lo;
+    unsigned char *p = (unsigned char *)EDGEPROBE_OS_MAP_NEAR(hint, len);
+    int i;
+    if (!p) return EDGEPROBE_ERANGE;
+    if (!edgeprobe__reaches(o->text_hi, (uintptr_t)p) || !edgeprobe__reaches(o->text_lo, (uintptr_t)p + len) ||
+        (mirror && (!edgeprobe__reaches(o->text_lo - EDGEPROBE__MIRROR_OFFSET, (uintptr_t)p + len) ||
+                    !edgeprobe__reaches(o->text_hi - EDGEPROBE__MIRROR_OFFSET, (uintptr_t)p)))) {
+        edgeprobe__libc_munmap(p, len);
+        return EDGEPROBE_ERANGE;
+    }
+    __builtin_memcpy(p, &entry_tramp, 8);
+    for (i = 0; i < o->n; i++) {
+        unsigned char *s = p + (size_t)(i + 1) * EDGEPROBE__STUB_BYTES;
+        uintptr_t fp = (uintptr_t)&o->fn[i];
+        int32_t rel = (int32_t)((intptr_t)p - (intptr_t)(s + 16));
+        s[0] = 0x49, s[1] = 0xbb;
+        __builtin_memcpy(s + 2, &fp, 8);
+        s[10] = 0xff, s[11] = 0x25;
+        __builtin_memcpy(s + 12, &rel, 4);
+        o->fn[i].stub = s;
+    }
+    EDGEPROBE_OS_PROTECT(p, len, 0);
+    o->stubs = p;
+    o->stubs_len = len;
+    return 0;
+}
+/* Make sure the mirror stub of a gcc-form function exists: map its page(s)
+ * (read+execute, never replacing a mapping) and write `jmp stub` there. The
+ * bytes of a mirror stub never change once written. Lock held. */
+EDGEPROBE__FN int edgeprobe__fmirror_ready(edgeprobe__root *r, edgeprobe__fpoint *fp);
+EDGEPROBE__FN int edgeprobe__fmirror_ready(edgeprobe__root *r, edgeprobe__fpoint *fp) {
+    unsigned char *m = (unsigned char *)fp->pt.site - EDGEPROBE__MIRROR_OFFSET, jmp[5];
+    uintptr_t pg, last = ((uintptr_t)m + 4) & ~(uintptr_t)(EDGEPROBE__PAGE - 1);
+    int32_t rel = (int32_t)((intptr_t)fp->stub - (intptr_t)(m + 5));
+    int rc;
+    jmp[0] = EDGEPROBE__OP_JMP32;
+    __builtin_memcpy(jmp + 1, &rel, 4);
+    for (pg = (uintptr_t)m & ~(uintptr_t)(EDGEPROBE__PAGE - 1); pg <= last; pg += EDGEPROBE__PAGE) {
+        edgeprobe__page *e = edgeprobe__page_slot(r, pg);
+        void *got;
+        if (!e) return EDGEPROBE_ENOMEM;
+        if (e->refs < 0) continue; /* a mirror page of ours already */
+        if (e->refs > 0 || e->open) return EDGEPROBE_ERANGE;
+        got = edgeprobe__libc_mmap((void *)pg, EDGEPROBE__PAGE, EDGEPROBE__PROT_RX,
+                                   EDGEPROBE__MAP_ANON_PRIVATE | EDGEPROBE__MAP_FIXED_NOREPLACE, -1, 0);
+        if (got != (void *)pg) {
+            if (got != (void *)-1) edgeprobe__libc_munmap(got, EDGEPROBE__PAGE); /* old kernel: hint only */
+            return EDGEPROBE_ERANGE;
+        }
+        e->refs = -1; /* marks our mirror pages; they are never unmapped */
+    }
+    if (__builtin_memcmp(m, jmp, 5) == 0) return 0;
+    for (pg = (uintptr_t)m & ~(uintptr_t)(EDGEPROBE__PAGE - 1); pg <= last; pg += EDGEPROBE__PAGE)
+        if ((rc = EDGEPROBE_OS_PROTECT((void *)pg, EDGEPROBE__PAGE, 1)) < 0) return EDGEPROBE_EPROT;
+    __builtin_memcpy(m, jmp, 5); /* nobody jumps here before the site is on */
+    for (pg = (uintptr_t)m & ~(uintptr_t)(EDGEPROBE__PAGE - 1); pg <= last; pg += EDGEPROBE__PAGE)
+        EDGEPROBE_OS_PROTECT((void *)pg, EDGEPROBE__PAGE, 0);
+    return 0;
+}
+
+/* ---- switching one function ----------------------------------------------- */
+/* Lock held, and the object known to be loaded (see edgeprobe__floader). */
+EDGEPROBE__FN int edgeprobe__fsite_set(edgeprobe__root *r, edgeprobe__fpoint *fp, int on);
+EDGEPROBE__FN int edgeprobe__fsite_set(edgeprobe__root *r, edgeprobe__fpoint *fp, int on) {
+    static const unsigned char nop = 0x90, nops[4] = {0x90, 0x90, 0x90, 0x90};
+    const unsigned char e8 = EDGEPROBE__OP_CALL;
+    unsigned char *site = (unsigned char *)fp->pt.site, nop5[5], call[5];
+    int32_t rel = (int32_t)((intptr_t)fp->stub - (intptr_t)(site + 5));
+    int rc;
+    if (((fp->pt.flags & EDGEPROBE__PF_ON) != 0) == (on != 0)) return 0;
+    __builtin_memcpy(nop5, edgeprobe__nop5, 5);
+    nop5[4] = fp->nop_last;
+    call[0] = EDGEPROBE__OP_CALL;
+    __builtin_memcpy(call + 1, &rel, 4);
+    switch (fp->form) {
+    case EDGEPROBE__FORM_NOPS: /* one byte; the other four are the rel32 */
+        if (__builtin_memcmp(site + 1, nops, 4) != 0) {
+            edgeprobe__log_bytes(r, "refusing to patch unexpected bytes", site, 0, 5);
+            return EDGEPROBE_EBYTES;
+        }
+        if (on && (rc = edgeprobe__fmirror_ready(r, fp)) < 0) return rc;
+        rc = edgeprobe__write_code(r, site, on ? &nop : &e8, on ? &e8 : &nop, 1);
+        break;
+    case EDGEPROBE__FORM_NOP5:
+        if (edgeprobe__front_len(site, 5) == 5) {
+            rc = edgeprobe__write_code(r, site, on ? nop5 : call, on ? call : nop5, 5);
+            break;
+        }
+        /* a straddler: the word patch once, the call patch from then on */
+        if ((rc = edgeprobe__patch_begin(r, site, call, 5)) < 0) return rc;
+        while (rc == 0) {
+            edgeprobe__flight *f = edgeprobe__flight_find(r, (uintptr_t)site);
+            if (!f) break;
+            edgeprobe__protocol_wait(r, f->stamp);
+            rc = edgeprobe__patch_step(r, f);
+        }
+        if (rc < 0) return rc;
+        fp->form = EDGEPROBE__FORM_CALLP;
+        break;
+    case EDGEPROBE__FORM_CALLP:
+        rc = edgeprobe__call_set(r, site, rel, on);
+        break;
+    default:
+        return EDGEPROBE_EUNSAFE;
+    }
+    if (rc < 0) return rc;
+    if (on) fp->pt.flags |= EDGEPROBE__PF_ON;
+    else fp->pt.flags &= (unsigned short)~EDGEPROBE__PF_ON;
+    return 1;
+}
+
+/* ---- the set of objects ----------------------------------------------------
+ * Objects are (re)listed when the loader's counters change. A site is
+ * written only while the loader's list lock is held and the counters are
+ * those of the last listing, so a concurrent dlclose cannot unmap it
+ * between the check and the write. */
+typedef struct {
+    uintptr_t base, text_lo, text_hi;
+    const char *name;
+} edgeprobe__fobj_seen;
+typedef struct {
+    edgeprobe__fobj_seen *v;
+    int n, cap;
+    unsigned long long adds, subs;
+} edgeprobe__fobj_list;
+EDGEPROBE__FN int edgeprobe__flist_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
+EDGEPROBE__FN int edgeprobe__flist_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
+    edgeprobe__fobj_list *l = (edgeprobe__fobj_list *)arg;
+    edgeprobe__fobj_seen s;
+    int i;
+    if (size < sizeof *info) return 1;
+    l->adds = info->adds;
+    l->subs = info->subs;
+    s.base = info->addr;
+    s.name = info->name ? info->name : "";
+    s.text_lo = ~(uintptr_t)0;
+    s.text_hi = 0;
+    for (i = 0; i < info->phnum; i++) {
+        uintptr_t lo = info->addr + info->phdr[i].vaddr;
+        if (info->phdr[i].type != 1 /* PT_LOAD */ || !(info->phdr[i].flags & 1 /* PF_X */)) continue;
+        if (lo < s.text_lo) s.text_lo = lo;
+        if (lo + info->phdr[i].memsz > s.text_hi) s.text_hi = lo + info->phdr[i].memsz;
+    }
+    if (!s.text_hi) return 0;
+    if (edgeprobe__grow((void **)&l->v, &l->cap, l->n + 1, sizeof s)) return 1;
+    l->v[l->n++] = s;
+    return 0;
+}
+/* Unregister an unloaded object's points: their ids say EUNLOADED. */
+EDGEPROBE__FN void edgeprobe__fobject_gone(edgeprobe__root *r, edgeprobe__fobject *o);
+EDGEPROBE__FN void edgeprobe__fobject_gone(edgeprobe__root *r, edgeprobe__fobject *o) {
+    int i;
+    o->loaded = 0;
+    for (i = 0; i < o->n; i++) {
+        edgeprobe__fpoint *fp = &o->fn[i];
+        if (fp->pt.id_plus_1) *edgeprobe__point_slot(r, fp->pt.id_plus_1 - 1) = 0;
+        fp->form = EDGEPROBE__FORM_NONE;
+    }
+}
+
+/* "0x<file address>": the name of a function no symbol names. */
+EDGEPROBE__FN void edgeprobe__fname_hex(edgeprobe__text *t, uint64_t a);
+EDGEPROBE__FN void edgeprobe__fname_hex(edgeprobe__text *t, uint64_t a) {
+    int digits = 1;
+    while (digits < 16 && (a >> (4 * digits))) digits++;
+    edgeprobe__puts(t, "0x");
+    edgeprobe__puthex(t, a, digits);
+    t->len++; /* keep the terminating NUL: names are packed one after another */
+}
+/* The form of a fresh entry; converts gcc's NOPs into one NOP5 when no
+ * mirror can serve the site and no thread can be between them. */
+EDGEPROBE__FN int edgeprobe__fform(edgeprobe__root *r, edgeprobe__fpoint *fp, int single_threaded);
+EDGEPROBE__FN int edgeprobe__fform(edgeprobe__root *r, edgeprobe__fpoint *fp, int single_threaded) {
+    static const unsigned char nops[5] = {0x90, 0x90, 0x90, 0x90, 0x90};
+    unsigned char *site = (unsigned char *)fp->pt.site;
+    if (__builtin_memcmp(site, edgeprobe__nop5, 4) == 0) {
+        fp->nop_last = site[4];
+        return EDGEPROBE__FORM_NOP5;
+    }
+    if (__builtin_memcmp(site, nops, 5) != 0) {
+        edgeprobe__log_bytes(r, "function entry is not 5 bytes of NOP; not patchable", site, 0, 5);
+        return EDGEPROBE__FORM_NONE;
+    }
+    if ((uintptr_t)site > EDGEPROBE__MIRROR_OFFSET + (1u << 24)) return EDGEPROBE__FORM_NOPS;
+    if (single_threaded && edgeprobe__code_open(r, site, 5) == 0) {
+        __builtin_memcpy(site, edgeprobe__nop5, 5);
+        edgeprobe__code_close(r, site, 5);
+        return EDGEPROBE__FORM_NOP5;
+    }
+    return EDGEPROBE__FORM_NONE;
+}
+EDGEPROBE__FN int edgeprobe__addr_cmp(const void *a, const void *b);
+EDGEPROBE__FN int edgeprobe__addr_cmp(const void *a, const void *b) {
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return x < y ? -1 : x > y;
+}
+/* Scan one newly loaded object: its entries, names, forms and stubs; then
+ * register its points. Lock held. */
+EDGEPROBE__FN edgeprobe__fobject *edgeprobe__fobject_scan(edgeprobe__root *r, const edgeprobe__fobj_seen *s,
+                                                          int single_threaded);
+EDGEPROBE__FN edgeprobe__fobject *edgeprobe__fobject_scan(edgeprobe__root *r, const edgeprobe__fobj_seen *s,
+                                                          int single_threaded) {
+    char exe[4096];
+    const char *path = s->name;
+    edgeprobe__elf e;
+    edgeprobe__fobject *o;
+    uintptr_t *addr = 0;
+    size_t i, n = 0, count, names = 0, plen;
+    if (!*path) { /* the main program */
+        long k = edgeprobe__libc_readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[k > 0 ? k : 0] = 0;
+        path = k > 0 ? exe : "/proc/self/exe";
+    }
+    plen = edgeprobe__strnlen(path, 4095) + 1;
+    if (edgeprobe__elf_read(path, &e) == 0) {
+        const uintptr_t *table = (const uintptr_t *)(s->base + e.entries_addr);
+        count = e.entries_size / 8;
+        if ((addr = (uintptr_t *)EDGEPROBE_OS_ALLOC(count * sizeof *addr + 1)) != 0) {
+            for (i = 0; i < count; i++) /* drop entries of discarded functions */
+                if (table[i] >= s->text_lo && table[i] + 5 <= s->text_hi) addr[n++] = table[i];
+            edgeprobe__libc_qsort(addr, n, sizeof *addr, edgeprobe__addr_cmp);
+            for (i = count = 0; i < n; i++)
+                if (!i || addr[i] != addr[i - 1]) addr[count++] = addr[i];
+            n = count;
+        }
+        for (i = 0; i < n; i++) {
+            const edgeprobe__sym *sym = edgeprobe__elf_symbol_at(&e, addr[i] - s->base);
+            names += sym ? edgeprobe__strnlen(e.strtab + sym->name, 4096) + 1 : 20;
+        }
+    }
+    o = (edgeprobe__fobject *)EDGEPROBE_OS_ALLOC(sizeof *o + n * sizeof(edgeprobe__fpoint) + names + plen);
+    if (o) {
+        edgeprobe__text t;
+        char *pathcopy;
+        o->fn = (edgeprobe__fpoint *)(o + 1);
+        t.buf = (char *)(o->fn + n);
+        t.cap = names + 1;
+        t.len = 0;
+        pathcopy = t.buf + names;
+        __builtin_memcpy(pathcopy, path, plen);
+        o->path = pathcopy;
+        o->base = s->base;
+        o->text_lo = s->text_lo;
+        o->text_hi = s->text_hi;
+        o->n = (int)n;
+        o->loaded = 1;
+        for (i = 0; i < n; i++) {
+            edgeprobe__fpoint *fp = &o->fn[i];
+            const edgeprobe__sym *sym = edgeprobe__elf_symbol_at(&e, addr[i] - s->base);
+            fp->pt.name = t.buf + t.len;
+            if (sym) {
+                edgeprobe__puts(&t, e.strtab + sym->name);
+                t.len++;
+            } else {
+                edgeprobe__fname_hex(&t, addr[i] - s->base);
+            }
+            fp->pt.function = fp->pt.name;
+            fp->pt.file = o->path;
+            fp->pt.kind = EDGEPROBE_KIND_FUNCTION;
+            fp->pt.site = (void *)addr[i];
+            fp->pt.nsites = 1;
+            fp->obj = o;
+            fp->form = (unsigned char)edgeprobe__fform(r, fp, single_threaded);
+        }
+        if (n && edgeprobe__fstubs_make(o, r->fstate->entry_tramp) < 0) {
+            edgeprobe__log(r, "no room for function stubs within 2 GiB of the code; its functions are not patchable");
+            for (i = 0; i < n; i++) o->fn[i].form = EDGEPROBE__FORM_NONE;
+        }
+        for (i = 0; i < n; i++) {
+            if (o->fn[i].form == EDGEPROBE__FORM_NONE) o->fn[i].pt.flags |= EDGEPROBE__PF_UNSAFE;
+            edgeprobe__point_add(r, &o->fn[i].pt);
+        }
+        if (n && e.stripped) {
+            char buf[4200];
+            edgeprobe__text m = {buf, sizeof buf, 0};
+            edgeprobe__puts(&m, o->path);
+            edgeprobe__puts(&m, " has no .symtab (stripped): functions not in .dynsym are named by address");
+            EDGEPROBE_OS_LOG(buf);
+        }
+        o->next = r->fstate->objects;
+        r->fstate->objects = o;
+    }
+    if (addr) EDGEPROBE_OS_FREE(addr);
+    if (e.syms) EDGEPROBE_OS_FREE(e.syms);
+    if (e.strtab) EDGEPROBE_OS_FREE(e.strtab);
+    return o;
+}
+/* Bring the object list up to date with the loader. Lock held. */
+EDGEPROBE__FN int edgeprobe__fsync_objects(edgeprobe__root *r);
+EDGEPROBE__FN int edgeprobe__fsync_objects(edgeprobe__root *r) {
+    struct edgeprobe__fstate *fs = r->fstate;
+    edgeprobe__fobj_list l = {0, 0, 0, 0, 0};
+    edgeprobe__fobject *o;
+    int i, single = -1;
+    edgeprobe__libc_dl_iterate_phdr(edgeprobe__flist_cb, &l);
+    for (o = fs->objects; o; o = o->next) {
+        if (!o->loaded) continue;
+        for (i = 0; i < l.n; i++)
+            if (l.v[i].base == o->base && l.v[i].text_lo == o->text_lo) break;
+        if (i == l.n) edgeprobe__fobject_gone(r, o);
+        else l.v[i].text_hi = 0; /* known */
+    }
+    for (i = 0; i < l.n; i++) {
+        if (!l.v[i].text_hi) continue;
+        if (single < 0) single = edgeprobe__single_threaded();
+        edgeprobe__fobject_scan(r, &l.v[i], single);
+    }
+    fs->adds = l.adds;
+    fs->subs = l.subs;
+    if (l.v) EDGEPROBE_OS_FREE(l.v);
+    return 0;
+}
+/* The function-probe state, created on first use. Lock held. */
+EDGEPROBE__FN struct edgeprobe__fstate *edgeprobe__fstate_get(edgeprobe__root *r);
+EDGEPROBE__FN struct edgeprobe__fstate *edgeprobe__fstate_get(edgeprobe__root *r) {
+    struct edgeprobe__fstate *fs = r->fstate;
+    int width;
+    edgeprobe__dl_info dli;
+    if (fs) return fs;
+    if (!(fs = (struct edgeprobe__fstate *)EDGEPROBE_OS_ALLOC(sizeof *fs))) return 0;
+    width = edgeprobe__vector_width();
+    fs->entry_tramp = (uintptr_t)(width == 64 ? edgeprobe__fentry_avx512 : width == 32 ? edgeprobe__fentry_avx : edgeprobe__fentry_sse);
+    fs->ret_tramp = (uintptr_t)(width == 64 ? edgeprobe__fret_avx512 : width == 32 ? edgeprobe__fret_avx : edgeprobe__fret_sse);
+    if (edgeprobe__libc_key_create(&fs->thread_key, edgeprobe__fthread_exit)) {
+        EDGEPROBE_OS_FREE(fs);
+        return 0;
+    }
+    fs->membarrier_ok = edgeprobe__syscall3(EDGEPROBE__SYS_MEMBARRIER, EDGEPROBE__MB_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    /* the trampolines live in this object: it must never be unloaded */
+    if (edgeprobe__libc_dladdr((const void *)edgeprobe__fentry_c, &dli) && dli.fname)
+        edgeprobe__libc_dlopen(dli.fname, EDGEPROBE__RTLD_PIN);
+    edgeprobe__trap_install(r); /* now, not later with the loader lock held */
+    __atomic_store_n(&r->fstate, fs, __ATOMIC_RELEASE);
+    edgeprobe__fsync_objects(r);
+    return fs;
+}
+
+/* Run fn(r, arg) with the loader's list lock held and the object list
+ * current (see above). Lock held. */
+typedef struct {
+    edgeprobe__root *r;
+    int (*fn)(edgeprobe__root *, void *);
+    void *arg;
+    int rc, stale;
+} edgeprobe__floader_call;
+EDGEPROBE__FN int edgeprobe__floader_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
+EDGEPROBE__FN int edgeprobe__floader_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
+    edgeprobe__floader_call *c = (edgeprobe__floader_call *)arg;
+    struct edgeprobe__fstate *fs = c->r->fstate;
+    c->stale = size < sizeof *info || info->adds != fs->adds || info->subs != fs->subs;
+    if (!c->stale) c->rc = c->fn(c->r, c->arg);
+    return 1;
+}
+EDGEPROBE__FN int edgeprobe__floader(edgeprobe__root *r, int (*fn)(edgeprobe__root *, void *), void *arg);
+EDGEPROBE__FN int edgeprobe__floader(edgeprobe__root *r, int (*fn)(edgeprobe__root *, void *), void *arg) {
+    edgeprobe__floader_call c;
+    c.r = r, c.fn = fn, c.arg = arg, c.rc = 0;
+    for (;;) {
+        c.stale = 1;
+        edgeprobe__libc_dl_iterate_phdr(edgeprobe__floader_cb, &c);
+        if (!c.stale) return c.rc;
+        edgeprobe__fsync_objects(r);
+    }
+}
+
+/* ---- the API ------------------------------------------------------------- */
+/* What one call of the API does to each function it selects. */
+typedef struct {
+    const char *pattern;       /* glob, or NULL with id                       */
+    int id;
+    int op;                    /* EDGEPROBE__FOP_*                            */
+    edgeprobe__fbind *bind;    /* attach: the new binding                     */
+    int matched, changed, refused;
+} edgeprobe__fop;
+enum { EDGEPROBE__FOP_ATTACH, EDGEPROBE__FOP_DETACH, EDGEPROBE__FOP_ON, EDGEPROBE__FOP_OFF };
+
+/* Publish a binding (or NULL) in a function point; retire the old one. */
+EDGEPROBE__FN void edgeprobe__fbind_set(edgeprobe__root *r, edgeprobe__fpoint *fp, edgeprobe__fbind *b);
+EDGEPROBE__FN void edgeprobe__fbind_set(edgeprobe__root *r, edgeprobe__fpoint *fp, edgeprobe__fbind *b) {
+    edgeprobe__binding *old = __atomic_exchange_n(&fp->pt.binding, b ? &b->b : (edgeprobe__binding *)0, __ATOMIC_ACQ_REL);
+    if (old) {
+        old->next_retired = r->retired;
+        r->retired = old;
+    }
+}
+/* Apply op to one function. Returns 1 changed, 0 not, or an error. */
+EDGEPROBE__FN int edgeprobe__fop_one(edgeprobe__root *r, edgeprobe__fpoint *fp, edgeprobe__fop *op);
+EDGEPROBE__FN int edgeprobe__fop_one(edgeprobe__root *r, edgeprobe__fpoint *fp, edgeprobe__fop *op) {
+    edgeprobe__fbind *b;
+    int rc;
+    switch (op->op) {
+    case EDGEPROBE__FOP_ATTACH:
+        if (fp->form == EDGEPROBE__FORM_NONE) return EDGEPROBE_EUNSAFE;
+        if (!(b = (edgeprobe__fbind *)EDGEPROBE_OS_ALLOC(sizeof *b))) return EDGEPROBE_ENOMEM;
+        *b = *op->bind;
+        edgeprobe__fill_info(&fp->pt, &b->info);
+        b->info.enabled = 1;
+        edgeprobe__fbind_set(r, fp, b);
+        rc = edgeprobe__fsite_set(r, fp, 1);
+        return rc < 0 ? rc : 1;
+    case EDGEPROBE__FOP_DETACH:
+        rc = edgeprobe__fsite_set(r, fp, 0);
+        if (rc >= 0) edgeprobe__fbind_set(r, fp, 0);
+        return rc;
+    case EDGEPROBE__FOP_ON:
+        if (!fp->pt.binding) return EDGEPROBE_EINVAL;
+        return edgeprobe__fsite_set(r, fp, 1);
+    default:
+        return edgeprobe__fsite_set(r, fp, 0);
+    }
+}
+/* The function point with this id, or an error. Lock held. */
+EDGEPROBE__FN int edgeprobe__fpoint_by_id(edgeprobe__root *r, int id, edgeprobe__fpoint **out);
+EDGEPROBE__FN int edgeprobe__fpoint_by_id(edgeprobe__root *r, int id, edgeprobe__fpoint **out) {
+    edgeprobe__point *pt;
+    if (id < 0 || id >= r->npoints) return EDGEPROBE_EINVAL;
+    if (!(pt = *edgeprobe__point_slot(r, id))) return EDGEPROBE_EUNLOADED;
+    if (pt->kind != EDGEPROBE_KIND_FUNCTION) return EDGEPROBE_EINVAL;
+    *out = (edgeprobe__fpoint *)pt;
+    return 0;
+}
+/* Apply op to every selected function (loader lock held). A glob skips
+ * functions that cannot be switched; an exact name or an id reports it. */
+EDGEPROBE__FN int edgeprobe__fop_all(edgeprobe__root *r, void *arg);
+EDGEPROBE__FN int edgeprobe__fop_all(edgeprobe__root *r, void *arg) {
+    edgeprobe__fop *op = (edgeprobe__fop *)arg;
+    edgeprobe__fobject *o;
+    int i, rc = 0, glob;
+    if (!op->pattern) {
+        edgeprobe__fpoint *fp;
+        if ((rc = edgeprobe__fpoint_by_id(r, op->id, &fp)) < 0) return rc;
+        op->matched = 1;
+        return edgeprobe__fop_one(r, fp, op);
+    }
+    glob = edgeprobe__is_glob(op->pattern);
+    for (o = r->fstate->objects; o && rc >= 0; o = o->next)
+        for (i = 0; o->loaded && i < o->n && rc >= 0; i++) {
+            edgeprobe__fpoint *fp = &o->fn[i];
+            if (!edgeprobe__glob_match(op->pattern, fp->pt.name)) continue;
+            op->matched++;
+            if (glob && fp->form == EDGEPROBE__FORM_NONE) {
+                op->refused++;
+                continue;
+            }
+            rc = edgeprobe__fop_one(r, fp, op);
+            if (rc > 0) op->changed++;
+        }
+    if (rc < 0) return rc;
+    if (!op->matched && !glob) return EDGEPROBE_ENOENT;
+    return op->changed;
+}
+EDGEPROBE__FN int edgeprobe__func_run(edgeprobe__fop *op);
+EDGEPROBE__FN int edgeprobe__func_run(edgeprobe__fop *op) {
+    int rc = op->pattern ? edgeprobe__check_pattern(op->pattern) : 0;
+    EDGEPROBE__READY_OR_RETURN(r);
+    if (rc) return rc;
+    edgeprobe__lock(&r->lock);
+    if (!edgeprobe__fstate_get(r)) rc = EDGEPROBE_ENOMEM;
+    else rc = edgeprobe__floader(r, edgeprobe__fop_all, op);
+    edgeprobe__unlock(&r->lock);
+    return rc;
+}
+EDGEPROBE__FN int edgeprobe__func_attach(const char *pattern, int id, edgeprobe_entry_fn entry,
+                                         edgeprobe_exit_fn exit, void *user);
+EDGEPROBE__FN int edgeprobe__func_attach(const char *pattern, int id, edgeprobe_entry_fn entry,
+                                         edgeprobe_exit_fn exit, void *user) {
+    edgeprobe__fbind b;
+    edgeprobe__fop op = {pattern, id, EDGEPROBE__FOP_ATTACH, &b, 0, 0, 0};
+    if (!entry && !exit) return EDGEPROBE_EINVAL;
+    __builtin_memset(&b, 0, sizeof b);
+    b.b.user = user;
+    b.entry = entry;
+    b.exit = exit;
+    return edgeprobe__func_run(&op);
+}
+EDGEPROBE__FN int edgeprobe__func_simple(const char *pattern, int id, int what);
+EDGEPROBE__FN int edgeprobe__func_simple(const char *pattern, int id, int what) {
+    edgeprobe__fop op = {pattern, id, what, 0, 0, 0, 0};
+    return edgeprobe__func_run(&op);
+}
+EDGEPROBE__FN int edgeprobe_func_attach(const char *pattern, edgeprobe_entry_fn entry, edgeprobe_exit_fn exit, void *user) {
+    return pattern ? edgeprobe__func_attach(pattern, 0, entry, exit, user) : EDGEPROBE_EINVAL;
+}
+EDGEPROBE__FN int edgeprobe_func_attach_id(int id, edgeprobe_entry_fn entry, edgeprobe_exit_fn exit, void *user) {
+    return edgeprobe__func_attach(0, id, entry, exit, user);
+}
+EDGEPROBE__FN int edgeprobe_func_detach(const char *pattern) {
+    return pattern ? edgeprobe__func_simple(pattern, 0, EDGEPROBE__FOP_DETACH) : EDGEPROBE_EINVAL;
+}
+EDGEPROBE__FN int edgeprobe_func_enable(const char *pattern) {
+    return pattern ? edgeprobe__func_simple(pattern, 0, EDGEPROBE__FOP_ON) : EDGEPROBE_EINVAL;
+}
+EDGEPROBE__FN int edgeprobe_func_disable(const char *pattern) {
+    return pattern ? edgeprobe__func_simple(pattern, 0, EDGEPROBE__FOP_OFF) : EDGEPROBE_EINVAL;
+}
+EDGEPROBE__FN int edgeprobe_func_on(int id) { return edgeprobe__func_simple(0, id, EDGEPROBE__FOP_ON); }
+EDGEPROBE__FN int edgeprobe_func_off(int id) { return edgeprobe__func_simple(0, id, EDGEPROBE__FOP_OFF); }
+EDGEPROBE__FN int edgeprobe_func_scan(void) {
+    int n = 0;
+    edgeprobe__fobject *o;
+    EDGEPROBE__READY_OR_RETURN(r);
+    edgeprobe__lock(&r->lock);
+    if (edgeprobe__fstate_get(r)) {
+        edgeprobe__fsync_objects(r);
+        for (o = r->fstate->objects; o; o = o->next) n += o->loaded ? o->n : 0;
+    } else {
+        n = EDGEPROBE_ENOMEM;
+    }
+    edgeprobe__unlock(&r->lock);
+    return n ? n : EDGEPROBE_ENOFUNC;
+}
+EDGEPROBE__FN unsigned long edgeprobe_func_lost_exits(void) {
+    int err;
+    edgeprobe__root *r = edgeprobe__root_get(&err);
+    edgeprobe__fthread *t;
+    unsigned long lost = 0;
+    if (!r || !r->fstate) return 0;
+    for (t = __atomic_load_n(&r->fstate->threads, __ATOMIC_ACQUIRE); t; t = t->next) lost += t->lost;
+    return lost;
+}
+
+/* gcc's five one-byte NOPs in an object that cannot have a mirror (a
+ * non-PIE executable): rewrite them as one NOP5 from the object's own
+ * constructor, before its code runs. */
+extern const uintptr_t __start___patchable_function_entries[] __attribute__((weak, visibility("hidden")));
+extern const uintptr_t __stop___patchable_function_entries[] __attribute__((weak, visibility("hidden")));
+EDGEPROBE__FN void edgeprobe__fconvert_own(edgeprobe__root *r);
+EDGEPROBE__FN void edgeprobe__fconvert_own(edgeprobe__root *r) {
+    static const unsigned char nops[5] = {0x90, 0x90, 0x90, 0x90, 0x90};
+    const uintptr_t *e;
+    if (!EDGEPROBE_FUNC_CTOR_CONVERT) return;
+    for (e = __start___patchable_function_entries; e && e < __stop___patchable_function_entries; e++) {
+        unsigned char *site = (unsigned char *)*e;
+        if (!site || (uintptr_t)site > EDGEPROBE__MIRROR_OFFSET + (1u << 24) || __builtin_memcmp(site, nops, 5)) continue;
+        if (edgeprobe__code_open(r, site, 5) < 0) continue;
+        __builtin_memcpy(site, edgeprobe__nop5, 5);
+        edgeprobe__code_close(r, site, 5);
+    }
+}
+#else /* EDGEPROBE_FREESTANDING: no function probes */
+EDGEPROBE__FN void edgeprobe__fsync_handlers(edgeprobe__root *r) { (void)r; }
+EDGEPROBE__FN void edgeprobe__fconvert_own(edgeprobe__root *r) { (void)r; }
+#endif
 
 #ifdef __cplusplus
 }

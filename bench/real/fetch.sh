@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # bench/real/fetch.sh - get the Debian source packages of the real programs
-# (bzip2, lua5.4) into bench/real/src/, patched as Debian ships them.
+# (bzip2, lua5.4, pigz and the zlib it is linked with) into bench/real/src/,
+# patched as Debian ships them.
 # Adds a deb-src entry next to the existing deb entries when none exists.
 set -euo pipefail
 cd "$(dirname "$0")"
 SRC=src
 mkdir -p "$SRC"
 have() { compgen -G "$SRC/$1" >/dev/null; }
-if have "bzip2-*/bzip2.c" && have "lua5.4-*/src/lvm.c"; then
+if have "bzip2-*/bzip2.c" && have "lua5.4-*/src/lvm.c" && have "pigz-*/pigz.c" && have "zlib-*/deflate.c"; then
     echo "fetch: sources already in bench/real/src"
     exit 0
 fi
@@ -22,5 +23,5 @@ if ! grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sour
     apt-get update -qq
 fi
 cd "$SRC"
-apt-get source -qq bzip2 lua5.4 2>&1 | grep -v "^W: Download is performed unsandboxed" || true
-ls -d bzip2-*/ lua5.4-*/
+apt-get source -qq bzip2 lua5.4 pigz zlib 2>&1 | grep -v "^W: Download is performed unsandboxed" || true
+ls -d bzip2-*/ lua5.4-*/ pigz-*/ zlib-*/

@@ -1,91 +1,217 @@
 #!/usr/bin/env bash
-# bench/real/run.sh - time bzip2 and lua, plain and instrumented, with and
-# without the edgeprobe profiler (hyperfine), then summarise.
-# Run through `make -f bench/real.mk bench-real`; knobs (environment):
-#   REAL_BZ_MB=50        size of the generated bzip2 input (MiB)
-#   REAL_BZ_ROUNDS=3     rounds over all bzip2 configurations
-#   REAL_LUA_ROUNDS=5    rounds over all lua configurations
-#   REAL_LUA_N=8         bench.lua rounds per run (~0.2 s CPU each)
-#   REAL_CONFIGS="plain stub off prof cplain coff cprof"   (add "none" for the
-#                        provider's unbound path: every call looks up its site)
-# Each round runs every configuration once, in a rotated order, so slow
-# drifts of this shared machine hit all configurations alike.
+# bench/real/run.sh - time the real programs (bzip2, lua, zstd) in every
+# build and under every tool, interleaved, then summarise (summarize.py).
+# Run through `make bench-real`; knobs (environment):
+#   REAL_PROGRAMS="bzip2 lua zstd"
+#   REAL_CONFIGS="plain fpe eprof cplain cfpe ceprof fiprof fistub"
+#       plain   gcc -O2                       cplain  clang -O2
+#       fpe     gcc -O2 -fpatchable-function-entry=5 (nothing attached)
+#       cfpe    clang, the same flag
+#       eprof   the fpe binary under `build/edgeprobe prof` (no rebuild)
+#       ceprof  the cfpe binary under `build/edgeprobe prof`
+#       fiprof  -finstrument-functions + examples/profiler, sampling
+#       fioff   the same binary, every probe switched off (optional)
+#       fistub  -finstrument-functions + empty hooks (the classic cost)
+#   REAL_UFTRACE=1          also time `uftrace record` on the fpe binary, in
+#                           REAL_UFTRACE_RUNS (1) separate run(s) after the
+#                           rounds (it is 10-50x slower and writes GBs)
+#   REAL_ROUNDS=7           rounds per program; each round runs every
+#                           configuration once (hyperfine --runs 1), in a
+#                           rotated order, so slow drifts of this shared
+#                           machine hit all configurations alike
+#   REAL_LUA_N=5            bench.lua rounds per run (~0.2 s CPU each)
+#   REAL_BZ_MB=20           bzip2 input (generated pseudo-text), compressed
+#                           and decompressed
+#   REAL_ZSTD_MB=50 REAL_ZSTD_LEVEL=9 REAL_ZSTD_THREADS=4
+#                           zstd input, level and worker threads (compress,
+#                           then decompress)
+#   REAL_PIN=0              CPU the single-threaded programs are pinned to
+#                           ("" = no pinning); zstd is never pinned. The two
+#                           vCPUs of this VM differ (up to 3x for bzip2 -d).
+#   REAL_PROF_K=10 REAL_PROF_EPOCH_MS=10   sampling parameters of both
+#                           profilers
+# Output: bench/out/real/ (hyperfine JSON per round, reports, summaries,
+# skipped.txt, summary.md).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 OUT=bench/out/real
 mkdir -p "$OUT" bench/plots
-BZ_MB=${REAL_BZ_MB:-50}
-BZ_ROUNDS=${REAL_BZ_ROUNDS:-3}
-LUA_ROUNDS=${REAL_LUA_ROUNDS:-5}
-LUA_N=${REAL_LUA_N:-8}
-CONFIGS=${REAL_CONFIGS:-plain stub off prof cplain coff cprof}
-command -v hyperfine >/dev/null || apt-get install -y -qq hyperfine
+PROGRAMS=${REAL_PROGRAMS:-bzip2 lua zstd}
+CONFIGS=${REAL_CONFIGS:-plain fpe eprof cplain cfpe ceprof fiprof fistub}
+ROUNDS=${REAL_ROUNDS:-7}
+LUA_N=${REAL_LUA_N:-5}
+BZ_MB=${REAL_BZ_MB:-20}
+ZS_MB=${REAL_ZSTD_MB:-50}
+ZS_LEVEL=${REAL_ZSTD_LEVEL:-9}
+ZS_THREADS=${REAL_ZSTD_THREADS:-4}
+PIN=${REAL_PIN-0}
+UFTRACE=${REAL_UFTRACE:-1}
+UFTRACE_RUNS=${REAL_UFTRACE_RUNS:-1}
+K=${REAL_PROF_K:-10}
+EPOCH=${REAL_PROF_EPOCH_MS:-10}
+EP=build/edgeprobe
+EPLIB=build/libedgeprobe-prof.so
+UDIR=/tmp/edgeprobe-bench-uftrace.$$
+SKIPPED=$OUT/skipped.txt
+command -v hyperfine >/dev/null || apt-get install -y -qq hyperfine || { echo "run: needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
+if [ "$UFTRACE" = 1 ] && ! command -v uftrace >/dev/null; then
+    apt-get install -y -qq uftrace || echo "run: uftrace not installed (apt-get install uftrace): skipped"
+fi
+: > "$SKIPPED"
+skip() { echo "run: SKIPPED $*" | tee -a "$SKIPPED" >&2; }
 
-# configuration -> binary directory and environment
-bin_of() {
+# ---- configurations ----------------------------------------------------
+variant_of() {
     case $1 in
-    plain) echo plain ;; stub) echo stub ;; off | prof | none) echo instr ;;
-    cplain) echo cplain ;; coff | cprof) echo cinstr ;;
+    plain | fpe | cplain | cfpe) echo "$1" ;;
+    eprof | uftrace) echo fpe ;; ceprof) echo cfpe ;;
+    fiprof | fioff) echo instr ;; fistub) echo stub ;;
     *) echo "run: unknown configuration $1" >&2; exit 2 ;;
     esac
 }
-env_of() { # $1 config, $2 summary file
+# the command prefix that runs one process of the program in configuration
+# $1; $2 names the run (program, round, stage) for the files it writes
+prefix_of() {
     case $1 in
-    off | coff) echo "EDGEPROBE_PROF_MODE=off EDGEPROBE_PROF_QUIET=1 EDGEPROBE_PROF_SUMMARY=$2" ;;
-    prof | cprof) echo "EDGEPROBE_PROF_QUIET=1 EDGEPROBE_PROF_SUMMARY=$2" ;;
-    none) echo "EDGEPROBE_PROF_MODE=none" ;;
+    eprof | ceprof) echo "$EP prof -o $OUT/$2.report -k $K --epoch $EPOCH --" ;;
+    fiprof) echo "env EDGEPROBE_PROF_QUIET=1 EDGEPROBE_PROF_K=$K EDGEPROBE_PROF_EPOCH_MS=$EPOCH EDGEPROBE_PROF_SUMMARY=$OUT/$2.summary" ;;
+    fioff) echo "env EDGEPROBE_PROF_MODE=off EDGEPROBE_PROF_QUIET=1 EDGEPROBE_PROF_SUMMARY=$OUT/$2.summary" ;;
+    uftrace) echo "uftrace record --no-libcall -P . -d $UDIR" ;;
     *) echo "" ;;
     esac
 }
+pin_of() { [ "$1" != zstd ] && [ -n "$PIN" ] && echo "taskset -c $PIN"; return 0; }
+# the whole workload of program $1 in configuration $2; $3 names the run
+workload() {
+    local prog=$1 c=$2 tag=$3 b pin
+    b=build/real/$(variant_of "$c")/$prog
+    pin=$(pin_of "$prog")
+    case $prog in
+    lua) echo "$pin $(prefix_of "$c" "$tag") $b bench/real/bench.lua $LUA_N > /dev/null" ;;
+    bzip2) echo "$pin $(prefix_of "$c" "$tag-c") $b -c $BZ_TEXT > $OUT/tmp-$c.bz2 &&" \
+        "$pin $(prefix_of "$c" "$tag-d") $b -dc $OUT/tmp-$c.bz2 > /dev/null" ;;
+    zstd) echo "$(prefix_of "$c" "$tag-c") $b -q -T$ZS_THREADS -$ZS_LEVEL -c $ZS_TEXT > $OUT/tmp-$c.zst &&" \
+        "$(prefix_of "$c" "$tag-d") $b -q -dc $OUT/tmp-$c.zst > /dev/null" ;;
+    esac
+}
+
+# ---- is `edgeprobe prof` there? ----------------------------------------
+prof_ready() {
+    [ -x $EP ] && [ -f $EPLIB ] || { echo "$EP or $EPLIB not built (make tools)"; return 1; }
+    local out
+    out=$($EP prof -o /dev/null -- /bin/true 2>&1) || { echo "'$EP prof -o /dev/null -- /bin/true' failed: $out"; return 1; }
+}
+if echo " $CONFIGS " | grep -q " c\?eprof "; then
+    if ! why=$(prof_ready); then
+        skip "eprof ceprof (edgeprobe prof): $why"
+        CONFIGS=$(echo " $CONFIGS " | sed 's/ eprof / /; s/ ceprof / /')
+    fi
+fi
 
 # ---- inputs and sanity checks -------------------------------------------
-TEXT=$OUT/text${BZ_MB}.txt
 [ -x build/real/gen_text ] || gcc -O2 -o build/real/gen_text bench/real/gen_text.c
-[ -s "$TEXT" ] || build/real/gen_text "$BZ_MB" > "$TEXT"
-cat "$TEXT" > /dev/null # warm the page cache
-expect=$(build/real/plain/lua bench/real/bench.lua 1 | sed 's/,.*//')
-for c in $CONFIGS; do
-    b=build/real/$(bin_of "$c")
-    got=$(env EDGEPROBE_PROF_QUIET=1 $(env_of "$c" /dev/null) "$b/lua" bench/real/bench.lua 1 | sed 's/,.*//')
-    [ "$got" = "$expect" ] || { echo "run: $b/lua gives '$got', expected '$expect'" >&2; exit 1; }
-    head -c 3000000 "$TEXT" | env EDGEPROBE_PROF_QUIET=1 $(env_of "$c" /dev/null) "$b/bzip2" -c |
-        env EDGEPROBE_PROF_QUIET=1 $(env_of "$c" /dev/null) "$b/bzip2" -dc | cmp -s - <(head -c 3000000 "$TEXT") ||
-        { echo "run: $b/bzip2 round trip failed" >&2; exit 1; }
+BZ_TEXT=$OUT/text${BZ_MB}.txt
+ZS_TEXT=$OUT/text${ZS_MB}.txt
+for mb in "$BZ_MB" "$ZS_MB"; do
+    [ -s "$OUT/text$mb.txt" ] || build/real/gen_text "$mb" > "$OUT/text$mb.txt"
+    cat "$OUT/text$mb.txt" > /dev/null # warm the page cache
 done
-echo "run: outputs checked for: $CONFIGS"
+head -c 3000000 "$BZ_TEXT" > "$OUT/check.txt"
+# the check of one program in one configuration: its output must be the
+# plain build's (lua: the result line, stdout otherwise untouched; bzip2 and
+# zstd: a round trip through the configuration's own binary)
+check() { # $1 prog $2 config; prints what went wrong
+    local prog=$1 c=$2 b pre got want
+    b=build/real/$(variant_of "$c")/$prog
+    pre=$(prefix_of "$c" "check-$prog-$c")
+    case $prog in
+    lua)
+        want=$(build/real/plain/lua bench/real/bench.lua 1 | sed 's/, .*//')
+        got=$($pre "$b" bench/real/bench.lua 1 2>"$OUT/check.err" | sed 's/, .*//') || true
+        [ "$got" = "$want" ] || { echo "lua printed '$got', expected '$want'"; return 1; } ;;
+    bzip2 | zstd)
+        local z=$OUT/check.$prog
+        if [ "$prog" = bzip2 ]; then
+            $pre "$b" -c "$OUT/check.txt" > "$z" 2>"$OUT/check.err" && $pre "$b" -dc "$z" > "$z.out" 2>>"$OUT/check.err"
+        else
+            $pre "$b" -q -T$ZS_THREADS -$ZS_LEVEL -c "$OUT/check.txt" > "$z" 2>"$OUT/check.err" &&
+                $pre "$b" -q -dc "$z" > "$z.out" 2>>"$OUT/check.err"
+        fi || { echo "exit status $?"; return 1; }
+        cmp -s "$z.out" "$OUT/check.txt" || { echo "round trip differs"; return 1; } ;;
+    esac
+}
+declare -A PCONF # program -> configurations that passed the check
+for prog in $PROGRAMS; do
+    for c in $CONFIGS uftrace; do
+        [ "$c" = uftrace ] && { [ "$UFTRACE" = 1 ] && command -v uftrace >/dev/null || continue; }
+        rm -rf "$UDIR"
+        if why=$(check "$prog" "$c"); then
+            PCONF[$prog]="${PCONF[$prog]:-} $c"
+        else
+            skip "$prog $c: check failed: $why; command: $(prefix_of "$c" "check-$prog-$c") build/real/$(variant_of "$c")/$prog ...;" \
+                "stderr: $(head -c 600 "$OUT/check.err" | tr '\n' ' ')"
+            case $c in eprof | ceprof | uftrace) ;; *) exit 1 ;; esac
+        fi
+    done
+    echo "run: $prog: checked:${PCONF[$prog]}"
+done
+rm -rf "$UDIR" "$OUT"/check[.-]*
 
 # ---- timing ------------------------------------------------------------
-rounds() { # $1 program, $2 rounds
-    local prog=$1 n=$2 r i c cmds
-    rm -f "$OUT/$prog"-*.summary "$OUT/$prog"-round*.json
-    read -r -a cfgs <<< "$CONFIGS"
-    for ((r = 1; r <= n; r++)); do
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+rounds() { # $1 program
+    local prog=$1 r i c cmds cfgs
+    rm -f "$OUT/$prog"-round*.json "$OUT/$prog"-r*-*.summary "$OUT/$prog"-r*-*.report
+    read -r -a cfgs <<< "$(echo "${PCONF[$prog]}" | sed 's/ uftrace//')"
+    for ((r = 1; r <= ROUNDS; r++)); do
         cmds=()
         for ((i = 0; i < ${#cfgs[@]}; i++)); do
             c=${cfgs[$(((i + r - 1) % ${#cfgs[@]}))]}
-            b=build/real/$(bin_of "$c")
-            e=$(env_of "$c" "$OUT/$prog-$c.summary")
-            if [ "$prog" = bzip2 ]; then
-                cmds+=(-n "$c" "$e $b/bzip2 -c $TEXT > $OUT/tmp-$c.bz2 && $e $b/bzip2 -dc $OUT/tmp-$c.bz2 > /dev/null")
-            else
-                cmds+=(-n "$c" "$e $b/lua bench/real/bench.lua $LUA_N > /dev/null")
-            fi
+            cmds+=(-n "$c" "$(workload "$prog" "$c" "$prog-r$r-$c")")
         done
-        echo "run: $prog round $r/$n"
+        echo "run: $prog round $r/$ROUNDS (load $(loadavg))"
+        echo "$prog round $r start $(date +%T) load $(loadavg)" >> "$OUT/load.txt"
         hyperfine --runs 1 --style basic --export-json "$OUT/$prog-round$r.json" "${cmds[@]}" > "$OUT/$prog-round$r.log" 2>&1
     done
-    rm -f "$OUT"/tmp-*.bz2
+    echo "$prog end $(date +%T) load $(loadavg)" >> "$OUT/load.txt"
 }
-rounds lua "$LUA_ROUNDS"
-rounds bzip2 "$BZ_ROUNDS"
+uftrace_runs() { # $1 program
+    local prog=$1
+    rm -f "$OUT/$prog"-uftrace.json
+    echo " ${PCONF[$prog]} " | grep -q " uftrace " || return 0
+    echo "run: $prog under uftrace record, $UFTRACE_RUNS run(s) (load $(loadavg))"
+    hyperfine --runs "$UFTRACE_RUNS" --style basic --prepare "rm -rf $UDIR $UDIR.old" \
+        --export-json "$OUT/$prog-uftrace.json" -n uftrace "$(workload "$prog" uftrace "$prog-uftrace")" \
+        > "$OUT/$prog-uftrace.log" 2>&1 || skip "$prog uftrace: failed, see $OUT/$prog-uftrace.log"
+    du -sm "$UDIR" 2>/dev/null | cut -f1 > "$OUT/$prog-uftrace.mb" || true
+    rm -rf "$UDIR" "$UDIR.old"
+}
+: > "$OUT/load.txt"
+echo "start $(date +%T) load $(loadavg)" >> "$OUT/load.txt"
+for prog in $PROGRAMS; do
+    rounds "$prog"
+    uftrace_runs "$prog"
+done
+rm -f "$OUT"/tmp-*
 
 # ---- one profiled run each, with the report and the chart ---------------
-EDGEPROBE_PROF_OUT=$OUT/lua-report.txt EDGEPROBE_PROF_SVG=bench/plots/real-lua-profile.svg EDGEPROBE_PROF_TOP=30 \
-    build/real/instr/lua bench/real/bench.lua "$LUA_N" > /dev/null
-EDGEPROBE_PROF_OUT=$OUT/bzip2-report.txt EDGEPROBE_PROF_SVG=bench/plots/real-bzip2-profile.svg EDGEPROBE_PROF_TOP=30 \
-    build/real/instr/bzip2 -c "$TEXT" > /dev/null
-EDGEPROBE_PROF_OUT=$OUT/clua-report.txt EDGEPROBE_PROF_TOP=30 \
-    build/real/cinstr/lua bench/real/bench.lua "$LUA_N" > /dev/null
+for prog in $PROGRAMS; do
+    case $prog in
+    lua) args="bench/real/bench.lua $LUA_N" ;;
+    bzip2) args="-c $BZ_TEXT" ;;
+    zstd) args="-q -T$ZS_THREADS -$ZS_LEVEL -c $ZS_TEXT" ;;
+    esac
+    if echo " ${PCONF[$prog]} " | grep -q " eprof "; then
+        # shellcheck disable=SC2086
+        $EP prof -o "$OUT/$prog-eprof-report.txt" --svg "bench/plots/real-$prog-eprof.svg" -k "$K" --epoch "$EPOCH" \
+            -- build/real/fpe/$prog $args > /dev/null 2> "$OUT/$prog-eprof-report.err" ||
+            skip "$prog: '$EP prof -o $OUT/$prog-eprof-report.txt ... -- build/real/fpe/$prog $args' exit status $?"
+    fi
+    # shellcheck disable=SC2086
+    EDGEPROBE_PROF_OUT=$OUT/$prog-fiprof-report.txt EDGEPROBE_PROF_TOP=30 EDGEPROBE_PROF_K=$K \
+        EDGEPROBE_PROF_EPOCH_MS=$EPOCH build/real/instr/$prog $args > /dev/null
+done
+echo "end $(date +%T) load $(loadavg)" >> "$OUT/load.txt"
 
-python3 bench/real/summarize.py "$OUT" "$CONFIGS"
+python3 bench/real/summarize.py "$OUT" "$PROGRAMS" "$CONFIGS" "pin=$PIN lua_n=$LUA_N bz_mb=$BZ_MB zstd=-T$ZS_THREADS,-$ZS_LEVEL,${ZS_MB}MB k=$K epoch_ms=$EPOCH rounds=$ROUNDS"
