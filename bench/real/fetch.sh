@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/real/fetch.sh - get the Debian source packages of the real programs
-# (bzip2, lua5.4, pigz and the zlib it is linked with) into bench/real/src/,
+# (bzip2, lua5.4, and libzstd for the multi-threaded zstd) into bench/real/src/,
 # patched as Debian ships them.
 # Adds a deb-src entry next to the existing deb entries when none exists.
 set -euo pipefail
@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 SRC=src
 mkdir -p "$SRC"
 have() { compgen -G "$SRC/$1" >/dev/null; }
-if have "bzip2-*/bzip2.c" && have "lua5.4-*/src/lvm.c" && have "pigz-*/pigz.c" && have "zlib-*/deflate.c"; then
+if have "bzip2-*/bzip2.c" && have "lua5.4-*/src/lvm.c" && have "libzstd-*/programs/zstdcli.c"; then
     echo "fetch: sources already in bench/real/src"
     exit 0
 fi
@@ -23,5 +23,5 @@ if ! grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list /etc/apt/sour
     apt-get update -qq
 fi
 cd "$SRC"
-apt-get source -qq bzip2 lua5.4 pigz zlib 2>&1 | grep -v "^W: Download is performed unsandboxed" || true
-ls -d bzip2-*/ lua5.4-*/ pigz-*/ zlib-*/
+apt-get source -qq bzip2 lua5.4 libzstd 2>&1 | grep -v "^W: Download is performed unsandboxed" || true
+ls -d bzip2-*/ lua5.4-*/ libzstd-*/

@@ -12,9 +12,14 @@
 #       fiprof  -finstrument-functions + examples/profiler, sampling
 #       fioff   the same binary, every probe switched off (optional)
 #       fistub  -finstrument-functions + empty hooks (the classic cost)
-#   REAL_UFTRACE=1          also time `uftrace record` on the fpe binary, in
-#                           REAL_UFTRACE_RUNS (1) separate run(s) after the
-#                           rounds (it is 10-50x slower and writes GBs)
+#   REAL_UFTRACE=1          also time `uftrace record --no-libcall -P .` on the
+#                           fpe binary, in REAL_UFTRACE_RUNS (1) separate
+#                           run(s) after the rounds, with a plain run alongside
+#                           as its baseline (it is 5-100x slower and writes
+#                           GBs: ~1.6 GB per bench.lua round, so lua runs
+#                           REAL_UFTRACE_LUA_N=1 round there). uftrace's
+#                           default (library calls traced too) kills lua with
+#                           SIGSEGV at its first error()/pcall (longjmp).
 #   REAL_ROUNDS=7           rounds per program; each round runs every
 #                           configuration once (hyperfine --runs 1), in a
 #                           rotated order, so slow drifts of this shared
@@ -48,6 +53,7 @@ ZS_THREADS=${REAL_ZSTD_THREADS:-4}
 PIN=${REAL_PIN-0}
 UFTRACE=${REAL_UFTRACE:-1}
 UFTRACE_RUNS=${REAL_UFTRACE_RUNS:-1}
+UFT_LUA_N=${REAL_UFTRACE_LUA_N:-1}
 K=${REAL_PROF_K:-10}
 EPOCH=${REAL_PROF_EPOCH_MS:-10}
 EP=build/edgeprobe
@@ -127,8 +133,12 @@ check() { # $1 prog $2 config; prints what went wrong
     pre=$(prefix_of "$c" "check-$prog-$c")
     case $prog in
     lua)
-        want=$(build/real/plain/lua bench/real/bench.lua 1 | sed 's/, .*//')
-        got=$($pre "$b" bench/real/bench.lua 1 2>"$OUT/check.err" | sed 's/, .*//') || true
+        # under uftrace (~45 s and 1.6 GB per bench.lua round) a short script
+        # with the same hard parts: error/pcall (longjmp), coroutines
+        local args=(bench/real/bench.lua 1)
+        [ "$c" = uftrace ] && args=(-e "$LUA_SHORT")
+        want=$(build/real/plain/lua "${args[@]}" | sed 's/, .*//')
+        got=$($pre "$b" "${args[@]}" 2>"$OUT/check.err" | sed 's/, .*//') || true
         [ "$got" = "$want" ] || { echo "lua printed '$got', expected '$want'"; return 1; } ;;
     bzip2 | zstd)
         local z=$OUT/check.$prog
@@ -141,6 +151,9 @@ check() { # $1 prog $2 config; prints what went wrong
         cmp -s "$z.out" "$OUT/check.txt" || { echo "round trip differs"; return 1; } ;;
     esac
 }
+LUA_SHORT='local function f(n) if n == 0 then error("x") end return f(n - 1) end
+local co = coroutine.wrap(function() for i = 1, 3 do coroutine.yield(i) end end)
+print(pcall(f, 50), co() + co() + co(), string.format("%5.1f", math.pi))'
 declare -A PCONF # program -> configurations that passed the check
 for prog in $PROGRAMS; do
     for c in $CONFIGS uftrace; do
@@ -177,14 +190,15 @@ rounds() { # $1 program
     echo "$prog end $(date +%T) load $(loadavg)" >> "$OUT/load.txt"
 }
 uftrace_runs() { # $1 program
-    local prog=$1
+    local prog=$1 LUA_N=$UFT_LUA_N
     rm -f "$OUT/$prog"-uftrace.json
     echo " ${PCONF[$prog]} " | grep -q " uftrace " || return 0
-    echo "run: $prog under uftrace record, $UFTRACE_RUNS run(s) (load $(loadavg))"
+    echo "run: $prog under uftrace record, $UFTRACE_RUNS run(s), plain alongside (load $(loadavg))"
     hyperfine --runs "$UFTRACE_RUNS" --style basic --prepare "rm -rf $UDIR $UDIR.old" \
-        --export-json "$OUT/$prog-uftrace.json" -n uftrace "$(workload "$prog" uftrace "$prog-uftrace")" \
+        --export-json "$OUT/$prog-uftrace.json" -n plain "$(workload "$prog" plain "$prog-uftrace-plain")" \
+        -n uftrace "$(workload "$prog" uftrace "$prog-uftrace")" \
         > "$OUT/$prog-uftrace.log" 2>&1 || skip "$prog uftrace: failed, see $OUT/$prog-uftrace.log"
-    du -sm "$UDIR" 2>/dev/null | cut -f1 > "$OUT/$prog-uftrace.mb" || true
+    du -smc "$UDIR" "$UDIR.old" 2>/dev/null | tail -1 | cut -f1 > "$OUT/$prog-uftrace.mb" || true
     rm -rf "$UDIR" "$UDIR.old"
 }
 : > "$OUT/load.txt"

@@ -118,6 +118,10 @@ md.append("- CPU = user + system time of the whole process tree (hyperfine; the 
           "processes included), the paper's measure; wall also given")
 md.append("- 'vs base': median over rounds of (this CPU / base CPU in the same round); base = gcc or clang plain; "
           "'ratio of medians' in brackets\n")
+st = os.path.join(out, "selftest.txt")
+if os.path.exists(st):
+    verdict = [l.strip() for l in open(st, errors="replace") if re.search(r"\d+ passed, \d+ failed|FAIL|Error", l)]
+    md.append("- `make real-selftest` (examples/profiler on known durations): " + ("; ".join(verdict[-4:]) or "see selftest.txt"))
 skipped = open(os.path.join(out, "skipped.txt")).read().strip() if os.path.exists(
     os.path.join(out, "skipped.txt")) else ""
 if skipped:

@@ -68,6 +68,17 @@ __attribute__((target("avx2"), noinline)) static void clobber_avx(void) {
 }
 #endif
 static int have_avx2;
+/* AVX2 usable: the CPU has it and the OS saves ymm state (no libgcc
+ * helper: its functions are not built with the flag, see check_nm.py). */
+static int avx2_usable(void) {
+    unsigned a, b, c, d, lo, hi;
+    __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+    if (!(c & (1u << 27))) return 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    if ((lo & 6) != 6) return 0;
+    __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
+    return (b >> 5) & 1;
+}
 static int on_entry(edgeprobe_call *call, void *user) {
     __atomic_fetch_add(&entries[slot_of(call->probe->id)], 1, __ATOMIC_RELAXED);
     CHECK(user == (void *)entries);
@@ -183,7 +194,7 @@ static int print_function(const edgeprobe_info *info, void *arg) {
 int main(int argc, char **argv) {
     const char *lib = argc > 2 ? argv[2] : 0;
     int n, i;
-    have_avx2 = __builtin_cpu_supports("avx2");
+    have_avx2 = avx2_usable();
     n = edgeprobe_func_scan();
     if (argc > 1 && !strcmp(argv[1], "list")) {
         edgeprobe_foreach(print_function, 0);

@@ -1,0 +1,72 @@
+# tests/drivers/fprobe.sh - sourced by tests/run.sh: function probes on
+# -fpatchable-function-entry=5 entries (tests/fprobe/), gcc and clang.
+FP="-fpatchable-function-entry=5"
+FPSRC=tests/fprobe
+
+# t_func: handlers, registers, return values, longjmp, pthread_exit,
+# recursion, signals, a flag-built library without the header, dlclose.
+fprobe_func() {
+    local cc=$1 opt=$2 d="$B/fprobe-$1$2"
+    mkdir -p "$d"
+    $cc $opt $FP -fPIC -shared $FPSRC/lib.c -o "$d/libfp.so" &&
+        $cc $opt -g $WARN $INC $FP $FPSRC/t_func.c -pthread -ldl -o "$d/t_func" &&
+        timeout 120 "./$d/t_func" run "$PWD/$d/libfp.so"
+}
+for m in gcc:-O0 gcc:-O2 clang:-O0 clang:-O2 "gcc:-O2 -no-pie" "clang:-O2 -no-pie" "gcc:-Os -falign-functions=1" "clang:-Os -falign-functions=1" "clang:-O3"; do
+    IFS=: read -r cc opt <<<"$m"
+    case_ "fprobe-func-$cc${opt// /}" fprobe_func "$cc" "$opt"
+done
+
+# Every function nm lists is a probe with the same name, and no more.
+fprobe_nm() {
+    local cc=$1 d="$B/fprobe-nm-$1"
+    mkdir -p "$d"
+    $cc -O2 $WARN $INC $FP $FPSRC/t_func.c -pthread -ldl -o "$d/t_func" &&
+        "./$d/t_func" list >"$d/list.txt" && python3 $FPSRC/check_nm.py "$d/t_func" "$d/list.txt"
+}
+case_ fprobe-nm-gcc fprobe_nm gcc
+case_ fprobe-nm-clang fprobe_nm clang
+
+# When gcc's five one-byte NOPs may be rewritten (README: the rule).
+fprobe_rules() {
+    local cc=$1 flags=$2 expect=$3 d="$B/fprobe-rules"
+    mkdir -p "$d"
+    $cc -O2 $WARN $INC $FP $flags -pthread $FPSRC/t_rules.c -o "$d/t_rules-$expect-$cc" &&
+        "./$d/t_rules-$expect-$cc" "$expect"
+}
+case_ fprobe-rules-gcc-pie-mirror fprobe_rules gcc "" mirror
+case_ fprobe-rules-clang-nop5 fprobe_rules clang "" nop5
+case_ fprobe-rules-gcc-nopie-constructor fprobe_rules gcc "-no-pie" nop5
+case_ fprobe-rules-gcc-nopie-single-threaded fprobe_rules gcc "-no-pie -DEDGEPROBE_FUNC_CTOR_CONVERT=0" single
+case_ fprobe-rules-gcc-nopie-threads-refused fprobe_rules gcc "-no-pie -DEDGEPROBE_FUNC_CTOR_CONVERT=0" threads
+
+# Executors call a function while its entry is switched, every form and split.
+fprobe_stress() {
+    $1 -O2 $WARN $INC -pthread $FPSRC/t_fstress.c -o "$B/t_fstress-$1" && timeout 120 "./$B/t_fstress-$1"
+}
+case_ fprobe-stress-gcc fprobe_stress gcc
+case_ fprobe-stress-clang fprobe_stress clang
+
+# C++ exceptions through functions whose exit is probed.
+fprobe_exc() {
+    $1 -std=c++17 -O2 $WARN $INC $FP -pthread $FPSRC/t_exc.cc -o "$B/t_exc-$1" && "./$B/t_exc-$1"
+}
+case_ fprobe-exceptions-g++ fprobe_exc g++
+case_ fprobe-exceptions-clang++ fprobe_exc clang++
+
+# Sanitizers on the whole path (the library itself is not instrumented).
+fprobe_asan() {
+    local d="$B/fprobe-asan"
+    mkdir -p "$d"
+    gcc -O1 $FP -fPIC -shared $FPSRC/lib.c -o "$d/libfp.so" &&
+        gcc $SAN $WARN $INC $FP $FPSRC/t_func.c -pthread -ldl -o "$d/t_func" &&
+        timeout 300 "./$d/t_func" run "$PWD/$d/libfp.so"
+}
+case_ fprobe-asan-ubsan fprobe_asan
+
+# No object built with the flag: a clear error, nothing else changes.
+fprobe_noflag() {
+    printf '#include "edgeprobe.h"\n#include <stdio.h>\nint main(void){int n=edgeprobe_func_scan();\nprintf("%%d %%s\\n",n,edgeprobe_strerror(n));return n!=EDGEPROBE_ENOFUNC;}\n' >"$B/noflag.c" &&
+        gcc -O2 $WARN $INC "$B/noflag.c" -o "$B/noflag" && "./$B/noflag"
+}
+case_ fprobe-no-flag-enofunc fprobe_noflag

@@ -1,0 +1,120 @@
+/* t_fstress.c - cross-modification stress for function entries: executor
+ * threads call a function while another thread switches its entry probe
+ * (entry + exit handlers) on and off, for each entry form at every split
+ * of the entry by a cache-line boundary (front|back bytes):
+ *   clang NOP5: no split (8-byte CAS), 1|4 .. 4|1 (word patch once, then
+ *               the call patch);
+ *   gcc 90 x5:  no split and 1|4 .. 4|1 (always one byte, via the mirror).
+ * The functions are written in assembly so that their entries sit exactly
+ * where wanted; each is listed in __patchable_function_entries like a
+ * compiler's. Bounded: FSTRESS_TOGGLES toggles or FSTRESS_SECONDS per case. */
+#define _GNU_SOURCE
+#include "edgeprobe.h"
+#include "check.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* fs_<form>_<split>: returns its argument plus one. */
+#define FS_FUNC(name, skip, nopbytes)                                          \
+    ".text\n.p2align 6\n.skip " #skip ", 0xcc\n"                               \
+    ".globl " #name "\n.type " #name ",@function\n" #name ":\n"                \
+    ".byte " nopbytes "\n"                                                     \
+    "lea 1(%rdi), %eax\nret\n.size " #name ", .-" #name "\n"                   \
+    ".pushsection __patchable_function_entries,\"aw\",@progbits\n"             \
+    ".p2align 3\n.quad " #name "\n.popsection\n"
+#define NOP5 "0x0f,0x1f,0x44,0x00,0x08"
+#define NOPS "0x90,0x90,0x90,0x90,0x90"
+__asm__(FS_FUNC(fs_nop5_0, 8, NOP5) FS_FUNC(fs_nop5_1, 63, NOP5) FS_FUNC(fs_nop5_2, 62, NOP5)
+        FS_FUNC(fs_nop5_3, 61, NOP5) FS_FUNC(fs_nop5_4, 60, NOP5)
+        FS_FUNC(fs_nops_0, 8, NOPS) FS_FUNC(fs_nops_1, 63, NOPS) FS_FUNC(fs_nops_2, 62, NOPS)
+        FS_FUNC(fs_nops_3, 61, NOPS) FS_FUNC(fs_nops_4, 60, NOPS));
+typedef int (*fs_fn)(int);
+extern int fs_nop5_0(int), fs_nop5_1(int), fs_nop5_2(int), fs_nop5_3(int), fs_nop5_4(int);
+extern int fs_nops_0(int), fs_nops_1(int), fs_nops_2(int), fs_nops_3(int), fs_nops_4(int);
+
+static volatile int running;
+static volatile fs_fn current;
+static long calls[4], entries, exits;
+static int on_entry(edgeprobe_call *call, void *user) {
+    (void)call, (void)user;
+    __atomic_fetch_add(&entries, 1, __ATOMIC_RELAXED);
+    return 1;
+}
+static void on_exit_(const edgeprobe_call *call, void *user) {
+    (void)call, (void)user;
+    __atomic_fetch_add(&exits, 1, __ATOMIC_RELAXED);
+}
+static volatile long started[2];
+static void *executor(void *arg) {
+    long k = (long)arg, n = 0;
+    int i = 0;
+    while (running) {
+        started[k] = n;
+        fs_fn f = current;
+        if (f(i) != i + 1) {
+            fprintf(stderr, "wrong result\n");
+            abort();
+        }
+        i++, n++;
+    }
+    calls[k] = n;
+    return 0;
+}
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(void) {
+    static const struct { const char *name; fs_fn fn; int split; } cases[] = {
+        {"fs_nop5_0", fs_nop5_0, 0}, {"fs_nop5_1", fs_nop5_1, 1}, {"fs_nop5_2", fs_nop5_2, 2},
+        {"fs_nop5_3", fs_nop5_3, 3}, {"fs_nop5_4", fs_nop5_4, 4}, {"fs_nops_0", fs_nops_0, 0},
+        {"fs_nops_1", fs_nops_1, 1}, {"fs_nops_2", fs_nops_2, 2}, {"fs_nops_3", fs_nops_3, 3},
+        {"fs_nops_4", fs_nops_4, 4}};
+    long toggles = getenv("FSTRESS_TOGGLES") ? atol(getenv("FSTRESS_TOGGLES")) : 20000;
+    double seconds = getenv("FSTRESS_SECONDS") ? atof(getenv("FSTRESS_SECONDS")) : 1.5;
+    const char *only = getenv("FSTRESS_ONLY");
+    size_t c;
+    CHECK(edgeprobe_func_scan() >= 10);
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        pthread_t th[2];
+        long t, done = 0, total = 0;
+        int id = -1, k;
+        uintptr_t site = (uintptr_t)(void *)cases[c].fn;
+        double end = now() + seconds;
+        if (only && !strstr(cases[c].name, only)) continue;
+        CHECK_EQ(cases[c].split ? 64 - (site & 63) : 0, cases[c].split); /* placed as meant */
+        for (t = 0; t < edgeprobe_point_count(); t++) {
+            edgeprobe_info info;
+            if (edgeprobe_point_info((int)t, &info) == 0 && !strcmp(info.name, cases[c].name)) id = (int)t;
+        }
+        CHECK(id >= 0);
+        CHECK_EQ(edgeprobe_func_attach_id(id, on_entry, on_exit_, 0), 1);
+        CHECK_EQ(edgeprobe_func_off(id), 1);
+        entries = exits = 0;
+        current = cases[c].fn;
+        running = 1;
+        started[0] = started[1] = 0;
+        for (k = 0; k < 2; k++) pthread_create(&th[k], 0, executor, (void *)(long)k);
+        while ((started[0] < 1000 || started[1] < 1000) && now() < end) sched_yield();
+        for (t = 0; t < toggles && now() < end; t++) {
+            long spin;
+            CHECK_EQ(edgeprobe_func_on(id), 1);
+            for (spin = 0; spin < (t & 255); spin++) __asm__ volatile("pause");
+            CHECK_EQ(edgeprobe_func_off(id), 1);
+            done++;
+        }
+        running = 0;
+        for (k = 0; k < 2; k++) pthread_join(th[k], 0), total += calls[k];
+        CHECK(entries > 0 || done < 100);
+        CHECK(exits <= entries);
+        CHECK(entries - exits <= 2); /* at most one call in flight per executor */
+        printf("%s: split %d, %ld toggles, %ld calls, %ld probed\n", cases[c].name, cases[c].split, done, total, entries);
+        CHECK_EQ(edgeprobe_func_detach(cases[c].name), 0);
+    }
+    return check_done("t_fstress");
+}
