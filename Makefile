@@ -7,6 +7,7 @@
 #   make calibrate   measure Tmax on this machine (the paper's Figure 9)
 #   make bench-real  profile real programs (bzip2, lua) built with -finstrument-functions
 #   make tools       build/edgeprobe (the command) and build/libedgeprobe-prof.so
+#                    (edgeprobe prof -- PROGRAM: the latency profiler)
 #   make install PREFIX=/usr/local
 CC ?= gcc
 PREFIX ?= /usr/local
@@ -20,7 +21,14 @@ all: demo tools
 TOOL_SRC := $(wildcard tools/edgeprobe.c tools/cmd_*.c)
 $(BUILD)/edgeprobe: $(TOOL_SRC) tools/tool.h include/edgeprobe.h | $(BUILD)
 	$(CC) $(CFLAGS_DEMO) -Itools $(TOOL_SRC) -o $@
-tools: $(BUILD)/edgeprobe
+# The profiler `edgeprobe prof` preloads (examples/profiler is its source).
+PROF_SRC := examples/profiler/edgeprobe_profiler.c
+$(BUILD)/libedgeprobe-prof.so: $(PROF_SRC) include/edgeprobe.h | $(BUILD)
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -fPIC -shared $(PROF_SRC) -o $@ -pthread -ldl
+# Empty hooks for -finstrument-functions programs (see tools/hooks.c).
+$(BUILD)/libedgeprobe-hooks.so: tools/hooks.c | $(BUILD)
+	$(CC) -O2 -Wall -Wextra -Werror -fPIC -shared $< -o $@
+tools: $(BUILD)/edgeprobe $(BUILD)/libedgeprobe-prof.so $(BUILD)/libedgeprobe-hooks.so
 
 $(BUILD)/demo: examples/demo.c include/edgeprobe.h | $(BUILD)
 	$(CC) $(CFLAGS_DEMO) $< -o $@
@@ -39,6 +47,9 @@ soak:
 install: tools
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BUILD)/edgeprobe $(DESTDIR)$(PREFIX)/bin/edgeprobe
+	install -d $(DESTDIR)$(PREFIX)/lib/edgeprobe
+	install -m 644 $(BUILD)/libedgeprobe-prof.so $(DESTDIR)$(PREFIX)/lib/edgeprobe/libedgeprobe-prof.so
+	install -m 644 $(BUILD)/libedgeprobe-hooks.so $(DESTDIR)$(PREFIX)/lib/libedgeprobe-hooks.so
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/edgeprobe $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 include/edgeprobe.h $(DESTDIR)$(PREFIX)/include/edgeprobe.h
 	install -m 644 linker/edgeprobe.ld $(DESTDIR)$(PREFIX)/share/edgeprobe/edgeprobe.ld
@@ -50,5 +61,5 @@ clean:
 # Benchmark fragments (each owns its targets and variables). bench-peers
 # installs hyperfine, systemtap-sdt-dev and libclang-rt-14-dev with apt-get
 # when run as root, and names them otherwise.
-include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk
+include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk bench/fprobe.mk
 bench: bench-core bench-patch bench-peers

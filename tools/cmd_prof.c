@@ -1,9 +1,191 @@
-/* edgeprobe prof - placeholder until the function-probe provider lands. */
+/* edgeprobe prof - run a program under the sampling latency profiler.
+ *
+ *     edgeprobe prof [-o REPORT] [--svg FILE] [-k K] [--epoch MS] -- PROGRAM [ARGS...]
+ *
+ * Runs PROGRAM with libedgeprobe-prof.so preloaded (the paper's section 9
+ * profiler, examples/profiler/edgeprobe_profiler.c) and exits with PROGRAM's
+ * status (128 + N if a signal N killed it). PROGRAM's stdin, stdout and
+ * stderr are its own: the report goes to REPORT (default
+ * edgeprobe-prof.txt), and this command says where on its stderr.
+ *
+ * PROGRAM needs function probes: built with -fpatchable-function-entry=5
+ * (preferred: nothing to link, nothing runs while a probe is off), or with
+ * -finstrument-functions and the hooks left to the preloaded library
+ * (link with -Wl,--unresolved-symbols=ignore-in-object-files). Only the
+ * profiled process itself is profiled, not the programs it runs. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "tool.h"
+
+static const char prof_usage[] =
+    "usage: edgeprobe prof [options] -- PROGRAM [ARGS...]\n"
+    "\n"
+    "Run PROGRAM under the sampling latency profiler: every function's entry\n"
+    "probe is on until K calls were timed, then off until the next epoch.\n"
+    "PROGRAM's exit status is returned; its output is left alone.\n"
+    "\n"
+    "  -o, --output REPORT  report file (default edgeprobe-prof.txt)\n"
+    "  --svg FILE           also draw the hottest functions as SVG\n"
+    "  -k K                 samples per function per epoch (default 10)\n"
+    "  --epoch MS           re-activation period in ms (default 10)\n"
+    "  --top N              report rows (default 25; 0: all)\n"
+    "  --summary FILE       append a one-line machine-readable summary\n"
+    "  --mode MODE          sample (default) | on: never switch off |\n"
+    "                       off: attach and switch off (disabled cost)\n"
+    "  -q, --quiet          do not say where the report is\n"
+    "\n"
+    "PROGRAM is built with -fpatchable-function-entry=5 (gcc or clang), or\n"
+    "with -finstrument-functions (see the README). The profiler library is\n"
+    "found beside this command, in ../lib/edgeprobe/, or in $EDGEPROBE_PROF_LIB.\n";
+
+/* The profiler library: $EDGEPROBE_PROF_LIB, beside this executable, or in
+ * ../lib/edgeprobe relative to it. */
+static int find_library(char *out, size_t n) {
+    static const char *const rel[] = {"libedgeprobe-prof.so", "../lib/edgeprobe/libedgeprobe-prof.so"};
+    const char *env = getenv("EDGEPROBE_PROF_LIB");
+    char self[PATH_MAX - 64], *slash;
+    ssize_t k;
+    size_t i;
+    if (env && *env) {
+        snprintf(out, n, "%s", env);
+        return access(out, R_OK) == 0 ? 0 : -1;
+    }
+    k = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (k <= 0) return -1;
+    self[k] = 0;
+    if (!(slash = strrchr(self, '/'))) return -1;
+    slash[1] = 0;
+    for (i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        if ((size_t)snprintf(out, n, "%s%s", self, rel[i]) < n && access(out, R_OK) == 0) return 0;
+    }
+    return -1;
+}
+
+/* A positive integer option value, or -1. */
+static long positive(const char *s) {
+    char *end;
+    long v;
+    if (!s || !*s) return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    return (*end || errno || v < 0) ? -1 : v;
+}
+
+/* What the report says about function probes found: -1 unknown. */
+static long report_sites(const char *path) {
+    char line[4096];
+    long sites = -1;
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    while (fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, " sites=");
+        if (!strncmp(line, "edgeprobe-prof-summary:", 23) && p) sites = atol(p + 7);
+    }
+    fclose(f);
+    return sites;
+}
+
+static int usage_error(const char *msg, const char *arg) {
+    fprintf(stderr, "edgeprobe prof: %s%s%s\n%s", msg, arg ? " " : "", arg ? arg : "", prof_usage);
+    return TOOL_EXIT_USAGE;
+}
+
 int cmd_prof(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "edgeprobe prof: not built yet\n");
-    return 1;
+    const char *report = "edgeprobe-prof.txt", *svg = 0, *summary = 0, *mode = 0;
+    long k = 10, epoch = 10, top = 25;
+    int i, quiet = 0, status;
+    char lib[PATH_MAX], preload[2 * PATH_MAX + 2], buf[32];
+    pid_t pid;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : 0;
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fputs(prof_usage, stdout);
+            return 0;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = 1;
+            continue;
+        } else if (a[0] != '-') {
+            break; /* PROGRAM without "--" */
+        }
+        if (!v) return usage_error("missing value for", a);
+        if (!strcmp(a, "-o") || !strcmp(a, "--output")) report = v;
+        else if (!strcmp(a, "--svg")) svg = v;
+        else if (!strcmp(a, "--summary")) summary = v;
+        else if (!strcmp(a, "--mode")) {
+            if (strcmp(v, "sample") && strcmp(v, "on") && strcmp(v, "off")) return usage_error("unknown mode", v);
+            mode = v;
+        } else if (!strcmp(a, "-k")) {
+            if ((k = positive(v)) < 1) return usage_error("-k needs a positive number, not", v);
+        } else if (!strcmp(a, "--epoch")) {
+            if ((epoch = positive(v)) < 1) return usage_error("--epoch needs a positive number of ms, not", v);
+        } else if (!strcmp(a, "--top")) {
+            if ((top = positive(v)) < 0) return usage_error("--top needs a number, not", v);
+        } else {
+            return usage_error("unknown option", a);
+        }
+        i++;
+    }
+    if (i >= argc) return usage_error("no PROGRAM given", 0);
+    if (find_library(lib, sizeof lib) < 0) {
+        fprintf(stderr, "edgeprobe prof: cannot find libedgeprobe-prof.so (run `make tools`, or set EDGEPROBE_PROF_LIB)\n");
+        return 1;
+    }
+    fflush(0);
+    pid = fork();
+    if (pid < 0) {
+        perror("edgeprobe prof: fork");
+        return 1;
+    }
+    if (pid == 0) {
+        const char *old = getenv("LD_PRELOAD");
+        snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+        setenv("LD_PRELOAD", preload, 1);
+        snprintf(buf, sizeof buf, "%ld", (long)getpid()); /* exec keeps the pid: children stay unprofiled */
+        setenv("EDGEPROBE_PROF_PID", buf, 1);
+        setenv("EDGEPROBE_PROF_OUT", report, 1);
+        if (svg) setenv("EDGEPROBE_PROF_SVG", svg, 1);
+        if (summary) setenv("EDGEPROBE_PROF_SUMMARY", summary, 1);
+        if (mode) setenv("EDGEPROBE_PROF_MODE", mode, 1);
+        snprintf(buf, sizeof buf, "%ld", k);
+        setenv("EDGEPROBE_PROF_K", buf, 1);
+        snprintf(buf, sizeof buf, "%ld", epoch);
+        setenv("EDGEPROBE_PROF_EPOCH_MS", buf, 1);
+        snprintf(buf, sizeof buf, "%ld", top);
+        setenv("EDGEPROBE_PROF_TOP", buf, 1);
+        execvp(argv[i], argv + i);
+        fprintf(stderr, "edgeprobe prof: cannot run %s: %s\n", argv[i], strerror(errno));
+        _exit(errno == ENOENT ? 127 : 126);
+    }
+    /* the terminal's Ctrl-C reaches PROGRAM; we wait for its report */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) {
+            perror("edgeprobe prof: waitpid");
+            return 1;
+        }
+    if (!quiet) {
+        long sites = report_sites(report);
+        if (sites == 0)
+            fprintf(stderr, "edgeprobe prof: %s has no function probes: build it with -fpatchable-function-entry=5 "
+                            "(or -finstrument-functions); it ran unprofiled\n", argv[i]);
+        else if (sites > 0)
+            fprintf(stderr, "edgeprobe prof: report in %s%s%s\n", report, svg ? ", chart in " : "", svg ? svg : "");
+        else if (!(WIFEXITED(status) && WEXITSTATUS(status) >= 126))
+            fprintf(stderr, "edgeprobe prof: no report from %s (it ended before the profiler wrote one)\n", argv[i]);
+    }
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return WEXITSTATUS(status);
 }

@@ -151,6 +151,7 @@ static prof_func *fn_all;
 static unsigned fn_count;
 static prof_site *pending;   /* discovered, not yet bound (lock-free stack) */
 static unsigned long long sites_discovered, sites_entry, sites_exit;
+static unsigned long long bg_epochs, bind_errors, sites_bound;
 
 /* ---- per-thread state -------------------------------------------------- */
 typedef struct frame {
@@ -214,10 +215,12 @@ P_FN double hist_pct(const prof_func *f, double pct) {
 
 /* ---- toggling ------------------------------------------------------------ */
 P_FN int site_off(prof_site *s) {
+    if (s->kind == EDGEPROBE_KIND_FUNCTION) return edgeprobe_func_off(s->id);
     return prof_toggle_provider ? edgeprobe_provider_deactivate(s->id) : edgeprobe_call_deactivate(s->addr);
 }
 extern void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) NOI;
 P_FN int site_on(prof_site *s) {
+    if (s->kind == EDGEPROBE_KIND_FUNCTION) return edgeprobe_func_on(s->id);
     return prof_toggle_provider ? edgeprobe_provider_activate(s->id, prof_handler, s)
                                 : edgeprobe_call_activate(s->addr, s->rel32);
 }
@@ -249,6 +252,7 @@ P_FN void func_toggle(prof_func *f, int on, tstate *t) {
 P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t) {
     int zero = 0;
     unsigned expect = s;
+    if (!(s & 1)) return; /* that window is shut already */
     if (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
     if (__atomic_compare_exchange_n(&f->seq, &expect, s + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
         uint64_t len = now > f->open_tsc ? now - f->open_tsc : 1;
@@ -263,6 +267,25 @@ P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t) {
 /* Optional observer of every sample (tests): define it in the program. */
 extern void edgeprobe_profiler_on_sample(const char *name, uintptr_t fn, uint64_t entry_tsc, uint64_t exit_tsc)
     __attribute__((weak));
+
+/* One sample of f: a call that took exit_tsc - entry_tsc ticks. After K
+ * samples in window seq, the window closes and f's probes go off. */
+P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_tsc, uint64_t now, unsigned seq) {
+    uint64_t d = now - entry_tsc;
+    unsigned w;
+    __atomic_fetch_add(&f->hist[bucket_of(d)], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&f->samples, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&f->sum, d, __ATOMIC_RELAXED);
+    {
+        uint64_t m = __atomic_load_n(&f->min, __ATOMIC_RELAXED);
+        while ((m == 0 || d < m) &&
+               !__atomic_compare_exchange_n(&f->min, &m, d ? d : 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+    }
+    t->samples++;
+    if (edgeprobe_profiler_on_sample) edgeprobe_profiler_on_sample(f->name, fn, entry_tsc, now);
+    w = __atomic_add_fetch(&f->win_samples, 1, __ATOMIC_RELAXED);
+    if (w >= prof_k && prof_mode == MODE_SAMPLE) close_window(f, seq, now, t);
+}
 
 /* The handler of every entry and exit probe. user = the site's record.
  *
@@ -370,23 +393,8 @@ NOI void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) {
         goto out;
     }
     t->depth = i; /* this frame and the ones above it (nested, so dead) */
-sample : {
-    frame *fr = &t->stack[t->depth];
-    uint64_t d = now - fr->tsc;
-    unsigned w;
-    __atomic_fetch_add(&f->hist[bucket_of(d)], 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&f->samples, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&f->sum, d, __ATOMIC_RELAXED);
-    {
-        uint64_t m = __atomic_load_n(&f->min, __ATOMIC_RELAXED);
-        while ((m == 0 || d < m) &&
-               !__atomic_compare_exchange_n(&f->min, &m, d ? d : 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
-    }
-    t->samples++;
-    if (edgeprobe_profiler_on_sample) edgeprobe_profiler_on_sample(f->name, value, fr->tsc, now);
-    w = __atomic_add_fetch(&f->win_samples, 1, __ATOMIC_RELAXED);
-    if (w >= prof_k && prof_mode == MODE_SAMPLE) close_window(f, seq, now, t);
-}
+sample:
+    record_sample(f, t, value, t->stack[t->depth].tsc, now, seq);
 out:
     t->inside = 0;
 }
@@ -468,13 +476,97 @@ P_FN void prof_discover(const edgeprobe_info *info, void *arg) {
     while (!__atomic_compare_exchange_n(&pending, &s->next_new, s, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
 }
 
+/* ---- function-entry mode (-fpatchable-function-entry=5) -------------------
+ * Preferred when the program has function probes. Each function probe is a
+ * site of kind FUNCTION in its function's record (same-named functions of
+ * different objects share one record). While the window is open, the entry
+ * handler asks for the exit (returns 1) and keeps the entry time in the
+ * call's data; the exit handler records the sample. No frame matching: the
+ * return trampoline gives each exit to the call that asked for it, so a
+ * window closing or opening between entry and exit cannot pair the wrong
+ * calls, and longjmp or exceptions only lose samples. */
+static int fentry_mode;
+static int fentry_seen; /* point ids examined so far */
+NOI int fentry_on_entry(edgeprobe_call *call, void *user) {
+    prof_site *site = (prof_site *)user;
+    prof_func *f = site->func;
+    tstate *t = my_ts;
+    unsigned seq;
+    uint64_t now = rdtsc();
+    if (!t && !(t = tstate_new())) return 0;
+    t->events++;
+    if (!prof_running) return 0;
+    seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
+    if (!(seq & 1)) {
+        f->ignored++; /* racy on purpose: a diagnostic */
+        return 0;
+    }
+    if (!f->addr) f->addr = (uintptr_t)call->fn;
+    __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
+    /* calls that never return (longjmp) must not keep the window open */
+    if (__atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED) >= 8 * prof_k && prof_mode == MODE_SAMPLE)
+        close_window(f, seq, now, t);
+    call->data = now;
+    return 1;
+}
+NOI void fentry_on_exit(const edgeprobe_call *call, void *user) {
+    prof_site *site = (prof_site *)user;
+    prof_func *f = site->func;
+    tstate *t = my_ts;
+    uint64_t now = rdtsc();
+    if (!t && !(t = tstate_new())) return;
+    t->events++;
+    record_sample(f, t, (uintptr_t)call->fn, call->data, now, __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE));
+}
+/* Make sites for the function probes not seen yet and switch them on; the
+ * functions' windows open (odd seq) with them. Not from a handler. */
+P_FN int fentry_adopt(void) {
+    int id, n = edgeprobe_point_count(), adopted = 0;
+    for (id = fentry_seen; id < n && (unsigned)id < MAX_IDS; id++) {
+        edgeprobe_info info;
+        prof_site *ps;
+        prof_func *f;
+        if (edgeprobe_point_info(id, &info) < 0 || info.kind != EDGEPROBE_KIND_FUNCTION) continue;
+        sites_discovered++;
+        sites_entry++;
+        if (!info.patchable) {
+            sites_unpatchable++;
+            continue;
+        }
+        if (!(f = func_get(info.name)) || !(ps = (prof_site *)arena_alloc(sizeof *ps))) continue;
+        ps->id = id;
+        ps->kind = EDGEPROBE_KIND_FUNCTION;
+        ps->addr = (unsigned char *)info.site;
+        ps->func = f;
+        ps->state = 1;
+        site_by_id[id] = ps;
+        if (edgeprobe_func_attach_id(id, fentry_on_entry, fentry_on_exit, ps) < 0) {
+            bind_errors++;
+            continue;
+        }
+        if (prof_mode == MODE_OFF) edgeprobe_func_off(id);
+        sites_bound++;
+        ps->next = f->sites;
+        __atomic_store_n(&f->sites, ps, __ATOMIC_RELEASE);
+        __atomic_add_fetch(&f->nsites, 1, __ATOMIC_RELEASE);
+        __atomic_add_fetch(&f->nbound, 1, __ATOMIC_RELEASE);
+        if (!(f->seq & 1) && prof_mode != MODE_OFF) { /* a first site: the window opens now */
+            f->open_tsc = rdtsc();
+            f->windows++;
+            __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE);
+        }
+        adopted++;
+    }
+    fentry_seen = n;
+    return adopted;
+}
+
 /* ---- the background thread ------------------------------------------------ */
 static pthread_t bg_thread;
 static int bg_started;
 static pthread_mutex_t bg_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t bg_cv = PTHREAD_COND_INITIALIZER;
 static int bg_stop;
-static unsigned long long bg_epochs, bind_errors, sites_bound;
 
 P_FN void bind_pending(void) {
     prof_site *s = __atomic_exchange_n(&pending, (prof_site *)0, __ATOMIC_ACQUIRE), *next;
@@ -536,6 +628,7 @@ P_FN void *bg_main(void *arg) {
         pthread_cond_timedwait(&bg_cv, &bg_mu, &ts);
         if (bg_stop) break;
         pthread_mutex_unlock(&bg_mu);
+        if (fentry_mode && edgeprobe_func_scan() > fentry_seen) fentry_adopt(); /* dlopen */
         bind_pending();
         if (prof_mode != MODE_OFF) open_windows();
         bg_epochs++;
@@ -562,8 +655,9 @@ P_FN long env_long(const char *name, long def) {
 __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
     const char *m = getenv("EDGEPROBE_PROF_MODE"), *tg = getenv("EDGEPROBE_PROF_TOGGLE");
     long k = env_long("EDGEPROBE_PROF_K", 10), ep = env_long("EDGEPROBE_PROF_EPOCH_MS", 10);
-    if (m && strcmp(m, "none") == 0) {
-        prof_mode = MODE_NONE;
+    const char *pid = getenv("EDGEPROBE_PROF_PID");
+    if ((m && strcmp(m, "none") == 0) || (pid && *pid && atol(pid) != (long)getpid())) {
+        prof_mode = MODE_NONE; /* off, or a child process of the profiled program */
         return;
     }
     if (m && strcmp(m, "on") == 0) prof_mode = MODE_ON;
@@ -584,7 +678,12 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
     getrusage(RUSAGE_SELF, &ru_start);
     tsc_start = rdtsc();
     prof_running = 1;
-    edgeprobe_set_discovery(prof_discover, 0);
+    if (edgeprobe_func_scan() > 0) {
+        fentry_mode = 1;
+        fentry_adopt();
+    } else {
+        edgeprobe_set_discovery(prof_discover, 0);
+    }
     if (pthread_create(&bg_thread, 0, bg_main, 0) == 0) bg_started = 1;
     else fprintf(stderr, "edgeprobe profiler: no background thread; probes will not re-open\n");
 }
@@ -876,11 +975,16 @@ __attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
                 mode_names[prof_mode], prof_k, prof_epoch_ms, prof_toggle_provider ? "provider API" : "call patch API");
         fprintf(o, "run %.3f s wall, %.3f s CPU, TSC %.3f GHz, %llu thread(s) hit probes\n", secs, cpu_ns / 1e9,
                 1.0 / ns_per_tick, threads);
-        fprintf(o, "probe sites: %llu discovered (%llu entry, %llu exit), %llu bound, %llu not bindable, "
-                   "%llu not a call (never sampled), %llu tail-called exits (bound, never toggled); "
-                   "%llu functions, %llu of them never sampled\n",
-                sites_discovered, sites_entry, sites_exit, sites_bound, bind_errors, sites_unpatchable, sites_tail,
-                nfuncs, broken);
+        if (fentry_mode)
+            fprintf(o, "function probes (-fpatchable-function-entry): %llu found, %llu switched, %llu not patchable, "
+                       "%llu not bindable; %llu functions by name; exits lost (shadow stack full): %lu\n",
+                    sites_discovered, sites_bound, sites_unpatchable, bind_errors, nfuncs, edgeprobe_func_lost_exits());
+        else
+            fprintf(o, "probe sites: %llu discovered (%llu entry, %llu exit), %llu bound, %llu not bindable, "
+                       "%llu not a call (never sampled), %llu tail-called exits (bound, never toggled); "
+                       "%llu functions, %llu of them never sampled\n",
+                    sites_discovered, sites_entry, sites_exit, sites_bound, bind_errors, sites_unpatchable, sites_tail,
+                    nfuncs, broken);
         fprintf(o, "toggles: %llu (%.0f/s) in %llu calls, %llu errors; time toggling %.2f ms = %.3f%% of CPU time "
                    "(%.2f ms on program threads, %.2f ms on the epoch thread)\n",
                 toggles, toggles / secs, toggle_calls, terr, toggle_ns / 1e6, 100 * toggle_ns / cpu_ns,
