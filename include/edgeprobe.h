@@ -2629,18 +2629,23 @@ EDGEPROBE__FN edgeprobe__ptable *edgeprobe__ptable_reserve(struct edgeprobe__pro
 }
 
 #ifndef EDGEPROBE_FREESTANDING
-/* How many objects the process has unloaded so far (glibc's dlpi_subs). */
-EDGEPROBE__FN int edgeprobe__read_unloads(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
-EDGEPROBE__FN int edgeprobe__read_unloads(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
-    *(unsigned long long *)arg = size >= sizeof *info ? info->subs : ~0ULL;
+/* How many objects the process has loaded and unloaded so far (glibc's
+ * dlpi_adds and dlpi_subs; ~0 if the loader does not say). */
+EDGEPROBE__FN int edgeprobe__read_counters(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
+EDGEPROBE__FN int edgeprobe__read_counters(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
+    unsigned long long *c = (unsigned long long *)arg;
+    c[0] = size >= sizeof *info ? info->adds : ~0ULL;
+    c[1] = size >= sizeof *info ? info->subs : ~0ULL;
     return 1; /* the first object is enough */
 }
-EDGEPROBE__FN unsigned long long edgeprobe__dl_unloads(void);
-EDGEPROBE__FN unsigned long long edgeprobe__dl_unloads(void) {
-    unsigned long long subs = ~0ULL;
-    edgeprobe__libc_dl_iterate_phdr(edgeprobe__read_unloads, &subs);
-    return subs;
+EDGEPROBE__FN unsigned long long edgeprobe__dl_counter(int which);
+EDGEPROBE__FN unsigned long long edgeprobe__dl_counter(int which) {
+    unsigned long long c[2] = {~0ULL, ~0ULL};
+    edgeprobe__libc_dl_iterate_phdr(edgeprobe__read_counters, c);
+    return c[which];
 }
+#define edgeprobe__dl_loads() edgeprobe__dl_counter(0)
+#define edgeprobe__dl_unloads() edgeprobe__dl_counter(1)
 /* Is addr inside an executable segment of a loaded object? Lets the
  * discovery follow a call into a PLT stub without risking a fault. */
 typedef struct { uintptr_t addr; int found; } edgeprobe__code_query;
@@ -3717,9 +3722,10 @@ EDGEPROBE__FN edgeprobe__fobject *edgeprobe__fobject_scan(edgeprobe__root *r, co
     if (e.strtab) EDGEPROBE_OS_FREE(e.strtab);
     return o;
 }
-/* Bring the object list up to date with the loader. Lock held. */
-EDGEPROBE__FN int edgeprobe__fsync_objects(edgeprobe__root *r);
-EDGEPROBE__FN int edgeprobe__fsync_objects(edgeprobe__root *r) {
+/* Bring the object list up to date with the loader: drop unloaded objects,
+ * and, if scan_new, read the files of new ones. Lock held. */
+EDGEPROBE__FN int edgeprobe__fsync_objects(edgeprobe__root *r, int scan_new);
+EDGEPROBE__FN int edgeprobe__fsync_objects(edgeprobe__root *r, int scan_new) {
     struct edgeprobe__fstate *fs = r->fstate;
     edgeprobe__fobj_list l = {0, 0, 0, 0, 0};
     edgeprobe__fobject *o;
@@ -3732,12 +3738,12 @@ EDGEPROBE__FN int edgeprobe__fsync_objects(edgeprobe__root *r) {
         if (i == l.n) edgeprobe__fobject_gone(r, o);
         else l.v[i].text_hi = 0; /* known */
     }
-    for (i = 0; i < l.n; i++) {
+    for (i = 0; scan_new && i < l.n; i++) {
         if (!l.v[i].text_hi) continue;
         if (single < 0) single = edgeprobe__single_threaded();
         edgeprobe__fobject_scan(r, &l.v[i], single);
     }
-    fs->adds = l.adds;
+    if (scan_new) fs->adds = l.adds;
     fs->subs = l.subs;
     if (l.v) EDGEPROBE_OS_FREE(l.v);
     return 0;
@@ -3763,12 +3769,14 @@ EDGEPROBE__FN struct edgeprobe__fstate *edgeprobe__fstate_get(edgeprobe__root *r
         edgeprobe__libc_dlopen(dli.fname, EDGEPROBE__RTLD_PIN);
     edgeprobe__trap_install(r); /* now, not later with the loader lock held */
     __atomic_store_n(&r->fstate, fs, __ATOMIC_RELEASE);
-    edgeprobe__fsync_objects(r);
+    edgeprobe__fsync_objects(r, 1);
     return fs;
 }
 
-/* Run fn(r, arg) with the loader's list lock held and the object list
- * current (see above). Lock held. */
+/* Run fn(r, arg) with the loader's list lock held and no object unloaded
+ * since the list was last synced (see above); objects loaded since are not
+ * needed for that, and are scanned by the calls that name functions by
+ * pattern. Lock held. */
 typedef struct {
     edgeprobe__root *r;
     int (*fn)(edgeprobe__root *, void *);
@@ -3779,7 +3787,7 @@ EDGEPROBE__FN int edgeprobe__floader_cb(edgeprobe__dl_phdr_info *info, size_t si
 EDGEPROBE__FN int edgeprobe__floader_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
     edgeprobe__floader_call *c = (edgeprobe__floader_call *)arg;
     struct edgeprobe__fstate *fs = c->r->fstate;
-    c->stale = size < sizeof *info || info->adds != fs->adds || info->subs != fs->subs;
+    c->stale = size < sizeof *info || info->subs != fs->subs;
     if (!c->stale) c->rc = c->fn(c->r, c->arg);
     return 1;
 }
@@ -3791,7 +3799,7 @@ EDGEPROBE__FN int edgeprobe__floader(edgeprobe__root *r, int (*fn)(edgeprobe__ro
         c.stale = 1;
         edgeprobe__libc_dl_iterate_phdr(edgeprobe__floader_cb, &c);
         if (!c.stale) return c.rc;
-        edgeprobe__fsync_objects(r);
+        edgeprobe__fsync_objects(r, 0);
     }
 }
 
@@ -3888,7 +3896,10 @@ EDGEPROBE__FN int edgeprobe__func_run(edgeprobe__fop *op) {
     if (rc) return rc;
     edgeprobe__lock(&r->lock);
     if (!edgeprobe__fstate_get(r)) rc = EDGEPROBE_ENOMEM;
-    else rc = edgeprobe__floader(r, edgeprobe__fop_all, op);
+    else {
+        if (op->pattern && edgeprobe__dl_loads() != r->fstate->adds) edgeprobe__fsync_objects(r, 1);
+        rc = edgeprobe__floader(r, edgeprobe__fop_all, op);
+    }
     edgeprobe__unlock(&r->lock);
     return rc;
 }
@@ -3933,7 +3944,8 @@ EDGEPROBE__FN int edgeprobe_func_scan(void) {
     EDGEPROBE__READY_OR_RETURN(r);
     edgeprobe__lock(&r->lock);
     if (edgeprobe__fstate_get(r)) {
-        edgeprobe__fsync_objects(r);
+        if (edgeprobe__dl_loads() != r->fstate->adds || edgeprobe__dl_unloads() != r->fstate->subs)
+            edgeprobe__fsync_objects(r, 1);
         for (o = r->fstate->objects; o; o = o->next) n += o->loaded ? o->n : 0;
     } else {
         n = EDGEPROBE_ENOMEM;

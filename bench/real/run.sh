@@ -3,12 +3,14 @@
 # build and under every tool, interleaved, then summarise (summarize.py).
 # Run through `make bench-real`; knobs (environment):
 #   REAL_PROGRAMS="bzip2 lua zstd"
-#   REAL_CONFIGS="plain fpe eprof cplain cfpe ceprof fiprof fistub"
+#   REAL_CONFIGS="plain fpe eprof eoff cplain cfpe ceprof fiprof fistub"
 #       plain   gcc -O2                       cplain  clang -O2
 #       fpe     gcc -O2 -fpatchable-function-entry=5 (nothing attached)
 #       cfpe    clang, the same flag
 #       eprof   the fpe binary under `build/edgeprobe prof` (no rebuild)
 #       ceprof  the cfpe binary under `build/edgeprobe prof`
+#       eoff    the fpe binary under `edgeprobe prof --mode off` (every
+#               function attached, then switched off: the disabled cost)
 #       fiprof  -finstrument-functions + examples/profiler, sampling
 #       fioff   the same binary, every probe switched off (optional)
 #       fistub  -finstrument-functions + empty hooks (the classic cost)
@@ -43,7 +45,7 @@ cd "$ROOT"
 OUT=bench/out/real
 mkdir -p "$OUT" bench/plots
 PROGRAMS=${REAL_PROGRAMS:-bzip2 lua zstd}
-CONFIGS=${REAL_CONFIGS:-plain fpe eprof cplain cfpe ceprof fiprof fistub}
+CONFIGS=${REAL_CONFIGS:-plain fpe eprof eoff cplain cfpe ceprof fiprof fistub}
 ROUNDS=${REAL_ROUNDS:-7}
 LUA_N=${REAL_LUA_N:-5}
 BZ_MB=${REAL_BZ_MB:-20}
@@ -71,7 +73,7 @@ skip() { echo "run: SKIPPED $*" | tee -a "$SKIPPED" >&2; }
 variant_of() {
     case $1 in
     plain | fpe | cplain | cfpe) echo "$1" ;;
-    eprof | uftrace) echo fpe ;; ceprof) echo cfpe ;;
+    eprof | eoff | uftrace) echo fpe ;; ceprof) echo cfpe ;;
     fiprof | fioff) echo instr ;; fistub) echo stub ;;
     *) echo "run: unknown configuration $1" >&2; exit 2 ;;
     esac
@@ -80,7 +82,8 @@ variant_of() {
 # $1; $2 names the run (program, round, stage) for the files it writes
 prefix_of() {
     case $1 in
-    eprof | ceprof) echo "$EP prof -o $OUT/$2.report -k $K --epoch $EPOCH --" ;;
+    eprof | ceprof) echo "$EP prof -q -o $OUT/$2.report --summary $OUT/$2.summary -k $K --epoch $EPOCH --" ;;
+    eoff) echo "$EP prof -q -o $OUT/$2.report --summary $OUT/$2.summary --mode off --" ;;
     fiprof) echo "env EDGEPROBE_PROF_QUIET=1 EDGEPROBE_PROF_K=$K EDGEPROBE_PROF_EPOCH_MS=$EPOCH EDGEPROBE_PROF_SUMMARY=$OUT/$2.summary" ;;
     fioff) echo "env EDGEPROBE_PROF_MODE=off EDGEPROBE_PROF_QUIET=1 EDGEPROBE_PROF_SUMMARY=$OUT/$2.summary" ;;
     uftrace) echo "uftrace record --no-libcall -P . -d $UDIR" ;;
@@ -108,10 +111,10 @@ prof_ready() {
     local out
     out=$($EP prof -o /dev/null -- /bin/true 2>&1) || { echo "'$EP prof -o /dev/null -- /bin/true' failed: $out"; return 1; }
 }
-if echo " $CONFIGS " | grep -q " c\?eprof "; then
+if echo " $CONFIGS " | grep -Eq " (eprof|ceprof|eoff) "; then
     if ! why=$(prof_ready); then
-        skip "eprof ceprof (edgeprobe prof): $why"
-        CONFIGS=$(echo " $CONFIGS " | sed 's/ eprof / /; s/ ceprof / /')
+        skip "eprof ceprof eoff (edgeprobe prof): $why"
+        CONFIGS=$(echo " $CONFIGS " | sed 's/ eprof / /; s/ ceprof / /; s/ eoff / /')
     fi
 fi
 
@@ -164,7 +167,7 @@ for prog in $PROGRAMS; do
         else
             skip "$prog $c: check failed: $why; command: $(prefix_of "$c" "check-$prog-$c") build/real/$(variant_of "$c")/$prog ...;" \
                 "stderr: $(head -c 600 "$OUT/check.err" | tr '\n' ' ')"
-            case $c in eprof | ceprof | uftrace) ;; *) exit 1 ;; esac
+            case $c in eprof | ceprof | eoff | uftrace) ;; *) exit 1 ;; esac
         fi
     done
     echo "run: $prog: checked:${PCONF[$prog]}"
@@ -218,7 +221,7 @@ for prog in $PROGRAMS; do
     esac
     if echo " ${PCONF[$prog]} " | grep -q " eprof "; then
         # shellcheck disable=SC2086
-        $EP prof -o "$OUT/$prog-eprof-report.txt" --svg "bench/plots/real-$prog-eprof.svg" -k "$K" --epoch "$EPOCH" \
+        $EP prof -q -o "$OUT/$prog-eprof-report.txt" --top 30 --svg "bench/plots/real-$prog-eprof.svg" -k "$K" --epoch "$EPOCH" \
             -- build/real/fpe/$prog $args > /dev/null 2> "$OUT/$prog-eprof-report.err" ||
             skip "$prog: '$EP prof -o $OUT/$prog-eprof-report.txt ... -- build/real/fpe/$prog $args' exit status $?"
     fi

@@ -28,6 +28,7 @@ LABEL = {
     "cplain": "clang -O2",
     "cfpe": "clang -O2 -fpatchable-function-entry=5, nothing attached",
     "ceprof": "the cfpe binary under `edgeprobe prof`",
+    "eoff": "the fpe binary under `edgeprobe prof --mode off` (attached, switched off)",
     "fiprof": "gcc -finstrument-functions + examples/profiler, sampling",
     "fioff": "gcc -finstrument-functions + examples/profiler, probes off",
     "fistub": "gcc -finstrument-functions, empty hooks",
@@ -173,8 +174,8 @@ for prog in programs:
         f"{c} " + " ".join(f"{x[1]:.2f}" for x in runs[c]) for c in configs if c in runs))
     md.append("")
     # paper Table 3 columns, from the profilers' counters in the timed runs
-    for c, pattern in (("eprof", f"{prog}-r*-eprof*.report"), ("ceprof", f"{prog}-r*-ceprof*.report"),
-                       ("fiprof", f"{prog}-r*-fiprof*.summary")):
+    for c in ("eprof", "ceprof", "fiprof"):
+        pattern = f"{prog}-r*-{c}*.summary"
         s = summary_lines(pattern)
         if not s or c not in runs:
             continue
@@ -236,7 +237,7 @@ svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-f
        '<text x="10" y="40">dashed lines: the targets, +1% (flag alone) and +3% (edgeprobe prof)</text>']
 y = 55
 for prog, c, p in chart:
-    col = {"eprof": "#c0504d", "ceprof": "#c0504d", "fpe": "#4a7fb5", "cfpe": "#4a7fb5"}.get(c, "#999")
+    col = {"eprof": "#c0504d", "ceprof": "#c0504d", "eoff": "#e8a09e", "fpe": "#4a7fb5", "cfpe": "#4a7fb5"}.get(c, "#999")
     svg.append(f'<text x="{x0 - 8}" y="{y + 13}" text-anchor="end">{prog}: {LABEL.get(c, c)}</text>')
     a, b = sorted((X(0), X(p)))
     svg.append(f'<rect x="{a:.1f}" y="{y}" width="{max(b - a, 1):.1f}" height="{bar}" fill="{col}"/>')
