@@ -1016,6 +1016,8 @@ typedef struct edgeprobe__root {
 typedef struct edgeprobe__object {
     edgeprobe__root *root;
     int registered;
+    int pinned;                  /* made undeletable: it may hold the SIGTRAP
+                                    handler or the function trampolines    */
 } edgeprobe__object;
 __attribute__((weak, visibility("hidden"), used)) edgeprobe__object edgeprobe__this_object;
 
@@ -2086,15 +2088,24 @@ EDGEPROBE__FN void edgeprobe__on_sigtrap(int sig, void *si_, void *uc_) {
         else EDGEPROBE_OS_YIELD(); /* not emulable: wait for the patch */
     }
 }
-/* Install the handler once per process, and pin the object holding it so a
- * dlclose cannot unmap a live signal handler. Lock held. */
+/* Pin this object (dlclose then leaves it mapped): the calls that may
+ * install its SIGTRAP handler or publish its trampolines do this first,
+ * WITHOUT the registry lock - dladdr and dlopen take the loader's lock, and
+ * a constructor running under that lock takes the registry lock. */
+EDGEPROBE__FN void edgeprobe__pin_self(void);
+EDGEPROBE__FN void edgeprobe__pin_self(void) {
+    edgeprobe__dl_info dli;
+    if (__atomic_load_n(&edgeprobe__this_object.pinned, __ATOMIC_ACQUIRE)) return;
+    if (edgeprobe__libc_dladdr((const void *)&edgeprobe__this_object, &dli) && dli.fname)
+        edgeprobe__libc_dlopen(dli.fname, EDGEPROBE__RTLD_PIN);
+    __atomic_store_n(&edgeprobe__this_object.pinned, 1, __ATOMIC_RELEASE);
+}
+/* Install the handler once per process (its object is pinned: see the
+ * callers). Lock held. */
 EDGEPROBE__FN int edgeprobe__trap_install(edgeprobe__root *r);
 EDGEPROBE__FN int edgeprobe__trap_install(edgeprobe__root *r) {
     edgeprobe__sigaction_t sa;
-    edgeprobe__dl_info dli;
     if (r->trap_installed) return 0;
-    if (edgeprobe__libc_dladdr((const void *)edgeprobe__on_sigtrap, &dli) && dli.fname)
-        edgeprobe__libc_dlopen(dli.fname, EDGEPROBE__RTLD_PIN);
     __builtin_memset(&sa, 0, sizeof sa);
     sa.action = edgeprobe__on_sigtrap;
     sa.flags = EDGEPROBE__SA_SIGINFO | EDGEPROBE__SA_RESTART | EDGEPROBE__SA_ONSTACK;
@@ -2104,6 +2115,7 @@ EDGEPROBE__FN int edgeprobe__trap_install(edgeprobe__root *r) {
 }
 #else
 #define edgeprobe__trap_install(r) ((void)(r), EDGEPROBE_ENOTSUP)
+#define edgeprobe__pin_self() ((void)0)
 #endif
 
 /* ---- 8.11 word patch: sync, async, batch ---------------------------------
@@ -2285,6 +2297,7 @@ EDGEPROBE__INLINE int edgeprobe__step_due(edgeprobe__root *r, const edgeprobe__f
 EDGEPROBE__FN int edgeprobe_patch_start(void *site, const void *insn, size_t len) {
     int rc;
     EDGEPROBE__ROOT_OR_RETURN(r);
+    edgeprobe__pin_self();
     if (!site || !insn || len < 1 || len > 8) return EDGEPROBE_EINVAL;
     edgeprobe__lock(&r->lock);
     rc = edgeprobe__patch_begin(r, (unsigned char *)site, (const unsigned char *)insn, len);
@@ -2312,6 +2325,7 @@ EDGEPROBE__FN int edgeprobe_patch_batch(const edgeprobe_patch_req *reqs, size_t 
     uint64_t last = 0;
     EDGEPROBE__ROOT_OR_RETURN(r);
     if ((!reqs || !results) && n) return EDGEPROBE_EINVAL;
+    edgeprobe__pin_self();
     edgeprobe__lock(&r->lock);
     for (i = 0; i < n; i++) {
         results[i] = edgeprobe__patch_begin(r, (unsigned char *)reqs[i].site,
@@ -3126,7 +3140,8 @@ EDGEPROBE__INLINE void edgeprobe__fleave(edgeprobe__fthread *t) {
 }
 
 /* Called by the entry trampoline. */
-EDGEPROBE__FN void edgeprobe__fentry_c(edgeprobe__fpoint *fp, uint64_t *regs, uintptr_t *slot);
+/* called from the trampolines' assembly: kept under LTO */
+EDGEPROBE__FN __attribute__((used)) void edgeprobe__fentry_c(edgeprobe__fpoint *fp, uint64_t *regs, uintptr_t *slot);
 EDGEPROBE__FN void edgeprobe__fentry_c(edgeprobe__fpoint *fp, uint64_t *regs, uintptr_t *slot) {
     edgeprobe__fthread *t = edgeprobe__fthread_tls;
     edgeprobe__fbind *b;
@@ -3166,7 +3181,8 @@ EDGEPROBE__FN void edgeprobe__fentry_c(edgeprobe__fpoint *fp, uint64_t *regs, ui
  * through. The newest frame with that slot is this call; frames above it
  * were left by longjmp (or an exception that restored them) and are
  * dropped. Returns the real return address. */
-EDGEPROBE__FN uintptr_t edgeprobe__fexit_c(uint64_t *regs, uintptr_t slot);
+/* called from the trampolines' assembly: kept under LTO */
+EDGEPROBE__FN __attribute__((used)) uintptr_t edgeprobe__fexit_c(uint64_t *regs, uintptr_t slot);
 EDGEPROBE__FN uintptr_t edgeprobe__fexit_c(uint64_t *regs, uintptr_t slot) {
     edgeprobe__fthread *t = edgeprobe__fthread_tls;
     edgeprobe__fframe f;
@@ -3205,7 +3221,8 @@ EDGEPROBE__FN uintptr_t edgeprobe__fexit_c(uint64_t *regs, uintptr_t slot) {
  * the exit handler of that call does not run. */
 typedef uintptr_t (*edgeprobe__getcfa_fn)(void *context);
 extern uintptr_t _Unwind_GetCFA(void *) __attribute__((weak));
-EDGEPROBE__FN int edgeprobe__fret_personality(int version, int actions, uint64_t cls, void *exc, void *context);
+/* called from the trampolines' assembly: kept under LTO */
+EDGEPROBE__FN __attribute__((used)) int edgeprobe__fret_personality(int version, int actions, uint64_t cls, void *exc, void *context);
 EDGEPROBE__FN int edgeprobe__fret_personality(int version, int actions, uint64_t cls, void *exc, void *context) {
     enum { CONTINUE_UNWIND = 8, FATAL_PHASE1 = 3, FATAL_PHASE2 = 2 };
     edgeprobe__getcfa_fn getcfa = _Unwind_GetCFA;
@@ -3712,7 +3729,7 @@ EDGEPROBE__FN edgeprobe__fobject *edgeprobe__fobject_scan(edgeprobe__root *r, co
             edgeprobe__text m = {buf, sizeof buf, 0};
             edgeprobe__puts(&m, o->path);
             edgeprobe__puts(&m, " has no .symtab (stripped): functions not in .dynsym are named by address");
-            EDGEPROBE_OS_LOG(buf);
+            edgeprobe__log(r, buf);
         }
         o->next = r->fstate->objects;
         r->fstate->objects = o;
@@ -3753,7 +3770,6 @@ EDGEPROBE__FN struct edgeprobe__fstate *edgeprobe__fstate_get(edgeprobe__root *r
 EDGEPROBE__FN struct edgeprobe__fstate *edgeprobe__fstate_get(edgeprobe__root *r) {
     struct edgeprobe__fstate *fs = r->fstate;
     int width;
-    edgeprobe__dl_info dli;
     if (fs) return fs;
     if (!(fs = (struct edgeprobe__fstate *)EDGEPROBE_OS_ALLOC(sizeof *fs))) return 0;
     width = edgeprobe__vector_width();
@@ -3764,9 +3780,6 @@ EDGEPROBE__FN struct edgeprobe__fstate *edgeprobe__fstate_get(edgeprobe__root *r
         return 0;
     }
     fs->membarrier_ok = edgeprobe__syscall3(EDGEPROBE__SYS_MEMBARRIER, EDGEPROBE__MB_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-    /* the trampolines live in this object: it must never be unloaded */
-    if (edgeprobe__libc_dladdr((const void *)edgeprobe__fentry_c, &dli) && dli.fname)
-        edgeprobe__libc_dlopen(dli.fname, EDGEPROBE__RTLD_PIN);
     edgeprobe__trap_install(r); /* now, not later with the loader lock held */
     __atomic_store_n(&r->fstate, fs, __ATOMIC_RELEASE);
     edgeprobe__fsync_objects(r, 1);
@@ -3894,6 +3907,7 @@ EDGEPROBE__FN int edgeprobe__func_run(edgeprobe__fop *op) {
     int rc = op->pattern ? edgeprobe__check_pattern(op->pattern) : 0;
     EDGEPROBE__READY_OR_RETURN(r);
     if (rc) return rc;
+    edgeprobe__pin_self(); /* the trampolines may be this object's */
     edgeprobe__lock(&r->lock);
     if (!edgeprobe__fstate_get(r)) rc = EDGEPROBE_ENOMEM;
     else {
@@ -3942,6 +3956,7 @@ EDGEPROBE__FN int edgeprobe_func_scan(void) {
     int n = 0;
     edgeprobe__fobject *o;
     EDGEPROBE__READY_OR_RETURN(r);
+    edgeprobe__pin_self();
     edgeprobe__lock(&r->lock);
     if (edgeprobe__fstate_get(r)) {
         if (edgeprobe__dl_loads() != r->fstate->adds || edgeprobe__dl_unloads() != r->fstate->subs)

@@ -64,13 +64,15 @@ def load_rounds(prog):
 
 
 def load_uftrace(prog):
+    """uftrace's runs and the plain runs timed alongside them:
+    ({name: [(wall, cpu), ...]}, trace MB)."""
     f = os.path.join(out, f"{prog}-uftrace.json")
     if not os.path.exists(f):
         return None
-    r = json.load(open(f))["results"][0]
-    mb = open(os.path.join(out, f"{prog}-uftrace.mb")).read().strip() if os.path.exists(
-        os.path.join(out, f"{prog}-uftrace.mb")) else "?"
-    return [(t, r["user"] + r["system"]) for t in r["times"]], mb
+    runs = {r["command"]: [(t, r["user"] + r["system"]) for t in r["times"]] for r in json.load(open(f))["results"]}
+    mbf = os.path.join(out, f"{prog}-uftrace.mb")
+    mb = open(mbf).read().strip() if os.path.exists(mbf) else "?"
+    return runs, mb
 
 
 def summary_lines(pattern):
@@ -118,7 +120,7 @@ if os.path.exists(os.path.join(out, "load.txt")):
 md.append("- CPU = user + system time of the whole process tree (hyperfine; the tools' own threads and "
           "processes included), the paper's measure; wall also given")
 md.append("- 'vs base': median over rounds of (this CPU / base CPU in the same round); base = gcc or clang plain; "
-          "'ratio of medians' in brackets\n")
+          "ratio of the medians in brackets; 'min/min': fastest run over fastest run (other jobs only add time)\n")
 st = os.path.join(out, "selftest.txt")
 if os.path.exists(st):
     verdict = [l.strip() for l in open(st, errors="replace") if re.search(r"\d+ passed, \d+ failed|FAIL|Error", l)]
@@ -139,36 +141,40 @@ for prog in programs:
         continue
     nr = max(len(v) for v in runs.values())
     md.append(f"## {prog} ({nr} interleaved rounds): {WORKLOAD.get(prog, '')}\n")
-    md.append("| configuration | CPU s (median) | wall s (median) | CPU vs base | wall vs base | CPU spread (min-max) |")
-    md.append("|---|---:|---:|---:|---:|---:|")
+    md.append("| configuration | CPU s (median) | wall s (median) | CPU vs base | CPU vs base, min/min | wall vs base "
+              "| CPU spread (min-max) |")
+    md.append("|---|---:|---:|---:|---:|---:|---:|")
     med_c = {c: statistics.median(x[1] for x in v) for c, v in runs.items()}
     med_w = {c: statistics.median(x[0] for x in v) for c, v in runs.items()}
     for c in configs:
         if c not in runs:
             continue
         b = BASE.get(c, "plain")
-        cv = wv = "-"
+        cv = wv = mv = "-"
         if b in runs and c != b:
             paired = [x[1] / y[1] for x, y in zip(runs[c], runs[b])]
             pw = [x[0] / y[0] for x, y in zip(runs[c], runs[b])]
             p = 100 * (statistics.median(paired) - 1)
             cv = f"{p:+.1f}% ({pct(med_c[c], med_c[b]):+.1f}%)"
             wv = f"{100 * (statistics.median(pw) - 1):+.1f}%"
+            mv = f"{pct(min(x[1] for x in runs[c]), min(x[1] for x in runs[b])):+.1f}%"
             chart.append((prog, c, p))
             if c in TARGET:
                 ok = p <= TARGET[c]
                 verdicts.append(f"| {prog} | {c} | {p:+.1f}% | <= {TARGET[c]:.0f}% | {'met' if ok else '**missed**'} |")
         cpus = [x[1] for x in runs[c]]
-        md.append(f"| {c}: {LABEL.get(c, c)} | {med_c[c]:.3f} | {med_w[c]:.3f} | {cv} | {wv} | "
+        md.append(f"| {c}: {LABEL.get(c, c)} | {med_c[c]:.3f} | {med_w[c]:.3f} | {cv} | {mv} | {wv} | "
                   f"{min(cpus):.2f}-{max(cpus):.2f} |")
     uf = load_uftrace(prog)
-    if uf and "plain" in med_c:
-        (ur, mb) = uf
-        uc = statistics.median(x[1] for x in ur)
-        uw = statistics.median(x[0] for x in ur)
-        md.append(f"| uftrace: {LABEL['uftrace']} ({len(ur)} run, after the rounds; trace {mb} MB) | {uc:.3f} | "
-                  f"{uw:.3f} | {uc / med_c['plain']:.2f}x | {uw / med_w['plain']:.2f}x | |")
-        chart.append((prog, "uftrace", pct(uc, med_c["plain"])))
+    if uf and "uftrace" in uf[0] and "plain" in uf[0]:
+        ur, mb = uf
+        uc, uw = (statistics.median(x[i] for x in ur["uftrace"]) for i in (1, 0))
+        pc, pw = (statistics.median(x[i] for x in ur["plain"]) for i in (1, 0))
+        scale = " (lua: bench.lua 1 round, with its own plain run)" if prog == "lua" else ""
+        md.append(f"| uftrace: {LABEL['uftrace']}, {len(ur['uftrace'])} run after the rounds{scale}; "
+                  f"trace {mb} MB | {uc:.3f} | {uw:.3f} | {uc / pc:.2f}x (plain alongside: {pc:.3f} s) | | "
+                  f"{uw / pw:.2f}x | |")
+        chart.append((prog, "uftrace", pct(uc, pc)))
     md.append("")
     md.append("Per-round CPU seconds: " + "; ".join(
         f"{c} " + " ".join(f"{x[1]:.2f}" for x in runs[c]) for c in configs if c in runs))

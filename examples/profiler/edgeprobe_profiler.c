@@ -487,6 +487,7 @@ P_FN void prof_discover(const edgeprobe_info *info, void *arg) {
  * calls, and longjmp or exceptions only lose samples. */
 static int fentry_mode;
 static int fentry_seen; /* point ids examined so far */
+static unsigned long long fentry_unnamed; /* no symbol: a stripped object */
 NOI int fentry_on_entry(edgeprobe_call *call, void *user) {
     prof_site *site = (prof_site *)user;
     prof_func *f = site->func;
@@ -533,6 +534,7 @@ P_FN int fentry_adopt(void) {
             sites_unpatchable++;
             continue;
         }
+        if (info.name[0] == '0' && info.name[1] == 'x') fentry_unnamed++;
         if (!(f = func_get(info.name)) || !(ps = (prof_site *)arena_alloc(sizeof *ps))) continue;
         ps->id = id;
         ps->kind = EDGEPROBE_KIND_FUNCTION;
@@ -979,6 +981,9 @@ __attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
             fprintf(o, "function probes (-fpatchable-function-entry): %llu found, %llu switched, %llu not patchable, "
                        "%llu not bindable; %llu functions by name; exits lost (shadow stack full): %lu\n",
                     sites_discovered, sites_bound, sites_unpatchable, bind_errors, nfuncs, edgeprobe_func_lost_exits());
+        if (fentry_mode && fentry_unnamed)
+            fprintf(o, "note: %llu functions have no symbol and are named by address (a stripped object: "
+                       "profile the unstripped build for names)\n", fentry_unnamed);
         else
             fprintf(o, "probe sites: %llu discovered (%llu entry, %llu exit), %llu bound, %llu not bindable, "
                        "%llu not a call (never sampled), %llu tail-called exits (bound, never toggled); "

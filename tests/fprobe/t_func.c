@@ -184,6 +184,12 @@ NOINLINE long with_signal(long x) {
     return leaf(x);
 }
 
+static char last_log[512];
+static void capture_log(const char *msg, void *arg) {
+    (void)arg;
+    snprintf(last_log, sizeof last_log, "%s", msg);
+}
+
 /* ---- listing for the nm comparison ---------------------------------------- */
 static int print_function(const edgeprobe_info *info, void *arg) {
     (void)arg;
@@ -330,7 +336,11 @@ int main(int argc, char **argv) {
         mprotect((void *)((uintptr_t)site & ~4095UL), 8192, PROT_READ | PROT_WRITE | PROT_EXEC);
         memcpy(before, site, 5);
         site[0] = 0xcc; /* a debugger's breakpoint */
+        edgeprobe_set_logger(capture_log, 0);
         CHECK_EQ(edgeprobe_func_on(id), EDGEPROBE_EBYTES);
+        edgeprobe_set_logger(0, 0);
+        CHECK(strstr(last_log, "refusing to patch unexpected bytes") != 0);
+        CHECK(strstr(last_log, "found cc") != 0);
         CHECK_EQ(site[0], 0xcc);
         CHECK(memcmp(site + 1, before + 1, 4) == 0);
         site[0] = before[0];
