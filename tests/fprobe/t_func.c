@@ -24,7 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define NOINLINE __attribute__((noinline, noclone))
+#define NOINLINE __attribute__((noipa)) /* gcc: no inlining, cloning or renaming, LTO too */
 #ifdef __clang__
 #undef NOINLINE
 #define NOINLINE __attribute__((noinline))
@@ -139,7 +139,7 @@ NOINLINE long double ret_ld(long double x) { IMPURE(); return x * 3 + 0.5L; }
 typedef float v8f __attribute__((vector_size(32)));
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
-__attribute__((target("avx"), noinline)) v8f vec_add(v8f a, v8f b) { return a + b; }
+__attribute__((target("avx"))) NOINLINE v8f vec_add(v8f a, v8f b) { return a + b; }
 /* __m256 arguments and result in ymm registers, across entry and exit */
 __attribute__((target("avx"), noinline)) static int vec_ok(void) {
     v8f a = {1, 2, 3, 4, 5, 6, 7, 8}, b = {10, 20, 30, 40, 50, 60, 70, 80}, c = vec_add(a, b);
