@@ -70,3 +70,10 @@ fprobe_noflag() {
         gcc -O2 $WARN $INC "$B/noflag.c" -o "$B/noflag" && "./$B/noflag"
 }
 case_ fprobe-no-flag-enofunc fprobe_noflag
+
+# The same harness must catch a naive protocol (gcc's NOPs overwritten byte
+# by byte with a call): at least half of its runs crash.
+fprobe_broken() {
+    gcc -O2 $WARN $INC -pthread $FPSRC/t_fstress.c -o "$B/t_fstress-broken" && timeout 120 "./$B/t_fstress-broken" broken
+}
+case_ fprobe-stress-broken-protocol-is-detected fprobe_broken

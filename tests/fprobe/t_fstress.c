@@ -7,7 +7,11 @@
  *   gcc 90 x5:  no split and 1|4 .. 4|1 (always one byte, via the mirror).
  * The functions are written in assembly so that their entries sit exactly
  * where wanted; each is listed in __patchable_function_entries like a
- * compiler's. Bounded: FSTRESS_TOGGLES toggles or FSTRESS_SECONDS per case. */
+ * compiler's. Bounded: FSTRESS_TOGGLES toggles or FSTRESS_SECONDS per case.
+ *
+ * `t_fstress broken` shows the harness can fail: it switches gcc's NOPs the
+ * naive way (a whole `call` written over them byte by byte, and back) while
+ * the executors run, in child processes, and expects most of them to die. */
 #define _GNU_SOURCE
 #include "edgeprobe.h"
 #include "check.h"
@@ -16,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* fs_<form>_<split>: returns its argument plus one. */
 #define FS_FUNC(name, skip, nopbytes)                                          \
@@ -69,7 +74,55 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int main(void) {
+/* The naive protocol: the 5 bytes of `call bounce` stored one at a time over
+ * the NOPs, then the NOPs one at a time. A thread between two NOPs, or
+ * fetching a half-written call, runs garbage. */
+__asm__(".text\n.globl fs_bounce\n.type fs_bounce,@function\nfs_bounce: ret\n.size fs_bounce, 1\n");
+extern void fs_bounce(void);
+static void broken_toggles(unsigned char *site, double seconds) {
+    unsigned char call[5];
+    int32_t rel = (int32_t)((intptr_t)(void *)fs_bounce - (intptr_t)(site + 5));
+    double end = now() + seconds;
+    int i;
+    call[0] = 0xe8;
+    memcpy(call + 1, &rel, 4);
+    while (now() < end)
+        for (i = 0; i < 5; i++) {
+            int k;
+            for (k = 0; k < 5; k++) ((volatile unsigned char *)site)[k] = call[k];
+            for (k = 0; k < 5; k++) ((volatile unsigned char *)site)[k] = 0x90;
+        }
+}
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static int broken_main(void) {
+    int run, crashed = 0, runs = 6;
+    for (run = 0; run < runs; run++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            pthread_t th[2];
+            unsigned char *site = (unsigned char *)(void *)fs_nops_2;
+            int k;
+            mprotect((void *)((uintptr_t)site & ~4095UL), 8192, PROT_READ | PROT_WRITE | PROT_EXEC);
+            current = fs_nops_2;
+            running = 1;
+            for (k = 0; k < 2; k++) pthread_create(&th[k], 0, executor, (void *)(long)k);
+            broken_toggles(site, 2.0);
+            _exit(0); /* survived */
+        } else {
+            int status = 0;
+            waitpid(pid, &status, 0);
+            if (WIFSIGNALED(status)) crashed++;
+            printf("broken run %d: %s\n", run, WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "survived");
+        }
+    }
+    printf("%d of %d runs of the naive protocol crashed\n", crashed, runs);
+    return crashed * 2 >= runs ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && !strcmp(argv[1], "broken")) return broken_main();
     static const struct { const char *name; fs_fn fn; int split; } cases[] = {
         {"fs_nop5_0", fs_nop5_0, 0}, {"fs_nop5_1", fs_nop5_1, 1}, {"fs_nop5_2", fs_nop5_2, 2},
         {"fs_nop5_3", fs_nop5_3, 3}, {"fs_nop5_4", fs_nop5_4, 4}, {"fs_nops_0", fs_nops_0, 0},
