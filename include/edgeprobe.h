@@ -2964,6 +2964,7 @@ typedef struct edgeprobe__fframe {
 typedef struct edgeprobe__fthread {
     struct edgeprobe__fthread *next;
     int live;
+    int tid;                   /* the thread using it (for sync after fork)   */
     int fence;                 /* no membarrier: a full fence per handler     */
     volatile unsigned nesting; /* > 0 while a handler runs on this thread     */
     volatile unsigned long gen;/* +1 when nesting returns to 0                */
@@ -3119,6 +3120,7 @@ EDGEPROBE__FN edgeprobe__fthread *edgeprobe__fthread_new(void) {
         t->next = __atomic_load_n(&fs->threads, __ATOMIC_RELAXED);
         while (!__atomic_compare_exchange_n(&fs->threads, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
     }
+    t->tid = (int)edgeprobe__syscall3(186 /* gettid */, 0, 0, 0);
     edgeprobe__libc_setspecific(fs->thread_key, t); /* frees it at thread exit */
     edgeprobe__fthread_tls = t;
     return t;
@@ -3261,8 +3263,12 @@ EDGEPROBE__FN void edgeprobe__fsync_handlers(edgeprobe__root *r) {
     else __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (t = __atomic_load_n(&fs->threads, __ATOMIC_ACQUIRE); t; t = t->next) {
         unsigned long gen = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
-        while (__atomic_load_n(&t->nesting, __ATOMIC_ACQUIRE) && __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE) == gen)
+        long pid = edgeprobe__syscall3(39 /* getpid */, 0, 0, 0);
+        while (__atomic_load_n(&t->nesting, __ATOMIC_ACQUIRE) && __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE) == gen) {
+            /* a thread of the parent, in a child made by fork, never leaves */
+            if (edgeprobe__syscall3(234 /* tgkill */, pid, t->tid, 0) == -3 /* ESRCH */) break;
             EDGEPROBE_OS_YIELD();
+        }
     }
 }
 
