@@ -361,7 +361,7 @@ int edgeprobe_provider_deactivate_glob(const char *pattern);
  * ====================================================================== */
 typedef struct edgeprobe_call {
     const edgeprobe_info *probe;   /* the function: id, name, object file   */
-    void *fn;                      /* its entry address                     */
+    void *fn;                      /* its patched entry (after an endbr64)   */
     uintptr_t return_address;      /* where it returns to                   */
     const uint64_t *args;          /* entry: %rdi %rsi %rdx %rcx %r8 %r9    */
     uint64_t ret[2];               /* exit: %rax, %rdx                      */

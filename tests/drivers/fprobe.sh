@@ -12,7 +12,7 @@ fprobe_func() {
         $cc $opt -g $WARN $INC $FP $FPSRC/t_func.c -pthread -ldl -o "$d/t_func" &&
         timeout 120 "./$d/t_func" run "$PWD/$d/libfp.so"
 }
-for m in gcc:-O0 gcc:-O2 clang:-O0 clang:-O2 "gcc:-O2 -no-pie" "clang:-O2 -no-pie" "gcc:-Os -falign-functions=1" "clang:-Os -falign-functions=1" "clang:-O3" "gcc:-O2 -flto" "clang:-O2 -flto -fuse-ld=lld"; do
+for m in gcc:-O0 gcc:-O2 clang:-O0 clang:-O2 "gcc:-O2 -no-pie" "clang:-O2 -no-pie" "gcc:-Os -falign-functions=1" "clang:-Os -falign-functions=1" "clang:-O3" "gcc:-O2 -flto" "clang:-O2 -flto -fuse-ld=lld" "gcc:-O2 -fcf-protection=full" "clang:-O2 -fcf-protection=full"; do
     IFS=: read -r cc opt <<<"$m"
     case_ "fprobe-func-$cc${opt// /}" fprobe_func "$cc" "$opt"
 done
