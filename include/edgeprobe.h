@@ -4005,6 +4005,21 @@ EDGEPROBE__FN void edgeprobe__fconvert_own(edgeprobe__root *r) {
 #else /* EDGEPROBE_FREESTANDING: no function probes */
 EDGEPROBE__FN void edgeprobe__fsync_handlers(edgeprobe__root *r) { (void)r; }
 EDGEPROBE__FN void edgeprobe__fconvert_own(edgeprobe__root *r) { (void)r; }
+EDGEPROBE__FN int edgeprobe_func_scan(void) { return EDGEPROBE_ENOTSUP; }
+EDGEPROBE__FN int edgeprobe_func_attach(const char *p, edgeprobe_entry_fn en, edgeprobe_exit_fn ex, void *u) {
+    (void)p, (void)en, (void)ex, (void)u;
+    return EDGEPROBE_ENOTSUP;
+}
+EDGEPROBE__FN int edgeprobe_func_attach_id(int id, edgeprobe_entry_fn en, edgeprobe_exit_fn ex, void *u) {
+    (void)id, (void)en, (void)ex, (void)u;
+    return EDGEPROBE_ENOTSUP;
+}
+EDGEPROBE__FN int edgeprobe_func_detach(const char *p) { return (void)p, EDGEPROBE_ENOTSUP; }
+EDGEPROBE__FN int edgeprobe_func_enable(const char *p) { return (void)p, EDGEPROBE_ENOTSUP; }
+EDGEPROBE__FN int edgeprobe_func_disable(const char *p) { return (void)p, EDGEPROBE_ENOTSUP; }
+EDGEPROBE__FN int edgeprobe_func_on(int id) { return (void)id, EDGEPROBE_ENOTSUP; }
+EDGEPROBE__FN int edgeprobe_func_off(int id) { return (void)id, EDGEPROBE_ENOTSUP; }
+EDGEPROBE__FN unsigned long edgeprobe_func_lost_exits(void) { return 0; }
 #endif
 
 #ifdef __cplusplus
