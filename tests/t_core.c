@@ -58,10 +58,11 @@ static void test_layout(void) {
     int n = 0;
     for (rec = __start_edgeprobe_sites; rec < __stop_edgeprobe_sites; rec++, n++) {
         uintptr_t a = (uintptr_t)edgeprobe__rel(&rec->site);
-        size_t len = (rec->flags & EDGEPROBE__F_NOP8) ? 8 : 5;
+        size_t len = CHECK_SITE_LEN(rec->flags);
         CHECK((a & ~(uintptr_t)7) == ((a + len - 1) & ~(uintptr_t)7)); /* one aligned word */
         CHECK((a & ~(uintptr_t)63) == ((a + len - 1) & ~(uintptr_t)63)); /* one line */
         if (len == 8) CHECK((a & 7) == 0);
+        if (len == 4) CHECK((a & 3) == 0); /* aarch64: one aligned instruction */
     }
     CHECK(n >= 6);
     CHECK(sites_match_state());
