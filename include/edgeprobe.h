@@ -90,12 +90,14 @@
  *                          emulation and the environment are then absent.
  *                          README "Freestanding" lists all a program must
  *                          provide (memcpy, memcmp, memset; libgcc on aarch64).
- *   EDGEPROBE_CORE_ONLY    leave out the x86-64-only parts (section 5's
- *                          low-level patch API, straddlers, SIGTRAP emulation,
- *                          call patch, provider): markers, registry and
- *                          handlers stay. For small targets: the registry
- *                          shrinks from ~580 KB to ~70 KB of heap, the code
- *                          as bench/RESULTS.md shows. Implied on aarch64.
+ *   EDGEPROBE_CORE_ONLY    for small targets: leave out the x86-64-only parts
+ *                          (section 5's low-level patch API, straddlers,
+ *                          SIGTRAP emulation, call patch, provider; absent on
+ *                          aarch64 anyway) and cap the registry at 65,536
+ *                          points. Markers, registry and handlers stay. The
+ *                          registry's heap block shrinks from ~590 KB (x86) or
+ *                          ~35 KB (aarch64) to ~3 KB; code sizes are in
+ *                          bench/RESULTS.md.
  *   EDGEPROBE_WX_STRICT    1: restore read+execute after every patch (strict
  *                          W^X, costs two mprotect calls). 0 (default): open a
  *                          code page once and keep it writable.
@@ -991,7 +993,11 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #define EDGEPROBE__FLIGHT_WAYS 8u   /* straddlers in flight per set          */
 #define EDGEPROBE__RECENT 4096u     /* recently finished straddlers (ring)   */
 #define EDGEPROBE__CHUNK 1024u     /* point ids per chunk                   */
+#ifndef EDGEPROBE_CORE_ONLY
 #define EDGEPROBE__CHUNKS 4096u    /* => 4M points                          */
+#else
+#define EDGEPROBE__CHUNKS 64u      /* small targets: 64K points, 512 bytes  */
+#endif
 #define EDGEPROBE__STRIPES 16u     /* handler-entry counters                */
 #define EDGEPROBE__TRAMPS 64u      /* ret-trampoline pages                  */
 

@@ -59,23 +59,23 @@ case_ core-only-x86-api-refused x86_only_core_only
 # tamper, concurrency, handlers, environment, several objects with dlopen,
 # the site layout, no libc, and the refusal of the x86-only API. gcc, and
 # clang --target=aarch64-linux-gnu. `make test-aarch64` runs only these.
-# Without the cross tools each case prints "skipped: ..." and exits 77.
+# Without the cross tools one case prints "skipped: ..." and exits 77.
 # qemu translates code and drops its translations when the code is written:
 # a pass shows that the logic is right, not how hardware fetches (README,
 # Limitations).
-A64_SYSROOT=/usr/aarch64-linux-gnu
+A64_SYSROOT=${A64_SYSROOT:-/usr/aarch64-linux-gnu}
 A64_GCC=aarch64-linux-gnu-gcc
 A64_CLANG="clang --target=aarch64-linux-gnu"
 A64_PACKAGES="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
 
-# Exit 77 with the reason unless the cross compiler, its libc and qemu exist.
-a64_ready() {
-    local missing=""
-    command -v $A64_GCC >/dev/null || missing="$missing $A64_GCC"
-    [[ -e $A64_SYSROOT/lib/libc.so.6 && -e $A64_SYSROOT/include/stdio.h ]] || missing="$missing $A64_SYSROOT"
-    command -v qemu-aarch64 >/dev/null || missing="$missing qemu-aarch64"
-    [[ -z $missing ]] && return 0
-    echo "skipped: no aarch64 tools (missing:$missing); install $A64_PACKAGES, or run make test-aarch64 as root"
+# What is missing of the cross compiler, its libc and qemu (empty: nothing).
+a64_missing() {
+    command -v $A64_GCC >/dev/null || echo -n " $A64_GCC"
+    [[ -e $A64_SYSROOT/lib/libc.so.6 && -e $A64_SYSROOT/include/stdio.h ]] || echo -n " $A64_SYSROOT"
+    command -v qemu-aarch64 >/dev/null || echo -n " qemu-aarch64"
+}
+a64_skip() {
+    echo "skipped: no aarch64 tools (missing:$(a64_missing)); install $A64_PACKAGES, or run make test-aarch64 as root"
     exit 77
 }
 # a64_cc gcc|clang: the cross compiler command.
@@ -85,35 +85,21 @@ a64_run() { QEMU_LD_PREFIX=$A64_SYSROOT timeout 300 qemu-aarch64 "$@"; }
 # a64_unit NAME gcc|clang FLAGS SRC: build one test program and run it.
 a64_unit() {
     local name=$1 cc=$2 flags=$3 src=$4
-    a64_ready
     $(a64_cc "$cc") $flags $WARN $INC -pthread "$src" -o "$B/a64-$name" && a64_run "./$B/a64-$name"
 }
-for m in gcc:-std=c99:-O0 gcc:-std=c11:-O2 clang:-std=gnu99:-O0 clang:-std=c17:-O2; do
-    IFS=: read -r cc std opt <<<"$m"
-    for t in core tamper concurrency handlers; do
-        case_ "aarch64-$t-$cc$std$opt" a64_unit "$t-$cc$std$opt" "$cc" "$std $opt" "tests/t_$t.c"
-    done
-done
-case_ aarch64-core-strict-wx a64_unit core-strict-wx gcc "-O2 -DEDGEPROBE_WX_STRICT=1" tests/t_core.c
-
-# EDGEPROBE_ENABLE before main: set, unset, and with malformed entries.
+# EDGEPROBE_ENABLE before main: set, unset, and with a malformed entry.
 a64_env() {
     local t="./$B/a64-t_env-$1"
-    a64_ready
     $(a64_cc "$1") -O2 $WARN $INC tests/t_env.c -o "$t" || return 1
     EDGEPROBE_ENABLE="env_a*,env_c" a64_run "$t" env_a1=1 env_a2=1 env_b=0 env_c=1 || return 1
     env -u EDGEPROBE_ENABLE QEMU_LD_PREFIX=$A64_SYSROOT qemu-aarch64 "$t" env_a1=0 env_a2=0 env_b=0 env_c=0 || return 1
     EDGEPROBE_ENABLE="env_[x,env_c" a64_run "$t" env_a1=0 env_b=0 env_c=1 2>"$B/a64-env-err.txt" || return 1
     grep -q 'EDGEPROBE_ENABLE entry 1 "env_\[x" ignored: malformed glob' "$B/a64-env-err.txt"
 }
-case_ aarch64-env-gcc a64_env gcc
-case_ aarch64-env-clang a64_env clang
-
 # Two TUs, a linked library, dlopen/dlclose; GNU ld, gold and lld.
 a64_multi() {
     local cc=$1 ld=$2 opt=$3 d="$B/a64-multi-$1-$2$3" c
     local f="$opt $WARN $INC -Itests/multi -fuse-ld=$ld"
-    a64_ready
     c=$(a64_cc "$cc")
     mkdir -p "$d"
     $c $f -fPIC -shared tests/multi/liba.c -o "$d/libmulti_a.so" &&
@@ -121,35 +107,44 @@ a64_multi() {
         $c $f tests/multi/main.c tests/multi/tu2.c -L"$d" -lmulti_a -Wl,-rpath,"$PWD/$d" -ldl -o "$d/t_multi" &&
         a64_run "./$d/t_multi" "$PWD/$d/libmulti_b.so"
 }
-for m in gcc:bfd:-O2 gcc:gold:-O0 clang:bfd:-O0 clang:lld:-O2; do
-    IFS=: read -r cc ld opt <<<"$m"
-    case_ "aarch64-multi-$cc-$ld$opt" a64_multi "$cc" "$ld" "$opt"
-done
-
 # Every record points at a 4-byte `nop`, as the cross objdump decodes it.
 a64_layout() {
-    a64_ready
     $A64_GCC -O2 -no-pie $WARN $INC tests/t_core.c -o "$B/a64-t_core_nopie" &&
         OBJDUMP=aarch64-linux-gnu-objdump READELF=aarch64-linux-gnu-readelf \
             python3 tests/check_layout.py "$B/a64-t_core_nopie"
 }
-case_ aarch64-layout-objdump a64_layout
-
 # No libc at all. aarch64 needs libgcc (-lgcc) for __builtin___clear_cache;
-# -mno-outline-atomics keeps gcc's atomics inline (libgcc's out-of-line ones
+# -mno-outline-atomics keeps the atomics inline (libgcc's out-of-line ones
 # would want getauxval from a C library).
 a64_nolibc() {
-    a64_ready
     $(a64_cc "$1") $2 $NOLIBC_FLAGS -mno-outline-atomics tests/t_nolibc.c -lgcc -o "$B/a64-t_nolibc-$1$2" &&
         a64_run "./$B/a64-t_nolibc-$1$2"
 }
-case_ aarch64-nolibc-gcc-O2 a64_nolibc gcc -O2
-case_ aarch64-nolibc-gcc-O0 a64_nolibc gcc -O0
-case_ aarch64-nolibc-clang-O2 a64_nolibc clang -O2
 
-# The x86-only API fails to compile, saying why.
-a64_x86_only() {
-    a64_ready
-    x86_only_refused "$A64_GCC" && x86_only_refused "$A64_CLANG"
+a64_cases() {
+    local m cc std opt t ld
+    for m in gcc:-std=c99:-O0 gcc:-std=c11:-O2 clang:-std=gnu99:-O0 clang:-std=c17:-O2; do
+        IFS=: read -r cc std opt <<<"$m"
+        for t in core tamper concurrency handlers; do
+            case_ "aarch64-$t-$cc$std$opt" a64_unit "$t-$cc$std$opt" "$cc" "$std $opt" "tests/t_$t.c"
+        done
+    done
+    case_ aarch64-core-strict-wx a64_unit core-strict-wx gcc "-O2 -DEDGEPROBE_WX_STRICT=1" tests/t_core.c
+    case_ aarch64-env-gcc a64_env gcc
+    case_ aarch64-env-clang a64_env clang
+    for m in gcc:bfd:-O2 gcc:gold:-O0 clang:bfd:-O0 clang:lld:-O2; do
+        IFS=: read -r cc ld opt <<<"$m"
+        case_ "aarch64-multi-$cc-$ld$opt" a64_multi "$cc" "$ld" "$opt"
+    done
+    case_ aarch64-layout-objdump a64_layout
+    case_ aarch64-nolibc-gcc-O2 a64_nolibc gcc -O2
+    case_ aarch64-nolibc-gcc-O0 a64_nolibc gcc -O0
+    case_ aarch64-nolibc-clang-O2 a64_nolibc clang -O2
+    case_ aarch64-x86-only-api-refused x86_only_refused "$A64_GCC"
+    case_ aarch64-x86-only-api-refused-clang x86_only_refused "$A64_CLANG"
 }
-case_ aarch64-x86-only-api-refused a64_x86_only
+if [[ -z $(a64_missing) ]]; then
+    a64_cases
+else
+    case_ aarch64 a64_skip
+fi
