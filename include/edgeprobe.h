@@ -101,6 +101,9 @@
  *   EDGEPROBE_WX_STRICT    1: restore read+execute after every patch (strict
  *                          W^X, costs two mprotect calls). 0 (default): open a
  *                          code page once and keep it writable.
+ *   EDGEPROBE_PAGE_SIZE    aarch64: the kernel's page size, 4096 (default),
+ *                          16384 or 65536. A wrong value makes toggles fail
+ *                          with EDGEPROBE_EPROT (mprotect refuses), no harm.
  *   EDGEPROBE_TMAX_DEFAULT default Tmax in TSC ticks: 6000. The paper chose
  *                          3000 on Sandy Bridge; on our 2-core EPYC VM, under
  *                          load, `make calibrate` saw failures at waits up to
@@ -167,7 +170,7 @@ extern "C" {
     X(EDGEPROBE_EBUSY, 16, "another patch of this site (or an overlapping one) is in flight") \
     X(EDGEPROBE_ENOMEM, 12, "out of memory")                                   \
     X(EDGEPROBE_ENOTSUP, 95, "not supported here (kernel lacks membarrier SYNC_CORE, or freestanding build)") \
-    X(EDGEPROBE_ERANGE, 34, "no ret trampoline can be placed within +-2 GiB of the site") \
+    X(EDGEPROBE_ERANGE, 34, "no ret trampoline within +-2 GiB of the site, or (aarch64) a marker's b cannot reach its target") \
     X(EDGEPROBE_ESRCH, 3, "no patch is in flight at that address")             \
     X(EDGEPROBE_EUNDERFLOW, 75, "probe_put without a matching probe_get")      \
     X(EDGEPROBE_EUNLOADED, 79, "the probe's library has been unloaded")        \
@@ -643,7 +646,10 @@ EDGEPROBE__FN size_t edgeprobe__site_form(const unsigned char *addr, const unsig
  * Freestanding builds link libgcc for __builtin___clear_cache and, under
  * gcc's default -moutline-atomics, for the __aarch64_* atomics. */
 #define EDGEPROBE__LINE 64u
-#define EDGEPROBE__PAGE 4096u          /* kernels with 16K/64K pages: EPROT */
+#ifndef EDGEPROBE_PAGE_SIZE
+#define EDGEPROBE_PAGE_SIZE 4096       /* kernels with 16K or 64K pages: set it */
+#endif
+#define EDGEPROBE__PAGE ((unsigned)EDGEPROBE_PAGE_SIZE)
 #define EDGEPROBE__A64_NOP 0xd503201fu
 #define EDGEPROBE__A64_B 0x14000000u
 #define EDGEPROBE__A64_IMM26 0x03ffffffu

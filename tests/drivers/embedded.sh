@@ -120,6 +120,16 @@ a64_nolibc() {
     $(a64_cc "$1") $2 $NOLIBC_FLAGS -mno-outline-atomics tests/t_nolibc.c -lgcc -o "$B/a64-t_nolibc-$1$2" &&
         a64_run "./$B/a64-t_nolibc-$1$2"
 }
+# The store is followed by cache maintenance: edgeprobe__cas_bytes calls
+# libgcc's __clear_cache. qemu would not notice its absence (a test run
+# passes without it), so the disassembly is checked instead.
+a64_cache_maintenance() {
+    local f="$B/a64-cas.txt"
+    $A64_GCC -O2 $WARN $INC -pthread tests/t_core.c -o "$B/a64-t_core_cm" &&
+        aarch64-linux-gnu-objdump -d "$B/a64-t_core_cm" |
+        awk '/<edgeprobe__cas_bytes>:/ { on = 1; next } on && /^$/ { exit } on' >"$f" || return 1
+    grep -E 'bl\s+[0-9a-f]+ <(__clear_cache|__aarch64_sync_cache_range)' "$f" || { cat "$f"; return 1; }
+}
 
 a64_cases() {
     local m cc std opt t ld
@@ -137,6 +147,7 @@ a64_cases() {
         case_ "aarch64-multi-$cc-$ld$opt" a64_multi "$cc" "$ld" "$opt"
     done
     case_ aarch64-layout-objdump a64_layout
+    case_ aarch64-cache-maintenance-emitted a64_cache_maintenance
     case_ aarch64-nolibc-gcc-O2 a64_nolibc gcc -O2
     case_ aarch64-nolibc-gcc-O0 a64_nolibc gcc -O0
     case_ aarch64-nolibc-clang-O2 a64_nolibc clang -O2
