@@ -25,7 +25,7 @@ NOLIBC="-ffreestanding -fno-stack-protector -nostdlib -static -ffunction-section
 text_data() { $1 -B "$2" | awk 'NR == 2 { print $1, $2 }'; }
 
 row() { # arch cc-command size-command extra-flags config opt
-    local arch=$1 cc=$2 sz=$3 extra=$4 cfg=$5 opt=$6 d ot od pt pd bt bd root
+    local arch=$1 cc=$2 sz=$3 extra=$4 cfg=$5 opt=$6 d ot od pt pd bt bd root name
     local def=""
     [[ $cfg == core-only ]] && def="-DEDGEPROBE_CORE_ONLY"
     d="$O/$arch-${cc%% *}$opt-$cfg"
@@ -37,7 +37,8 @@ row() { # arch cc-command size-command extra-flags config opt
     read -r pt pd < <(text_data "$sz" "$d-min")
     read -r bt bd < <(text_data "$sz" "$d-base")
     root=$($sz -A "$d-root.o" | awk '$1 == ".bss" { print $2 }')
-    echo "| $arch | ${cc%% *} $opt | $cfg | $ot | $od | $((pt - bt)) | $((pd - bd)) | $root |"
+    name=${cc%% *}
+    echo "| $arch | ${name#aarch64-linux-gnu-} $opt | $cfg | $ot | $od | $((pt - bt)) | $((pd - bd)) | $root |"
 }
 
 echo "| arch | compiler | configuration | object text | object data | program text | program data | registry (heap) |"

@@ -501,6 +501,10 @@ edgeprobe__taken:
  * neighbouring bytes are compared and kept). Instruction fetch sees the
  * whole old or the whole new word (paper section 3).
  *
+ * aarch64: the site is one aligned A64 word, d503201f (nop) when off,
+ * 14000000 | imm26 (b target) when on; toggling = verify, compare-and-swap
+ * the word, __builtin___clear_cache (section 8.1 says why that suffices).
+ *
  * Process-wide state lives in one heap block, the *root*. Each object that
  * includes this header carries one ELF note (COMDAT, retained) pointing at
  * that object's hidden `edgeprobe__object` slot; the first call in an object
