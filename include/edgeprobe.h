@@ -536,7 +536,7 @@ extern "C" {
  *   EDGEPROBE__LINE, EDGEPROBE__PAGE   cache line and page size
  *   edgeprobe__ticks()                 time source (TSC, or the virtual counter)
  *   edgeprobe__pause()                 spin-wait hint
- *   edgeprobe__self()                  this thread's identity (0 if freestanding)
+ *   EDGEPROBE__SELF_ASM                this thread's identity, for edgeprobe__self()
  *   edgeprobe__word_t                  the unit of one atomic code store, and
  *   edgeprobe__window(p, n)            the word that holds bytes [p, p+n)
  *   edgeprobe__word_load/_word_cas     load it; compare-and-swap it
@@ -567,17 +567,8 @@ EDGEPROBE__INLINE uint64_t edgeprobe__rdtsc(void) {
 }
 #define edgeprobe__ticks() edgeprobe__rdtsc()
 EDGEPROBE__INLINE void edgeprobe__pause(void) { __asm__ volatile("pause" ::: "memory"); }
-/* This thread's identity: the TCB self-pointer at %fs:0 (hosted x86-64
- * Linux). Freestanding builds have no SIGTRAP handler that needs it. */
-EDGEPROBE__INLINE uintptr_t edgeprobe__self(void) {
-#ifndef EDGEPROBE_FREESTANDING
-    uintptr_t self;
-    __asm__("mov %%fs:0, %0" : "=r"(self));
-    return self;
-#else
-    return 0;
-#endif
-}
+/* This thread's identity: the TCB self-pointer at %fs:0. */
+#define EDGEPROBE__SELF_ASM "mov %%fs:0, %0"
 
 /* 8 bytes with no alignment requirement, for asm memory operands. */
 typedef struct { unsigned char b[8]; } edgeprobe__bytes8;
@@ -665,16 +656,8 @@ EDGEPROBE__INLINE uint64_t edgeprobe__ticks(void) {
     return v;
 }
 EDGEPROBE__INLINE void edgeprobe__pause(void) { __asm__ volatile("yield" ::: "memory"); }
-/* This thread's identity: its TLS pointer (hosted); 0 when freestanding. */
-EDGEPROBE__INLINE uintptr_t edgeprobe__self(void) {
-#ifndef EDGEPROBE_FREESTANDING
-    uintptr_t self;
-    __asm__("mrs %0, tpidr_el0" : "=r"(self));
-    return self;
-#else
-    return 0;
-#endif
-}
+/* This thread's identity: its TLS pointer. */
+#define EDGEPROBE__SELF_ASM "mrs %0, tpidr_el0"
 
 typedef uint32_t edgeprobe__word_t;
 EDGEPROBE__INLINE unsigned char *edgeprobe__window(unsigned char *p, size_t n) {
@@ -711,6 +694,18 @@ EDGEPROBE__FN size_t edgeprobe__site_form(const unsigned char *addr, const unsig
     return 4;
 }
 #endif /* ===================== end of the back ends ===================== */
+
+/* Hosted Linux only: a freestanding program may not have set up the thread
+ * pointer, and has no SIGTRAP handler that needs to know the thread. */
+EDGEPROBE__INLINE uintptr_t edgeprobe__self(void) {
+#ifndef EDGEPROBE_FREESTANDING
+    uintptr_t self;
+    __asm__(EDGEPROBE__SELF_ASM : "=r"(self));
+    return self;
+#else
+    return 0;
+#endif
+}
 EDGEPROBE__INLINE void *edgeprobe__rel(const int32_t *field) {
     return (char *)field + *field;
 }
