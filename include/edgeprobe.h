@@ -638,8 +638,9 @@ EDGEPROBE__FN size_t edgeprobe__site_form(const unsigned char *addr, const unsig
  * DC CVAU, DSB ISH, IC IVAU, DSB ISH, ISB) makes the new instruction visible
  * to instruction fetch. A core that fetched the old one may run it until its
  * next context synchronisation: the guarantee the kernel's jump labels use.
- * Freestanding builds link libgcc for __builtin___clear_cache and, under
- * gcc's default -moutline-atomics, for the __aarch64_* atomics. */
+ * Freestanding builds link libgcc (-lgcc) for __builtin___clear_cache, and
+ * build with -mno-outline-atomics: libgcc's out-of-line atomics, the default
+ * on aarch64 Linux, call getauxval from the C library. */
 #define EDGEPROBE__LINE 64u
 #ifndef EDGEPROBE_PAGE_SIZE
 #define EDGEPROBE_PAGE_SIZE 4096       /* kernels with 16K or 64K pages: set it */
