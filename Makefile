@@ -38,9 +38,9 @@ test: aarch64-tools
 # aarch64 (tests/drivers/embedded.sh): cross-built tests run under
 # qemu-aarch64. As root, install the tools when they are missing; otherwise
 # name them (make test then skips those cases and says so).
-A64_PACKAGES := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
-A64_HAVE := command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null && \
-	test -e /usr/aarch64-linux-gnu/lib/libc.so.6
+A64_PACKAGES := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user g++-aarch64-linux-gnu
+A64_HAVE := command -v aarch64-linux-gnu-gcc >/dev/null && command -v aarch64-linux-gnu-g++ >/dev/null && \
+	command -v qemu-aarch64 >/dev/null && test -e /usr/aarch64-linux-gnu/lib/libc.so.6
 aarch64-tools:
 	@$(A64_HAVE) || if [ "$$(id -u)" = 0 ]; then \
 		echo "installing $(A64_PACKAGES)"; \

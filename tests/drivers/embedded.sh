@@ -57,8 +57,8 @@ case_ core-only-x86-api-refused x86_only_core_only
 # The core suite cross-built for aarch64 and run under qemu-aarch64 (user
 # mode): core (every site's bytes checked after each enable and disable),
 # tamper, concurrency, handlers, environment, several objects with dlopen,
-# the site layout, no libc, and the refusal of the x86-only API. gcc, and
-# clang --target=aarch64-linux-gnu. `make test-aarch64` runs only these.
+# the site layout, no libc, C++, and the refusal of the x86-only API. gcc,
+# and clang --target=aarch64-linux-gnu. `make test-aarch64` runs only these.
 # Without the cross tools one case prints "skipped: ..." and exits 77.
 # qemu translates code and drops its translations when the code is written:
 # a pass shows that the logic is right, not how hardware fetches (README,
@@ -66,7 +66,7 @@ case_ core-only-x86-api-refused x86_only_core_only
 A64_SYSROOT=${A64_SYSROOT:-/usr/aarch64-linux-gnu}
 A64_GCC=aarch64-linux-gnu-gcc
 A64_CLANG="clang --target=aarch64-linux-gnu"
-A64_PACKAGES="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
+A64_PACKAGES="gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user (and g++-aarch64-linux-gnu for C++)"
 
 # What is missing of the cross compiler, its libc and qemu (empty: nothing).
 a64_missing() {
@@ -130,6 +130,13 @@ a64_cache_maintenance() {
         awk '/<edgeprobe__cas_bytes>:/ { on = 1; next } on && /^$/ { exit } on' >"$f" || return 1
     grep -E 'bl\s+[0-9a-f]+ <(__clear_cache|__aarch64_sync_cache_range)' "$f" || { cat "$f"; return 1; }
 }
+# C++ (the header's clang++ template path too), when the cross g++ and its
+# libstdc++ are there (g++-aarch64-linux-gnu; make test-aarch64 installs it).
+a64_cxx() {
+    command -v aarch64-linux-gnu-g++ >/dev/null ||
+        { echo "skipped: no aarch64-linux-gnu-g++ (install g++-aarch64-linux-gnu)"; exit 77; }
+    $1 $2 -O2 $WARN -Iinclude -pthread tests/t_cxx.cc -o "$B/a64-t_cxx$2" && a64_run "./$B/a64-t_cxx$2"
+}
 
 a64_cases() {
     local m cc std opt t ld
@@ -146,6 +153,8 @@ a64_cases() {
         IFS=: read -r cc ld opt <<<"$m"
         case_ "aarch64-multi-$cc-$ld$opt" a64_multi "$cc" "$ld" "$opt"
     done
+    case_ aarch64-cxx-g++11 a64_cxx aarch64-linux-gnu-g++ -std=c++11
+    case_ aarch64-cxx-clang++17 a64_cxx "clang++ --target=aarch64-linux-gnu" -std=c++17
     case_ aarch64-layout-objdump a64_layout
     case_ aarch64-cache-maintenance-emitted a64_cache_maintenance
     case_ aarch64-nolibc-gcc-O2 a64_nolibc gcc -O2
