@@ -48,7 +48,7 @@
  * thread at any time, concurrently with threads executing the sites, unless
  * its comment says otherwise. "slow" marks table walks, syscalls or waits.
  *
- *   disabled probe                one NOP (5 or 8 bytes), no data access
+ *   disabled probe                one NOP (5 or 8 bytes; aarch64: 4), no data access
  *   enabled TRACE/BRANCH          one jmp to out-of-line code the compiler wrote
  *   enabled HANDLER               jmp + indirect call + two locked increments
  *                                 (for edgeprobe_handler_sync): ~8x a direct call
@@ -121,7 +121,7 @@
 #ifndef EDGEPROBE_SITE_BYTES
 #define EDGEPROBE_SITE_BYTES 5
 #endif
-#if EDGEPROBE_SITE_BYTES != 5 && EDGEPROBE_SITE_BYTES != 8
+#if EDGEPROBE_SITE_BYTES != 5 && EDGEPROBE_SITE_BYTES != 8 && !defined(__aarch64__)
 #error "EDGEPROBE_SITE_BYTES must be 5 or 8"
 #endif
 #ifndef EDGEPROBE_WX_STRICT

@@ -21,6 +21,10 @@ case_ nolibc-clang-O2 nolibc clang -O2
 case_ nolibc-gcc-Os-core-only nolibc gcc "-Os -DEDGEPROBE_CORE_ONLY"
 case_ nolibc-clang-O0-core-only nolibc clang "-O0 -DEDGEPROBE_CORE_ONLY"
 
+# ---- the back end's site forms against independently written encodings ----
+case_ arch-forms-gcc unit arch-forms-gcc gcc -O2 tests/t_arch.c
+case_ arch-forms-clang unit arch-forms-clang clang -O0 tests/t_arch.c
+
 # ---- EDGEPROBE_CORE_ONLY: markers, registry and handlers without the x86
 # patch API; the same tests pass, and the left-out API refuses to compile.
 for t in core tamper concurrency handlers; do
@@ -147,6 +151,9 @@ a64_cases() {
         done
     done
     case_ aarch64-core-strict-wx a64_unit core-strict-wx gcc "-O2 -DEDGEPROBE_WX_STRICT=1" tests/t_core.c
+    case_ aarch64-core-site-bytes-4 a64_unit core-site-bytes-4 clang "-O2 -DEDGEPROBE_SITE_BYTES=4" tests/t_core.c
+    case_ aarch64-arch-forms-gcc a64_unit arch-forms-gcc gcc -O2 tests/t_arch.c
+    case_ aarch64-arch-forms-clang a64_unit arch-forms-clang clang -O0 tests/t_arch.c
     case_ aarch64-env-gcc a64_env gcc
     case_ aarch64-env-clang a64_env clang
     for m in gcc:bfd:-O2 gcc:gold:-O0 clang:bfd:-O0 clang:lld:-O2; do
