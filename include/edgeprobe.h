@@ -102,8 +102,11 @@
  *                          W^X, costs two mprotect calls). 0 (default): open a
  *                          code page once and keep it writable.
  *   EDGEPROBE_PAGE_SIZE    aarch64: the kernel's page size, 4096 (default),
- *                          16384 or 65536. A wrong value makes toggles fail
- *                          with EDGEPROBE_EPROT (mprotect refuses), no harm.
+ *                          16384 or 65536. Too small a value makes toggles
+ *                          fail with EDGEPROBE_EPROT (mprotect refuses the
+ *                          address); too large a value would change the
+ *                          protection of neighbouring pages: never set it
+ *                          above the real page size.
  *   EDGEPROBE_TMAX_DEFAULT default Tmax in TSC ticks: 6000. The paper chose
  *                          3000 on Sandy Bridge; on our 2-core EPYC VM, under
  *                          load, `make calibrate` saw failures at waits up to
