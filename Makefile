@@ -2,6 +2,8 @@
 #
 #   make demo        build and run the main demo (seconds)
 #   make test        every test, gcc and clang, several modes; last line: N passed, N failed
+#   make test-aarch64  the core suite on aarch64 under qemu-aarch64 (installs the
+#                    cross tools as root; make test runs it too when they are there)
 #   make soak        the long stress runs (paper: 50 million toggles); not part of test
 #   make bench       all benchmarks; results in bench/RESULTS.md (installs hyperfine etc.)
 #   make calibrate   measure Tmax on this machine (the paper's Figure 9)
@@ -14,7 +16,7 @@ PREFIX ?= /usr/local
 BUILD := build
 CFLAGS_DEMO := -O2 -Wall -Wextra -Werror -Iinclude -pthread
 
-.PHONY: all demo test soak bench install clean tools
+.PHONY: all demo test soak bench install clean tools aarch64-tools test-aarch64
 all: demo tools
 
 # The edgeprobe command: tools/edgeprobe.c dispatches to tools/cmd_*.c.
@@ -38,8 +40,24 @@ $(BUILD):
 demo: $(BUILD)/demo
 	./$(BUILD)/demo
 
-test:
+test: aarch64-tools
 	bash tests/run.sh
+
+# aarch64 (tests/drivers/embedded.sh): cross-built tests run under
+# qemu-aarch64. As root, install the tools when they are missing; otherwise
+# name them (make test then skips those cases and says so).
+A64_PACKAGES := gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user g++-aarch64-linux-gnu
+A64_HAVE := command -v aarch64-linux-gnu-gcc >/dev/null && command -v aarch64-linux-gnu-g++ >/dev/null && \
+	command -v qemu-aarch64 >/dev/null && test -e /usr/aarch64-linux-gnu/lib/libc.so.6
+aarch64-tools:
+	@$(A64_HAVE) || if [ "$$(id -u)" = 0 ]; then \
+		echo "installing $(A64_PACKAGES)"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(A64_PACKAGES)) >/dev/null || \
+			echo "could not install $(A64_PACKAGES): the aarch64 tests will be skipped"; \
+	else echo "the aarch64 tests need $(A64_PACKAGES) (apt-get install them, or make as root); skipping them"; fi
+test-aarch64: aarch64-tools
+	@$(A64_HAVE) || { echo "make test-aarch64: missing $(A64_PACKAGES)"; exit 1; }
+	bash tests/run.sh aarch64
 
 soak:
 	EDGEPROBE_SOAK=1 bash tests/run.sh stress
@@ -61,5 +79,5 @@ clean:
 # Benchmark fragments (each owns its targets and variables). bench-peers
 # installs hyperfine, systemtap-sdt-dev and libclang-rt-14-dev with apt-get
 # when run as root, and names them otherwise.
-include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk bench/fprobe.mk
-bench: bench-core bench-patch bench-peers
+include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk bench/fprobe.mk bench/size.mk
+bench: bench-core bench-patch bench-peers bench-size bench-fprobe

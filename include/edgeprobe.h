@@ -1,5 +1,6 @@
 /* edgeprobe.h - static probes you switch on and off while threads run them.
- * version 0.1.0 - SPDX-License-Identifier: MIT - x86-64 Linux, gcc and clang
+ * version 0.1.0 - SPDX-License-Identifier: MIT - Linux on x86-64 and aarch64,
+ * gcc and clang
  *
  * A probe costs one NOP while off. Turning it on rewrites that NOP into a
  * jump, in place, from any thread, while other threads execute it: no
@@ -31,14 +32,26 @@
  *   3. markers (EDGEPROBE_TRACE,   6b. function probes on compiler NOP
  *      EDGEPROBE_BRANCH, ...)          entries (-fpatchable-function-entry)
  *   4. probe API                   7. how it works (byte layouts)
- *   5. low-level patching API      8. implementation (private); 8.15 is
- *      (any address)                  the function-probe back end
+ *   5. low-level patching API      8. implementation (private); 8.1 holds
+ *      (any address)                  the two architecture back ends, 8.15
+ *                                     the function-probe back end
+ *
+ * ARCHITECTURES. x86-64 and (little-endian) aarch64 share everything but a
+ * small back end (section 8.1: marker bytes, site forms, the code store and
+ * its cache maintenance, time source, pause, thread identity). On aarch64 a
+ * site is one 4-byte NOP <-> `b label`, switched by one compare-and-swap of
+ * the aligned word plus __builtin___clear_cache. x86-64 ONLY: the low-level
+ * patch API (section 5: edgeprobe_patch of any instruction, straddlers and
+ * their SIGTRAP emulation, the call patch, Tmax and serialising mode), the
+ * -finstrument-functions provider (section 6) and function probes (section
+ * 6b). On aarch64 a call to any of them fails to compile with a message
+ * saying so.
  *
  * COST AND THREAD SAFETY, in one table. Every function may be called from any
  * thread at any time, concurrently with threads executing the sites, unless
  * its comment says otherwise. "slow" marks table walks, syscalls or waits.
  *
- *   disabled probe                one NOP (5 or 8 bytes), no data access
+ *   disabled probe                one NOP (5 or 8 bytes; aarch64: 4), no data access
  *   enabled TRACE/BRANCH          one jmp to out-of-line code the compiler wrote
  *   enabled HANDLER               jmp + indirect call + two locked increments
  *                                 (for edgeprobe_handler_sync): ~8x a direct call
@@ -54,8 +67,8 @@
 #ifndef EDGEPROBE_H
 #define EDGEPROBE_H
 
-#if !defined(__x86_64__)
-#error "edgeprobe supports x86-64 only"
+#if !defined(__x86_64__) && !(defined(__aarch64__) && !defined(__AARCH64EB__))
+#error "edgeprobe supports x86-64 and little-endian aarch64 only"
 #endif
 
 #include <stddef.h>
@@ -65,8 +78,9 @@
  * 1. CONFIGURATION MACROS
  *
  * Per translation unit (may differ between TUs; each site records its form):
- *   EDGEPROBE_SITE_BYTES   5 (default): NOP5 after at most 4 bytes of padding;
- *                          8: an 8-byte NOP filling one aligned word.
+ *   EDGEPROBE_SITE_BYTES   x86-64: 5 (default): NOP5 after at most 4 bytes of
+ *                          padding; 8: an 8-byte NOP filling one aligned word.
+ *                          aarch64 ignores it: a site is one 4-byte NOP.
  *   EDGEPROBE_SINK(...)    where EDGEPROBE_TRACE prints; printf-style.
  *                          Default: edgeprobe_printf, which writes to stderr.
  *   EDGEPROBE_PROVIDER     define in ONE translation unit to make it define
@@ -81,9 +95,25 @@
  *   EDGEPROBE_FREESTANDING no libc headers; supply the EDGEPROBE_OS_* hooks
  *                          listed in section 8.2. dlopen-awareness, SIGTRAP
  *                          emulation and the environment are then absent.
+ *                          README "Freestanding" lists all a program must
+ *                          provide (memcpy, memcmp, memset; libgcc on aarch64).
+ *   EDGEPROBE_CORE_ONLY    for small targets: leave out the x86-64-only parts
+ *                          (section 5's low-level patch API, straddlers,
+ *                          SIGTRAP emulation, call patch, provider; absent on
+ *                          aarch64 anyway) and cap the registry at 65,536
+ *                          points. Markers, registry and handlers stay. The
+ *                          registry's heap block shrinks from ~590 KB (x86) or
+ *                          ~35 KB (aarch64) to ~3 KB; code sizes are in
+ *                          bench/RESULTS.md.
  *   EDGEPROBE_WX_STRICT    1: restore read+execute after every patch (strict
  *                          W^X, costs two mprotect calls). 0 (default): open a
  *                          code page once and keep it writable.
+ *   EDGEPROBE_PAGE_SIZE    aarch64: the kernel's page size, 4096 (default),
+ *                          16384 or 65536. Too small a value makes toggles
+ *                          fail with EDGEPROBE_EPROT (mprotect refuses the
+ *                          address); too large a value would change the
+ *                          protection of neighbouring pages: never set it
+ *                          above the real page size.
  *   EDGEPROBE_TMAX_DEFAULT default Tmax in TSC ticks: 6000. The paper chose
  *                          3000 on Sandy Bridge; on our 2-core EPYC VM, under
  *                          load, `make calibrate` saw failures at waits up to
@@ -101,7 +131,7 @@
 #ifndef EDGEPROBE_SITE_BYTES
 #define EDGEPROBE_SITE_BYTES 5
 #endif
-#if EDGEPROBE_SITE_BYTES != 5 && EDGEPROBE_SITE_BYTES != 8
+#if EDGEPROBE_SITE_BYTES != 5 && EDGEPROBE_SITE_BYTES != 8 && !defined(__aarch64__)
 #error "EDGEPROBE_SITE_BYTES must be 5 or 8"
 #endif
 #ifndef EDGEPROBE_WX_STRICT
@@ -118,6 +148,19 @@
 #endif
 /* Longest probe name or pattern, without the terminating NUL. */
 #define EDGEPROBE_NAME_MAX 127
+
+/* The x86-64-only parts (see ARCHITECTURES above) exist when this is 1.
+ * Otherwise their declarations carry an error attribute: a call fails to
+ * compile, with the reason. */
+#if defined(__x86_64__) && !defined(EDGEPROBE_CORE_ONLY)
+#define EDGEPROBE__HAS_PATCH 1
+#define EDGEPROBE__X86_ONLY
+#else
+#define EDGEPROBE__HAS_PATCH 0
+#define EDGEPROBE__X86_ONLY                                                    \
+    __attribute__((error("edgeprobe: the low-level patch API, the call patch and the provider are "  \
+                         "x86-64 only, and left out by EDGEPROBE_CORE_ONLY")))
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -140,7 +183,7 @@ extern "C" {
     X(EDGEPROBE_EBUSY, 16, "another patch of this site (or an overlapping one) is in flight") \
     X(EDGEPROBE_ENOMEM, 12, "out of memory")                                   \
     X(EDGEPROBE_ENOTSUP, 95, "not supported here (kernel lacks membarrier SYNC_CORE, or freestanding build)") \
-    X(EDGEPROBE_ERANGE, 34, "no ret trampoline can be placed within +-2 GiB of the site") \
+    X(EDGEPROBE_ERANGE, 34, "no ret trampoline within +-2 GiB of the site, or (aarch64) a marker's b cannot reach its target") \
     X(EDGEPROBE_ESRCH, 3, "no patch is in flight at that address")             \
     X(EDGEPROBE_EUNDERFLOW, 75, "probe_put without a matching probe_get")      \
     X(EDGEPROBE_EUNLOADED, 79, "the probe's library has been unloaded")        \
@@ -241,6 +284,8 @@ int edgeprobe_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2), 
 /* ======================================================================
  * 5. LOW-LEVEL PATCHING API: any instruction at any address
  *
+ * x86-64 only (not on aarch64, nor with EDGEPROBE_CORE_ONLY), except
+ * edgeprobe_set_wx_strict.
  * For sites whose layout edgeprobe did not choose (compiler-generated calls,
  * your own code). `site` must be the first byte of an instruction of exactly
  * `len` bytes (1..8), and `insn` one instruction of the same length; both are
@@ -252,13 +297,13 @@ int edgeprobe_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2), 
  * Threads that reach the int3 meanwhile take SIGTRAP; edgeprobe's handler
  * emulates nops, jmp and call, and otherwise waits for the patch.
  * ====================================================================== */
-int edgeprobe_patch(void *site, const void *insn, size_t len);
+EDGEPROBE__X86_ONLY int edgeprobe_patch(void *site, const void *insn, size_t len);
 
 /* Asynchronous form. start returns 1 if the patch is already complete (a
  * non-straddler), 0 if it is in flight; call finish until it returns 1 (0
  * while a wait has not elapsed). Many patches may be in flight at once. */
-int edgeprobe_patch_start(void *site, const void *insn, size_t len);
-int edgeprobe_patch_finish(void *site);
+EDGEPROBE__X86_ONLY int edgeprobe_patch_start(void *site, const void *insn, size_t len);
+EDGEPROBE__X86_ONLY int edgeprobe_patch_finish(void *site);
 
 /* A batch: n patches with two waits in total. results[i] receives each
  * patch's outcome (0 or a negative code); returns the number that failed. */
@@ -267,7 +312,7 @@ typedef struct edgeprobe_patch_req {
     const void *insn;
     size_t len;
 } edgeprobe_patch_req;
-int edgeprobe_patch_batch(const edgeprobe_patch_req *reqs, size_t n, int *results);
+EDGEPROBE__X86_ONLY int edgeprobe_patch_batch(const edgeprobe_patch_req *reqs, size_t n, int *results);
 
 /* Toggle a 5-byte `call rel32` at any address, never waiting (paper section
  * 6). `rel32` is the call's displacement when active. Return 1 if changed,
@@ -277,15 +322,15 @@ int edgeprobe_patch_batch(const edgeprobe_patch_req *reqs, size_t n, int *result
  *     1|4        e8 | <rel to ret>   call a `ret` trampoline within +-2 GiB
  *     2|3        eb 03 | r r r       jmp over the back bytes
  *     3|2, 4|1   eb 03 r | r r, ...  the same two front bytes */
-int edgeprobe_call_activate(void *site, int32_t rel32);
-int edgeprobe_call_deactivate(void *site);
+EDGEPROBE__X86_ONLY int edgeprobe_call_activate(void *site, int32_t rel32);
+EDGEPROBE__X86_ONLY int edgeprobe_call_deactivate(void *site);
 
 /* Protocol mode for straddlers: wait Tmax ticks, or membarrier SYNC_CORE. */
 enum edgeprobe_sync { EDGEPROBE_SYNC_TMAX = 0, EDGEPROBE_SYNC_SERIALIZE = 1 };
-int edgeprobe_set_sync(enum edgeprobe_sync mode); /* EDGEPROBE_ENOTSUP if unavailable */
-enum edgeprobe_sync edgeprobe_get_sync(void);
-int edgeprobe_set_tmax(uint64_t ticks);           /* 0 is allowed (unsafe; tests) */
-uint64_t edgeprobe_get_tmax(void);
+EDGEPROBE__X86_ONLY int edgeprobe_set_sync(enum edgeprobe_sync mode); /* EDGEPROBE_ENOTSUP if unavailable */
+EDGEPROBE__X86_ONLY enum edgeprobe_sync edgeprobe_get_sync(void);
+EDGEPROBE__X86_ONLY int edgeprobe_set_tmax(uint64_t ticks);           /* 0 is allowed (unsafe; tests) */
+EDGEPROBE__X86_ONLY uint64_t edgeprobe_get_tmax(void);
 /* Writable-code policy: 1 strict W^X, 0 keep pages writable once opened. */
 int edgeprobe_set_wx_strict(int strict);
 
@@ -312,13 +357,14 @@ typedef void (*edgeprobe_discover_fn)(const edgeprobe_info *info, void *arg);
 int edgeprobe_set_discovery(edgeprobe_discover_fn fn, void *arg);
 
 /* -finstrument-functions provider (define EDGEPROBE_PROVIDER in one TU).
+ * x86-64 only (not on aarch64, nor with EDGEPROBE_CORE_ONLY).
  * Probes start on: every call site of __cyg_profile_func_enter/exit is
  * discovered on its first call and then calls the attached handler, if any.
  * Toggling uses the call patch above. By id, or by function-name glob. */
-int edgeprobe_provider_activate(int id, edgeprobe_handler_fn fn, void *user);
-int edgeprobe_provider_deactivate(int id);
-int edgeprobe_provider_activate_glob(const char *pattern, edgeprobe_handler_fn fn, void *user);
-int edgeprobe_provider_deactivate_glob(const char *pattern);
+EDGEPROBE__X86_ONLY int edgeprobe_provider_activate(int id, edgeprobe_handler_fn fn, void *user);
+EDGEPROBE__X86_ONLY int edgeprobe_provider_deactivate(int id);
+EDGEPROBE__X86_ONLY int edgeprobe_provider_activate_glob(const char *pattern, edgeprobe_handler_fn fn, void *user);
+EDGEPROBE__X86_ONLY int edgeprobe_provider_deactivate_glob(const char *pattern);
 
 /* ======================================================================
  * 6b. FUNCTION PROBES ON COMPILER NOP ENTRIES (x86-64, hosted builds)
@@ -374,25 +420,25 @@ typedef void (*edgeprobe_exit_fn)(const edgeprobe_call *call, void *user);
 /* Find the functions of loaded objects built with the flag (also done by
  * every call below when objects were loaded or unloaded since). Returns the
  * number of function probes, or EDGEPROBE_ENOFUNC. Slow: reads files. */
-int edgeprobe_func_scan(void);
+EDGEPROBE__X86_ONLY int edgeprobe_func_scan(void);
 /* Attach handlers (entry and/or exit; both NULL is EDGEPROBE_EINVAL) to
  * every function whose name matches `pattern`, and switch them on. Returns
  * the number switched on; an exact name that matches nothing is
  * EDGEPROBE_ENOENT, one that cannot be switched EDGEPROBE_EUNSAFE. */
-int edgeprobe_func_attach(const char *pattern, edgeprobe_entry_fn entry, edgeprobe_exit_fn exit,
+EDGEPROBE__X86_ONLY int edgeprobe_func_attach(const char *pattern, edgeprobe_entry_fn entry, edgeprobe_exit_fn exit,
                           void *user);
-int edgeprobe_func_detach(const char *pattern);  /* off, then unbind      */
+EDGEPROBE__X86_ONLY int edgeprobe_func_detach(const char *pattern);  /* off, then unbind      */
 /* Switch attached functions on or off without rebinding; count changed. */
-int edgeprobe_func_enable(const char *pattern);
-int edgeprobe_func_disable(const char *pattern);
+EDGEPROBE__X86_ONLY int edgeprobe_func_enable(const char *pattern);
+EDGEPROBE__X86_ONLY int edgeprobe_func_disable(const char *pattern);
 /* By id: the fast path (lock + one code write). on/off return 1 if the
  * state changed, 0 if not; on needs an attached handler (EDGEPROBE_EINVAL). */
-int edgeprobe_func_attach_id(int id, edgeprobe_entry_fn entry, edgeprobe_exit_fn exit, void *user);
-int edgeprobe_func_on(int id);
-int edgeprobe_func_off(int id);
+EDGEPROBE__X86_ONLY int edgeprobe_func_attach_id(int id, edgeprobe_entry_fn entry, edgeprobe_exit_fn exit, void *user);
+EDGEPROBE__X86_ONLY int edgeprobe_func_on(int id);
+EDGEPROBE__X86_ONLY int edgeprobe_func_off(int id);
 /* Calls whose exit could not be hooked on this thread's shadow stack
  * (it holds EDGEPROBE_FUNC_DEPTH frames), summed over all threads. */
-unsigned long edgeprobe_func_lost_exits(void);
+EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_lost_exits(void);
 #define EDGEPROBE_FUNC_DEPTH 65536
 
 #ifdef __cplusplus
@@ -416,7 +462,8 @@ unsigned long edgeprobe_func_lost_exits(void);
  *     .long point - .       the point descriptor (writable data)
  *     .long flags           site form, default-on
  *
- * Enabled, the site holds `jmp target`. The out-of-line code may use the
+ * Enabled, the site holds `jmp target`. On aarch64 the site is one 4-byte
+ * NOP (no padding), `b target` when enabled. The out-of-line code may use the
  * function's local variables; the compiler wrote it, so the enabled path is
  * as good as an `if`. The statement-expression forms need GNU C (gcc, clang).
  * ====================================================================== */
@@ -441,7 +488,16 @@ typedef struct edgeprobe__point {
 #define EDGEPROBE__PF_UNSAFE 2u     /* point flag: listed, never switched */
 #define EDGEPROBE__F_DEFAULT_ON 2u  /* record flag: NOP means "on"        */
 
-#if EDGEPROBE_SITE_BYTES == 8
+/* Marker bytes: the one part of the architecture back ends (section 8.1)
+ * that must come before the markers. "S" is aarch64's symbol operand, which
+ * also works under -fPIC (its "i" does not). */
+#if defined(__aarch64__)
+/* One A64 NOP; like every A64 instruction it is 4-byte aligned, so it is one
+ * aligned word and never straddles anything. */
+#define EDGEPROBE__NOP_ASM "1: nop\n"
+#define EDGEPROBE__F_FORM 0u
+#define EDGEPROBE__SYM "S"
+#elif EDGEPROBE_SITE_BYTES == 8
 #define EDGEPROBE__NOP_ASM ".balign 8\n1: .byte 0x0f,0x1f,0x84,0,0,0,0,0\n"
 #define EDGEPROBE__F_FORM EDGEPROBE__F_NOP8
 #else
@@ -449,6 +505,9 @@ typedef struct edgeprobe__point {
  * 8-byte word, so it never straddles a cache line. */
 #define EDGEPROBE__NOP_ASM ".balign 8, , 4\n1: .byte 0x0f,0x1f,0x44,0,0\n"
 #define EDGEPROBE__F_FORM 0u
+#endif
+#ifndef EDGEPROBE__SYM
+#define EDGEPROBE__SYM "i"
 #endif
 
 #define EDGEPROBE__POINT_DEF(var, pname, kind)                                 \
@@ -472,7 +531,7 @@ typedef struct edgeprobe__point {
 #endif
 template <edgeprobe__point *P, unsigned F>
 static inline __attribute__((always_inline)) int edgeprobe__jumps(void) {
-    __asm__ goto(EDGEPROBE__SITE_ASM : : "i"(P), "i"(F | EDGEPROBE__F_FORM) : : edgeprobe__taken);
+    __asm__ goto(EDGEPROBE__SITE_ASM : : EDGEPROBE__SYM(P), "i"(F | EDGEPROBE__F_FORM) : : edgeprobe__taken);
     return 0;
 edgeprobe__taken:
     return 1;
@@ -485,7 +544,7 @@ edgeprobe__taken:
         __label__ edgeprobe__taken, edgeprobe__done;                           \
         int edgeprobe__r = 0;                                                  \
         __asm__ goto(EDGEPROBE__SITE_ASM                                       \
-                     : : "i"(&(var)), "i"((flags) | EDGEPROBE__F_FORM)         \
+                     : : EDGEPROBE__SYM(&(var)), "i"((flags) | EDGEPROBE__F_FORM) \
                      : : edgeprobe__taken);                                    \
         goto edgeprobe__done;                                                  \
     edgeprobe__taken:                                                          \
@@ -537,6 +596,10 @@ edgeprobe__taken:
  * neighbouring bytes are compared and kept). Instruction fetch sees the
  * whole old or the whole new word (paper section 3).
  *
+ * aarch64: the site is one aligned A64 word, d503201f (nop) when off,
+ * 14000000 | imm26 (b target) when on; toggling = verify, compare-and-swap
+ * the word, __builtin___clear_cache (section 8.1 says why that suffices).
+ *
  * Process-wide state lives in one heap block, the *root*. Each object that
  * includes this header carries one ELF note (COMDAT, retained) pointing at
  * that object's hidden `edgeprobe__object` slot; the first call in an object
@@ -572,7 +635,24 @@ edgeprobe__taken:
 extern "C" {
 #endif
 
-/* ---- 8.1 arch: x86-64 primitives -------------------------------------- */
+/* ---- 8.1 architecture back ends ------------------------------------------
+ * All that differs between x86-64 and aarch64, behind one interface (only
+ * the marker bytes live apart, in section 3, which must precede this):
+ *   EDGEPROBE__LINE, EDGEPROBE__PAGE   cache line and page size
+ *   edgeprobe__ticks()                 time source (TSC, or the virtual counter)
+ *   edgeprobe__pause()                 spin-wait hint
+ *   EDGEPROBE__SELF_ASM                this thread's identity, for edgeprobe__self()
+ *   edgeprobe__word_t                  the unit of one atomic code store, and
+ *   edgeprobe__window(p, n)            the word that holds bytes [p, p+n)
+ *   edgeprobe__word_load/_word_cas     load it; compare-and-swap it
+ *   edgeprobe__code_sync(p, n)         make stored code visible to instruction
+ *                                      fetch (cache maintenance)
+ *   edgeprobe__site_len(flags)         a marker site's size in bytes, and
+ *   edgeprobe__site_form(...)          its off (NOP) or on (jump) bytes; 0 if
+ *                                      the jump cannot reach its target
+ * The x86-only layers (instruction decoder, straddlers, SIGTRAP, call patch,
+ * provider) are guarded by EDGEPROBE__HAS_PATCH where they stand. */
+#if defined(__x86_64__) /* ===================== x86-64 ===================== */
 #define EDGEPROBE__LINE 64u            /* cache line size                   */
 #define EDGEPROBE__PAGE 4096u
 #define EDGEPROBE__OP_INT3 0xccu
@@ -590,25 +670,18 @@ EDGEPROBE__INLINE uint64_t edgeprobe__rdtsc(void) {
     __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
     return ((uint64_t)hi << 32) | lo;
 }
+#define edgeprobe__ticks() edgeprobe__rdtsc()
 EDGEPROBE__INLINE void edgeprobe__pause(void) { __asm__ volatile("pause" ::: "memory"); }
-/* This thread's identity: the TCB self-pointer at %fs:0 (hosted x86-64
- * Linux). Freestanding builds have no SIGTRAP handler that needs it. */
-EDGEPROBE__INLINE uintptr_t edgeprobe__self(void) {
-#ifndef EDGEPROBE_FREESTANDING
-    uintptr_t self;
-    __asm__("mov %%fs:0, %0" : "=r"(self));
-    return self;
-#else
-    return 0;
-#endif
-}
+/* This thread's identity: the TCB self-pointer at %fs:0. */
+#define EDGEPROBE__SELF_ASM "mov %%fs:0, %0"
 
 /* 8 bytes with no alignment requirement, for asm memory operands. */
 typedef struct { unsigned char b[8]; } edgeprobe__bytes8;
+typedef uint64_t edgeprobe__word_t;
 
 /* lock cmpxchg on 8 bytes that lie inside one cache line (aligned or not:
  * a locked operation inside one line is atomic). */
-EDGEPROBE__INLINE int edgeprobe__cmpxchg8(void *p, uint64_t *expected, uint64_t desired) {
+EDGEPROBE__INLINE int edgeprobe__word_cas(void *p, uint64_t *expected, uint64_t desired) {
     uint64_t prev = *expected;
     unsigned char ok;
     __asm__ volatile("lock cmpxchgq %3, %1\n\tsete %0"
@@ -619,19 +692,131 @@ EDGEPROBE__INLINE int edgeprobe__cmpxchg8(void *p, uint64_t *expected, uint64_t 
     return ok;
 }
 
-EDGEPROBE__INLINE uint64_t edgeprobe__load8(const void *p) {
+EDGEPROBE__INLINE uint64_t edgeprobe__word_load(const void *p) {
     uint64_t v;
     __builtin_memcpy(&v, (const void *)p, 8);
     return v;
 }
+/* x86 keeps instruction fetch coherent with stores: nothing to do (the
+ * paper's Tmax bound covers when other cores see it). */
+#define edgeprobe__code_sync(p, n) ((void)(p), (void)(n))
 
 EDGEPROBE__INLINE uintptr_t edgeprobe__line_of(const void *p) {
     return (uintptr_t)p & ~(uintptr_t)(EDGEPROBE__LINE - 1);
+}
+/* The 8-byte window a locked cmpxchg uses for [p, p+n), n <= 8, inside one
+ * cache line: the aligned word when it contains the bytes, else a window
+ * that stays inside the line. */
+EDGEPROBE__INLINE unsigned char *edgeprobe__window(unsigned char *p, size_t n) {
+    uintptr_t w = (uintptr_t)p & ~(uintptr_t)7, line_end = edgeprobe__line_of(p) + EDGEPROBE__LINE;
+    if (w + 8 >= (uintptr_t)p + n) return (unsigned char *)w;
+    return (unsigned char *)((uintptr_t)p + 8 <= line_end ? (uintptr_t)p : line_end - 8);
+}
+
+/* Marker sites (section 7): off NOP5 or NOP8, on `jmp rel32 target`. */
+EDGEPROBE__INLINE size_t edgeprobe__site_len(unsigned flags) {
+    return (flags & EDGEPROBE__F_NOP8) ? 8 : 5;
+}
+EDGEPROBE__FN size_t edgeprobe__site_form(const unsigned char *addr, const unsigned char *target,
+                                          unsigned flags, int jump, unsigned char out[8]);
+EDGEPROBE__FN size_t edgeprobe__site_form(const unsigned char *addr, const unsigned char *target,
+                                          unsigned flags, int jump, unsigned char out[8]) {
+    size_t n = edgeprobe__site_len(flags);
+    if (!jump) {
+        __builtin_memcpy(out, n == 8 ? edgeprobe__nop8 : edgeprobe__nop5, n);
+    } else {
+        int32_t rel = (int32_t)(target - (addr + 5));
+        out[0] = EDGEPROBE__OP_JMP32;
+        __builtin_memcpy(out + 1, &rel, 4);
+        if (n == 8) __builtin_memcpy(out + 5, edgeprobe__nop3, 3);
+    }
+    return n;
+}
+
+#elif defined(__aarch64__) /* ================== aarch64 ================== */
+/* A site is one A64 instruction: NOP, or `b target` (imm26, +-128 MiB). The
+ * Arm ARM ("Concurrent modification and execution of instructions") lets one
+ * thread replace a B or NOP by a B or NOP while other threads execute it:
+ * each runs the old or the new instruction, nothing else. So one atomic
+ * store of the aligned word switches a site - no straddlers, no Tmax - and
+ * cache maintenance to the point of unification (__builtin___clear_cache:
+ * DC CVAU, DSB ISH, IC IVAU, DSB ISH, ISB) makes the new instruction visible
+ * to instruction fetch. A core that fetched the old one may run it until its
+ * next context synchronisation: the guarantee the kernel's jump labels use.
+ * Freestanding builds link libgcc (-lgcc) for __builtin___clear_cache, and
+ * build with -mno-outline-atomics: libgcc's out-of-line atomics, the default
+ * on aarch64 Linux, call getauxval from the C library. */
+#define EDGEPROBE__LINE 64u
+#ifndef EDGEPROBE_PAGE_SIZE
+#define EDGEPROBE_PAGE_SIZE 4096       /* kernels with 16K or 64K pages: set it */
+#endif
+#define EDGEPROBE__PAGE ((unsigned)EDGEPROBE_PAGE_SIZE)
+#define EDGEPROBE__A64_NOP 0xd503201fu
+#define EDGEPROBE__A64_B 0x14000000u
+#define EDGEPROBE__A64_IMM26 0x03ffffffu
+#define EDGEPROBE__A64_B_REACH ((intptr_t)1 << 27) /* bytes, either way */
+
+EDGEPROBE__INLINE uint64_t edgeprobe__ticks(void) {
+    uint64_t v;
+    __asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+    return v;
+}
+EDGEPROBE__INLINE void edgeprobe__pause(void) { __asm__ volatile("yield" ::: "memory"); }
+/* This thread's identity: its TLS pointer. */
+#define EDGEPROBE__SELF_ASM "mrs %0, tpidr_el0"
+
+typedef uint32_t edgeprobe__word_t;
+EDGEPROBE__INLINE unsigned char *edgeprobe__window(unsigned char *p, size_t n) {
+    (void)n;
+    return (unsigned char *)((uintptr_t)p & ~(uintptr_t)3);
+}
+EDGEPROBE__INLINE uint32_t edgeprobe__word_load(const void *p) {
+    return __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED);
+}
+EDGEPROBE__INLINE int edgeprobe__word_cas(void *p, uint32_t *expected, uint32_t desired) {
+    return __atomic_compare_exchange_n((uint32_t *)p, expected, desired, 0, __ATOMIC_SEQ_CST,
+                                       __ATOMIC_RELAXED);
+}
+EDGEPROBE__INLINE void edgeprobe__code_sync(void *p, size_t n) {
+    __builtin___clear_cache((char *)p, (char *)p + n);
+}
+
+EDGEPROBE__INLINE size_t edgeprobe__site_len(unsigned flags) {
+    (void)flags;
+    return 4;
+}
+EDGEPROBE__FN size_t edgeprobe__site_form(const unsigned char *addr, const unsigned char *target,
+                                          unsigned flags, int jump, unsigned char out[8]);
+EDGEPROBE__FN size_t edgeprobe__site_form(const unsigned char *addr, const unsigned char *target,
+                                          unsigned flags, int jump, unsigned char out[8]) {
+    uint32_t insn = EDGEPROBE__A64_NOP;
+    intptr_t d = target - addr;
+    (void)flags;
+    if (jump) {
+        if ((d & 3) || d < -EDGEPROBE__A64_B_REACH || d >= EDGEPROBE__A64_B_REACH) return 0;
+        insn = EDGEPROBE__A64_B | ((uint32_t)(d >> 2) & EDGEPROBE__A64_IMM26);
+    }
+    __builtin_memcpy(out, &insn, 4);
+    return 4;
+}
+#endif /* ===================== end of the back ends ===================== */
+
+/* Hosted Linux only: a freestanding program may not have set up the thread
+ * pointer, and has no SIGTRAP handler that needs to know the thread. */
+EDGEPROBE__INLINE uintptr_t edgeprobe__self(void) {
+#ifndef EDGEPROBE_FREESTANDING
+    uintptr_t self;
+    __asm__(EDGEPROBE__SELF_ASM : "=r"(self));
+    return self;
+#else
+    return 0;
+#endif
 }
 EDGEPROBE__INLINE void *edgeprobe__rel(const int32_t *field) {
     return (char *)field + *field;
 }
 
+#if EDGEPROBE__HAS_PATCH
 /* x86-64 instruction length, enough to verify what a caller claims about a
  * site: legacy prefixes, REX, the one-byte map, 0f, 0f 38 and 0f 3a maps.
  * Returns 0 for what it does not know (VEX/EVEX, invalid opcodes): such an
@@ -745,6 +930,7 @@ EDGEPROBE__FN size_t edgeprobe__insn_len(const unsigned char *p, size_t avail) {
     n = i + (size_t)imm;
     return n <= avail && n <= 15 ? n : 0;
 }
+#endif /* EDGEPROBE__HAS_PATCH */
 
 /* ---- 8.2 OS hooks --------------------------------------------------------
  * The core needs these. Hosted builds get Linux implementations that declare
@@ -757,10 +943,11 @@ EDGEPROBE__FN size_t edgeprobe__insn_len(const unsigned char *p, size_t avail) {
  *   EDGEPROBE_OS_FREE(ptr)                                      (required)
  *   EDGEPROBE_OS_YIELD()                                        (required)
  *   EDGEPROBE_OS_SERIALIZE() -> 0 or -errno: make every thread
- *        execute a serialising instruction       (optional: ENOTSUP)
+ *        execute a serialising instruction       (optional: ENOTSUP; x86-64)
  *   EDGEPROBE_OS_MAP_NEAR(hint, bytes) -> executable page near
  *        hint, or NULL                            (optional: call patch 1|4
- *                                                 split then fails ERANGE)
+ *                                                 split then fails ERANGE;
+ *                                                 x86-64)
  *   EDGEPROBE_OS_LOG(msg)                          (optional: silent)
  * Freestanding builds have no SIGTRAP emulation: straddling word patches
  * return EDGEPROBE_ENOTSUP (the call patch needs none). */
@@ -832,17 +1019,12 @@ long edgeprobe__libc_readlink(const char *, char *, size_t) __asm__("readlink");
 #define EDGEPROBE__MB_SYNC_CORE (1 << 5)
 #define EDGEPROBE__MB_REGISTER_SYNC_CORE (1 << 6)
 
+#if EDGEPROBE__HAS_PATCH /* straddlers' membarrier, the call patch's trampolines */
 EDGEPROBE__INLINE long edgeprobe__syscall3(long nr, long a, long b, long c) {
     long ret;
     __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c)
                      : "rcx", "r11", "memory");
     return ret;
-}
-EDGEPROBE__FN int edgeprobe__os_protect(void *page, size_t len, int writable);
-EDGEPROBE__FN int edgeprobe__os_protect(void *page, size_t len, int writable) {
-    if (edgeprobe__libc_mprotect(page, len, writable ? EDGEPROBE__PROT_RWX : EDGEPROBE__PROT_RX))
-        return -*edgeprobe__libc_errno();
-    return 0;
 }
 EDGEPROBE__FN int edgeprobe__os_serialize(void);
 EDGEPROBE__FN int edgeprobe__os_serialize(void) {
@@ -866,12 +1048,19 @@ EDGEPROBE__FN void *edgeprobe__os_map_near(uintptr_t hint, size_t bytes) {
     }
     return (void *)0;
 }
+#define EDGEPROBE_OS_SERIALIZE() edgeprobe__os_serialize()
+#define EDGEPROBE_OS_MAP_NEAR(hint, bytes) edgeprobe__os_map_near(hint, bytes)
+#endif /* EDGEPROBE__HAS_PATCH */
+EDGEPROBE__FN int edgeprobe__os_protect(void *page, size_t len, int writable);
+EDGEPROBE__FN int edgeprobe__os_protect(void *page, size_t len, int writable) {
+    if (edgeprobe__libc_mprotect(page, len, writable ? EDGEPROBE__PROT_RWX : EDGEPROBE__PROT_RX))
+        return -*edgeprobe__libc_errno();
+    return 0;
+}
 #define EDGEPROBE_OS_PROTECT(page, len, w) edgeprobe__os_protect(page, len, w)
 #define EDGEPROBE_OS_ALLOC(bytes) edgeprobe__libc_calloc(1, bytes)
 #define EDGEPROBE_OS_FREE(p) edgeprobe__libc_free(p)
 #define EDGEPROBE_OS_YIELD() ((void)edgeprobe__libc_sched_yield())
-#define EDGEPROBE_OS_SERIALIZE() edgeprobe__os_serialize()
-#define EDGEPROBE_OS_MAP_NEAR(hint, bytes) edgeprobe__os_map_near(hint, bytes)
 #define EDGEPROBE_OS_LOG(msg) ((void)edgeprobe__dprintf(2, "edgeprobe: %s\n", msg))
 #define EDGEPROBE__GETENV(name) edgeprobe__libc_getenv(name)
 
@@ -916,7 +1105,11 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #define EDGEPROBE__FLIGHT_WAYS 8u   /* straddlers in flight per set          */
 #define EDGEPROBE__RECENT 4096u     /* recently finished straddlers (ring)   */
 #define EDGEPROBE__CHUNK 1024u     /* point ids per chunk                   */
+#ifndef EDGEPROBE_CORE_ONLY
 #define EDGEPROBE__CHUNKS 4096u    /* => 4M points                          */
+#else
+#define EDGEPROBE__CHUNKS 64u      /* small targets: 64K points, 512 bytes  */
+#endif
 #define EDGEPROBE__STRIPES 16u     /* handler-entry counters                */
 #define EDGEPROBE__TRAMPS 64u      /* ret-trampoline pages                  */
 
@@ -994,6 +1187,7 @@ typedef struct edgeprobe__root {
     /* code pages */
     edgeprobe__page *pages;
     unsigned page_cap, npages;
+#if EDGEPROBE__HAS_PATCH
     /* low-level patching */
     edgeprobe__flight flights[EDGEPROBE__FLIGHT_SETS][EDGEPROBE__FLIGHT_WAYS];
     uintptr_t recent[EDGEPROBE__RECENT]; /* finished straddlers, newest last */
@@ -1005,6 +1199,7 @@ typedef struct edgeprobe__root {
 #endif
     uintptr_t tramps[EDGEPROBE__TRAMPS];
     unsigned ntramps;
+#endif
     /* -finstrument-functions provider */
     struct edgeprobe__provider *provider;
     /* function probes on patchable entries (section 8.15) */
@@ -1317,9 +1512,13 @@ EDGEPROBE__FN edgeprobe__root *edgeprobe__root_create(void) {
     r->size = (unsigned)sizeof *r;
     edgeprobe__root_configure(r);
     edgeprobe__env_report(r);
+#if EDGEPROBE__HAS_PATCH
     if ((s = EDGEPROBE__GETENV("EDGEPROBE_SYNC")) && edgeprobe__streq(s, "serialize") &&
         edgeprobe__set_sync_locked(r, EDGEPROBE_SYNC_SERIALIZE) < 0)
         EDGEPROBE_OS_LOG("EDGEPROBE_SYNC=serialize: membarrier SYNC_CORE unavailable; using Tmax waits");
+#else
+    (void)s;
+#endif
     return r;
 }
 
@@ -1438,34 +1637,30 @@ EDGEPROBE__FN void edgeprobe__code_close(edgeprobe__root *r, const void *p, size
     }
 }
 
-/* The 8-byte window a locked cmpxchg uses for [p, p+n), n <= 8, inside one
- * cache line: the aligned word when it contains the bytes, else a window
- * that stays inside the line. */
-EDGEPROBE__INLINE unsigned char *edgeprobe__window(unsigned char *p, size_t n) {
-    uintptr_t w = (uintptr_t)p & ~(uintptr_t)7, line_end = edgeprobe__line_of(p) + EDGEPROBE__LINE;
-    if (w + 8 >= (uintptr_t)p + n) return (unsigned char *)w;
-    return (unsigned char *)((uintptr_t)p + 8 <= line_end ? (uintptr_t)p : line_end - 8);
-}
-
-/* Replace n bytes at p (one cache line) with val if they hold expect, in one
- * locked store; neighbouring bytes are kept even if they change meanwhile.
- * Returns 1 written, 0 already val, EDGEPROBE_EBYTES neither (no write).
- * The page must be open. */
+/* Replace n bytes at p (inside one word of the back end's window) with val
+ * if they hold expect, in one atomic store, then make it visible to
+ * instruction fetch; neighbouring bytes are kept even if they change
+ * meanwhile. Returns 1 written, 0 already val, EDGEPROBE_EBYTES neither (no
+ * write). The page must be open. */
 EDGEPROBE__FN int edgeprobe__cas_bytes(unsigned char *p, const unsigned char *expect,
                                        const unsigned char *val, size_t n);
 EDGEPROBE__FN int edgeprobe__cas_bytes(unsigned char *p, const unsigned char *expect,
                                        const unsigned char *val, size_t n) {
     unsigned char *w = edgeprobe__window(p, n);
     size_t off = (size_t)(p - w);
-    uint64_t cur = edgeprobe__load8(w), next;
+    edgeprobe__word_t cur = edgeprobe__word_load(w), next;
+    if (off + n > sizeof cur) return EDGEPROBE_EINVAL; /* not one word: never for our sites */
     for (;;) {
-        unsigned char bytes[8];
-        __builtin_memcpy(bytes, &cur, 8);
+        unsigned char bytes[sizeof cur];
+        __builtin_memcpy(bytes, &cur, sizeof cur);
         if (__builtin_memcmp(bytes + off, val, n) == 0) return 0;
         if (__builtin_memcmp(bytes + off, expect, n) != 0) return EDGEPROBE_EBYTES;
         __builtin_memcpy(bytes + off, val, n);
-        __builtin_memcpy(&next, bytes, 8);
-        if (edgeprobe__cmpxchg8(w, &cur, next)) return 1;
+        __builtin_memcpy(&next, bytes, sizeof cur);
+        if (edgeprobe__word_cas(w, &cur, next)) {
+            edgeprobe__code_sync(w, sizeof cur);
+            return 1;
+        }
     }
 }
 
@@ -1481,36 +1676,26 @@ EDGEPROBE__FN int edgeprobe__write_code(edgeprobe__root *r, unsigned char *p, co
         edgeprobe__log_bytes(r, "refusing to patch unexpected bytes", p, expect, n);
         return EDGEPROBE_EBYTES;
     }
-    rc = edgeprobe__code_open(r, edgeprobe__window(p, n), 8);
+    rc = edgeprobe__code_open(r, edgeprobe__window(p, n), sizeof(edgeprobe__word_t));
     if (rc) return rc;
     rc = edgeprobe__cas_bytes(p, expect, val, n);
     if (rc == EDGEPROBE_EBYTES) edgeprobe__log_bytes(r, "site changed while patching", p, expect, n);
-    edgeprobe__code_close(r, edgeprobe__window(p, n), 8);
+    edgeprobe__code_close(r, edgeprobe__window(p, n), sizeof(edgeprobe__word_t));
     return rc;
 }
 
 /* ---- 8.7 marker sites ------------------------------------------------------
- * Off/on byte forms of one site (see section 7). */
-EDGEPROBE__FN size_t edgeprobe__site_form(const edgeprobe__site *s, int jump, unsigned char out[8]);
-EDGEPROBE__FN size_t edgeprobe__site_form(const edgeprobe__site *s, int jump, unsigned char out[8]) {
-    size_t n = (s->flags & EDGEPROBE__F_NOP8) ? 8 : 5;
-    if (!jump) {
-        __builtin_memcpy(out, n == 8 ? edgeprobe__nop8 : edgeprobe__nop5, n);
-    } else {
-        int32_t rel = (int32_t)(s->target - (s->addr + 5));
-        out[0] = EDGEPROBE__OP_JMP32;
-        __builtin_memcpy(out + 1, &rel, 4);
-        if (n == 8) __builtin_memcpy(out + 5, edgeprobe__nop3, 3);
-    }
-    return n;
-}
+ * Off/on byte forms of one site: edgeprobe__site_form, in the back end. */
 /* Put a site in state `on` (a default-on site jumps when off). */
 EDGEPROBE__FN int edgeprobe__site_set(edgeprobe__root *r, const edgeprobe__site *s, int on);
 EDGEPROBE__FN int edgeprobe__site_set(edgeprobe__root *r, const edgeprobe__site *s, int on) {
     unsigned char want[8], other[8];
     int jump = (s->flags & EDGEPROBE__F_DEFAULT_ON) ? !on : on;
-    size_t n = edgeprobe__site_form(s, jump, want);
-    edgeprobe__site_form(s, !jump, other);
+    size_t n = edgeprobe__site_form(s->addr, s->target, s->flags, jump, want);
+    if (!n || !edgeprobe__site_form(s->addr, s->target, s->flags, !jump, other)) {
+        edgeprobe__log_bytes(r, "jump target out of reach", s->addr, 0, edgeprobe__site_len(s->flags));
+        return EDGEPROBE_ERANGE;
+    }
     return edgeprobe__write_code(r, s->addr, other, want, n);
 }
 /* Put every site of a probe in state `on`; on a failure, put back the ones
@@ -1749,7 +1934,8 @@ void edgeprobe__object_init(void) {
         for (rec = __start_edgeprobe_sites; rec < __stop_edgeprobe_sites; rec++) {
             err = edgeprobe__record_add(r, rec);
             if (err < 0) /* left out, untouched; the object's other sites still register */
-                edgeprobe__log_bytes(r, "cannot register site", edgeprobe__rel(&rec->site), 0, 5);
+                edgeprobe__log_bytes(r, "cannot register site", edgeprobe__rel(&rec->site), 0,
+                                     edgeprobe__site_len(rec->flags));
         }
         edgeprobe__fconvert_own(r);
         __atomic_store_n(&edgeprobe__this_object.registered, 1, __ATOMIC_RELEASE);
@@ -1901,6 +2087,7 @@ EDGEPROBE__FN int edgeprobe_set_discovery(edgeprobe_discover_fn fn, void *arg) {
     return 0;
 }
 
+#if EDGEPROBE__HAS_PATCH /* 8.10 to 8.12, but edgeprobe_set_wx_strict: x86-64 only */
 /* ---- 8.10 straddling patches in flight ---------------------------------
  * A set-associative table keyed by the cache line of a site's first byte:
  * finding a site, or the sites that could overlap it (they start in the
@@ -2167,6 +2354,7 @@ EDGEPROBE__FN uint64_t edgeprobe_get_tmax(void) {
     edgeprobe__root *r = edgeprobe__root_get(&err);
     return r ? __atomic_load_n(&r->tmax, __ATOMIC_ACQUIRE) : EDGEPROBE_TMAX_DEFAULT;
 }
+#endif /* EDGEPROBE__HAS_PATCH */
 /* Going strict closes every page left open by the keep-writable policy. */
 EDGEPROBE__FN int edgeprobe_set_wx_strict(int strict) {
     unsigned i;
@@ -2184,6 +2372,7 @@ EDGEPROBE__FN int edgeprobe_set_wx_strict(int strict) {
     return rc;
 }
 
+#if EDGEPROBE__HAS_PATCH
 /* One "wait" of the protocol, from `since`: a serialising membarrier, or
  * Tmax ticks (also when the membarrier fails: never skip a wait). */
 EDGEPROBE__FN void edgeprobe__protocol_wait(edgeprobe__root *r, uint64_t since);
@@ -2476,6 +2665,8 @@ EDGEPROBE__FN int edgeprobe_call_deactivate(void *site) {
     return rc;
 }
 
+#endif /* EDGEPROBE__HAS_PATCH: 8.10 to 8.12 */
+
 /* ---- 8.13 handlers ---------------------------------------------------------
  * A binding {fn, user, identity} is immutable once published in a point, so
  * replacing a handler is one pointer store. Threads count themselves in a
@@ -2583,6 +2774,7 @@ EDGEPROBE__FN int edgeprobe_handler_sync(void) {
     return 0;
 }
 
+#if EDGEPROBE__HAS_PATCH /* 8.14: x86-64 only */
 /* ---- 8.14 the -finstrument-functions provider -------------------------------
  * Call sites of __cyg_profile_func_enter/exit, found on first call: the
  * call instruction ends at the return address. A lock-free, insert-only
@@ -2728,8 +2920,6 @@ EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt) {
     }
     pt->function = pt->name;
 }
-#else
-EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt) { (void)pt; }
 #endif
 
 #ifdef EDGEPROBE_PROVIDER
@@ -2888,13 +3078,20 @@ EDGEPROBE__FN int edgeprobe_provider_activate_glob(const char *pattern, edgeprob
 EDGEPROBE__FN int edgeprobe_provider_deactivate_glob(const char *pattern) {
     return edgeprobe__provider_glob(pattern, 0, 0);
 }
+#elif defined(EDGEPROBE_PROVIDER)
+#error "EDGEPROBE_PROVIDER: the -finstrument-functions provider is x86-64 only (not with EDGEPROBE_CORE_ONLY)"
+#endif /* EDGEPROBE__HAS_PATCH: 8.14 */
+#if !EDGEPROBE__HAS_PATCH || defined(EDGEPROBE_FREESTANDING)
+/* No provider points exist: nothing to name. */
+EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt) { (void)pt; }
+#endif
 
 /* ---- 8.15 function probes on patchable entries (x86-64, hosted) ----------
  * The back end of section 6b, in five parts: finding the entries (ELF),
  * per-function stubs and mirror pages, the trampolines, the per-thread
  * shadow stack, and the API. Only the registry lock protects the tables;
  * the trampolines read them without it. */
-#ifndef EDGEPROBE_FREESTANDING
+#if EDGEPROBE__HAS_PATCH && !defined(EDGEPROBE_FREESTANDING)
 int edgeprobe__libc_open(const char *, int, ...) __asm__("open");
 long edgeprobe__libc_pread(int, void *, size_t, long) __asm__("pread");
 long edgeprobe__libc_read(int, void *, size_t) __asm__("read");
@@ -4002,9 +4199,10 @@ EDGEPROBE__FN void edgeprobe__fconvert_own(edgeprobe__root *r) {
         edgeprobe__code_close(r, site, 5);
     }
 }
-#else /* EDGEPROBE_FREESTANDING: no function probes */
+#else /* freestanding, aarch64 or EDGEPROBE_CORE_ONLY: no function probes */
 EDGEPROBE__FN void edgeprobe__fsync_handlers(edgeprobe__root *r) { (void)r; }
 EDGEPROBE__FN void edgeprobe__fconvert_own(edgeprobe__root *r) { (void)r; }
+#if EDGEPROBE__HAS_PATCH /* x86-64 freestanding: the API is there, and says no */
 EDGEPROBE__FN int edgeprobe_func_scan(void) { return EDGEPROBE_ENOTSUP; }
 EDGEPROBE__FN int edgeprobe_func_attach(const char *p, edgeprobe_entry_fn en, edgeprobe_exit_fn ex, void *u) {
     (void)p, (void)en, (void)ex, (void)u;
@@ -4020,6 +4218,7 @@ EDGEPROBE__FN int edgeprobe_func_disable(const char *p) { return (void)p, EDGEPR
 EDGEPROBE__FN int edgeprobe_func_on(int id) { return (void)id, EDGEPROBE_ENOTSUP; }
 EDGEPROBE__FN int edgeprobe_func_off(int id) { return (void)id, EDGEPROBE_ENOTSUP; }
 EDGEPROBE__FN unsigned long edgeprobe_func_lost_exits(void) { return 0; }
+#endif
 #endif
 
 #ifdef __cplusplus

@@ -31,16 +31,5 @@ static inline int check_done(const char *name) {
     return check_failures ? 1 : 0;
 }
 
-/* Site bytes helpers shared by the tests. */
-static const unsigned char check_nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
-static const unsigned char check_nop8[8] = {0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0};
-/* Is the site at `site` a jmp to `target`? */
-static inline int check_is_jmp(const unsigned char *site, const unsigned char *target) {
-    int32_t rel;
-    memcpy(&rel, site + 1, 4);
-    return site[0] == 0xe9 && site + 5 + rel == target;
-}
-static inline int check_is_nop(const unsigned char *site, int nop8) {
-    return nop8 ? memcmp(site, check_nop8, 8) == 0 : memcmp(site, check_nop5, 5) == 0;
-}
+#include "sites.h"
 #endif

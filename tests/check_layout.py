@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Check edgeprobe's site table against the disassembly of a non-PIE binary:
 every record's site is the start of a `nopl` that objdump decodes as one
-5- or 8-byte instruction inside one 64-byte cache line."""
-import re, struct, subprocess, sys
+5- or 8-byte instruction inside one 64-byte cache line (aarch64: a 4-byte
+`nop`). OBJDUMP and READELF name the tools for a cross build."""
+import os, re, struct, subprocess, sys
 
 binary = sys.argv[1]
-hdr = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True).stdout
+EM_AARCH64 = 183
+a64 = struct.unpack_from("<H", open(binary, "rb").read(20), 18)[0] == EM_AARCH64
+hdr = subprocess.run([os.environ.get("READELF", "readelf"), "-SW", binary], capture_output=True, text=True, check=True).stdout
 m = re.search(r"\]\s+edgeprobe_sites\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)", hdr)
 if not m:
     sys.exit("no edgeprobe_sites section")
@@ -14,8 +17,8 @@ data = open(binary, "rb").read()[offset:offset + size]
 sites = []
 for i in range(0, size, 16):
     rel_site, _, _, flags = struct.unpack_from("<iiiI", data, i)
-    sites.append((vaddr + i + rel_site, 8 if flags & 1 else 5))
-dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", binary], capture_output=True, text=True, check=True).stdout
+    sites.append((vaddr + i + rel_site, 4 if a64 else 8 if flags & 1 else 5))
+dis = subprocess.run([os.environ.get("OBJDUMP", "objdump"), "-d", "--no-show-raw-insn", binary], capture_output=True, text=True, check=True).stdout
 insns = {}
 lines = dis.splitlines()
 for k, line in enumerate(lines):

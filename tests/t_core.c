@@ -35,33 +35,21 @@ __attribute__((noinline)) static void same1(void) { EDGEPROBE_TRACE(core_same, "
 __attribute__((noinline)) static void same2(void) { EDGEPROBE_TRACE(core_same, "s2"); }
 
 /* Do the bytes of every site of this binary match its probe's state? */
-static int sites_match_state(void) {
-    const edgeprobe__record *rec;
-    int bad = 0;
-    for (rec = __start_edgeprobe_sites; rec < __stop_edgeprobe_sites; rec++) {
-        const unsigned char *site = (const unsigned char *)edgeprobe__rel(&rec->site);
-        const unsigned char *target = (const unsigned char *)edgeprobe__rel(&rec->target);
-        edgeprobe__point *pt = (edgeprobe__point *)edgeprobe__rel(&rec->point);
-        int on = edgeprobe_probe_is_on(pt->probe) == 1;
-        int jumps = (rec->flags & EDGEPROBE__F_DEFAULT_ON) ? !on : on;
-        int ok = jumps ? check_is_jmp(site, target) : check_is_nop(site, rec->flags & EDGEPROBE__F_NOP8);
-        if (!ok) {
-            fprintf(stderr, "site %p of %s does not match state %d\n", (void *)site, pt->name, on);
-            bad++;
-        }
-    }
-    return bad == 0;
+static void report_site(const unsigned char *site, const char *name, int on) {
+    fprintf(stderr, "site %p of %s does not match state %d\n", (const void *)site, name, on);
 }
+static int sites_match_state(void) { return sites_mismatches(report_site) == 0; }
 
 static void test_layout(void) {
     const edgeprobe__record *rec;
     int n = 0;
     for (rec = __start_edgeprobe_sites; rec < __stop_edgeprobe_sites; rec++, n++) {
         uintptr_t a = (uintptr_t)edgeprobe__rel(&rec->site);
-        size_t len = (rec->flags & EDGEPROBE__F_NOP8) ? 8 : 5;
+        size_t len = CHECK_SITE_LEN(rec->flags);
         CHECK((a & ~(uintptr_t)7) == ((a + len - 1) & ~(uintptr_t)7)); /* one aligned word */
         CHECK((a & ~(uintptr_t)63) == ((a + len - 1) & ~(uintptr_t)63)); /* one line */
         if (len == 8) CHECK((a & 7) == 0);
+        if (len == 4) CHECK((a & 3) == 0); /* aarch64: one aligned instruction */
     }
     CHECK(n >= 6);
     CHECK(sites_match_state());

@@ -26,7 +26,7 @@ static void checked(const edgeprobe_info *info, void *user, uintptr_t value) {
     volatile struct user_block *u = (struct user_block *)user;
     int spin, ok = u->magic == MAGIC;
     (void)info, (void)value;
-    for (spin = 0; spin < 200; spin++) __asm__ volatile("pause");
+    for (spin = 0; spin < 200; spin++) edgeprobe__pause();
     ok = ok && u->magic == MAGIC;
     __atomic_fetch_add(ok ? &good_calls : &bad_calls, 1, __ATOMIC_RELAXED);
 }

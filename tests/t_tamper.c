@@ -52,25 +52,27 @@ static void poke(unsigned char *site, const unsigned char *bytes, size_t n) {
     uintptr_t pg = (uintptr_t)site & ~(uintptr_t)4095;
     syscall(SYS_mprotect, (void *)pg, 8192, PROT_READ | PROT_WRITE | PROT_EXEC);
     memcpy(site, bytes, n);
+    __builtin___clear_cache((char *)site, (char *)site + n); /* aarch64: fetch must see it */
 }
 
 static void test_tampered_site(void) {
     unsigned char *s0 = site_of("tamper_two", 0), *s1 = site_of("tamper_two", 1);
-    unsigned char saved[5], other[5], foreign[5] = {0xcc, 0x90, 0x90, 0x90, 0x90};
+    unsigned char saved[sizeof check_foreign], other[sizeof check_foreign];
+    const size_t n = sizeof check_foreign; /* a site's size (x86: NOP5) */
     CHECK(s0 && s1);
     if (!s0 || !s1) return;
     /* Break the second site: enabling must fail, and the first site, already
      * switched by then, must be put back. */
-    memcpy(saved, s1, 5);
-    memcpy(other, s0, 5);
-    poke(s1, foreign, 5);
+    memcpy(saved, s1, n);
+    memcpy(other, s0, n);
+    poke(s1, check_foreign, n);
     CHECK_EQ(edgeprobe_enable("tamper_two"), EDGEPROBE_EBYTES);
-    CHECK(memcmp(s1, foreign, 5) == 0);
-    CHECK(memcmp(s0, other, 5) == 0);
+    CHECK(memcmp(s1, check_foreign, n) == 0);
+    CHECK(memcmp(s0, other, n) == 0);
     CHECK_EQ(edgeprobe_disable("tamper_two"), 0);
     a1();
     CHECK_EQ(hits, 0);
-    poke(s1, saved, 5);
+    poke(s1, saved, n);
     CHECK_EQ(edgeprobe_enable("tamper_two"), 1);
     a1();
     a2();
@@ -79,16 +81,16 @@ static void test_tampered_site(void) {
 }
 
 static void test_mprotect_failure_and_strict(void) {
-    unsigned char *s = site_of("tamper_strict", 0), before[5];
+    unsigned char *s = site_of("tamper_strict", 0), before[sizeof check_foreign];
     char perms[5];
     CHECK(s != NULL);
     if (!s) return;
     CHECK_EQ(edgeprobe_set_wx_strict(1), 0);
-    memcpy(before, s, 5);
+    memcpy(before, s, sizeof before);
     mprotect_fail = 1;
     CHECK_EQ(edgeprobe_enable("tamper_strict"), EDGEPROBE_EPROT);
     mprotect_fail = 0;
-    CHECK(memcmp(s, before, 5) == 0);
+    CHECK(memcmp(s, before, sizeof before) == 0);
     b1();
     CHECK_EQ(hits, 2);
     mprotect_calls = 0;
