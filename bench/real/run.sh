@@ -37,12 +37,12 @@
 #                           vCPUs of this VM differ (up to 3x for bzip2 -d).
 #   REAL_PROF_K=10 REAL_PROF_EPOCH_MS=10   sampling parameters of both
 #                           profilers
-# Output: bench/out/real/ (hyperfine JSON per round, reports, summaries,
+# Output: REAL_OUT (default bench/out/real/: hyperfine JSON per round, reports, summaries,
 # skipped.txt, summary.md).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
-OUT=bench/out/real
+OUT=${REAL_OUT:-bench/out/real}
 mkdir -p "$OUT" bench/plots
 PROGRAMS=${REAL_PROGRAMS:-bzip2 lua zstd}
 CONFIGS=${REAL_CONFIGS:-plain fpe eprof eoff cplain cfpe ceprof fiprof fistub}
@@ -211,6 +211,27 @@ for prog in $PROGRAMS; do
     uftrace_runs "$prog"
 done
 rm -f "$OUT"/tmp-*
+
+# ---- start-up and exit cost of `edgeprobe prof`: trivial runs ------------
+# (the program starts and exits at once; the difference to the bare binary
+# is what prof costs per process, whatever the workload)
+startup() {
+    local prog b args cmds=()
+    for prog in $PROGRAMS; do
+        case $prog in lua) args="-e ''" ;; bzip2) args="--help" ;; zstd) args="-V" ;; esac
+        for b in build/real/fpe/$prog build/real/cfpe/$prog; do
+            cmds+=("$b $args" "$EP prof -q -o $OUT/startup.report --mode off -- $b $args"
+                "$EP prof -q -o $OUT/startup.report -- $b $args")
+        done
+    done
+    hyperfine -N --runs "${REAL_STARTUP_RUNS:-20}" --style basic --export-json "$OUT/startup.json" "${cmds[@]}" \
+        > "$OUT/startup.log" 2>&1 || skip "start-up cost: hyperfine failed, see $OUT/startup.log"
+    rm -f "$OUT/startup.report"
+}
+if echo " $CONFIGS " | grep -q " eprof "; then
+    echo "run: start-up cost of edgeprobe prof (load $(loadavg))"
+    startup
+fi
 
 # ---- one profiled run each, with the report and the chart ---------------
 for prog in $PROGRAMS; do

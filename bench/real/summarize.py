@@ -101,7 +101,7 @@ def report_top(path, rows=12):
         return None
     lines = open(path, errors="replace").read().splitlines()
     for i, l in enumerate(lines):
-        if l.lstrip().startswith("function"):
+        if re.match(r"function\s+sampled", l.strip()):
             return lines[max(0, i - 6):i + 1 + rows]
     return lines[:rows + 8]
 
@@ -211,6 +211,32 @@ if t3:
     md.extend(t3)
     md.append("| paper: perl / bzip (SPEC) | | 42,276 / 2,231 | 211,346 / 10,638 | | 11 / 0.6 | 2 / 0.01 | | | |")
     md.append("")
+sf = os.path.join(out, "startup.json")
+if os.path.exists(sf):
+    res = {r["command"]: r for r in json.load(open(sf))["results"]}
+    rows = []
+    for cmd, r in res.items():
+        if " prof " in cmd:
+            continue
+        bare = r["user"] + r["system"]
+        m = re.search(r"build/real/(\w+)/(\w+)", cmd)
+        rep = [res.get(k) for k in (f"build/edgeprobe prof -q -o {out}/startup.report --mode off -- {cmd}",
+                                     f"build/edgeprobe prof -q -o {out}/startup.report -- {cmd}")]
+        if not all(rep):
+            continue
+        off, smp = (x["user"] + x["system"] for x in rep)
+        rows.append(f"| `{cmd}` | {1000 * bare:.1f} | {1000 * off:.1f} (+{1000 * (off - bare):.1f}) | "
+                    f"{1000 * smp:.1f} (+{1000 * (smp - bare):.1f}) | {1000 * r['median']:.1f} | "
+                    f"{1000 * rep[1]['median']:.1f} |")
+    if rows:
+        md.append(f"## Start-up and exit cost of `edgeprobe prof` per process ({len(next(iter(res.values()))['times'])} runs each)\n")
+        md.append("A program that starts and exits at once: the difference to the bare binary is what prof adds to "
+                  "every process, whatever its workload (mean CPU = user + system).\n")
+        md.append("| program | bare CPU ms | `--mode off` CPU ms | sampling CPU ms | bare wall ms (median) | "
+                  "sampling wall ms (median) |")
+        md.append("|---|---:|---:|---:|---:|---:|")
+        md.extend(rows)
+        md.append("")
 tops = []
 for prog in programs:
     for c in ("eprof", "fiprof"):
