@@ -17,8 +17,8 @@ CFLAGS_DEMO := -O2 -Wall -Wextra -Werror -Iinclude -pthread
 all: demo tools
 
 # The edgeprobe command: tools/edgeprobe.c dispatches to tools/cmd_*.c.
-TOOL_SRC := $(wildcard tools/edgeprobe.c tools/cmd_*.c)
-$(BUILD)/edgeprobe: $(TOOL_SRC) tools/tool.h include/edgeprobe.h | $(BUILD)
+TOOL_SRC := $(wildcard tools/edgeprobe.c tools/cmd_*.c tools/control_*.c)
+$(BUILD)/edgeprobe: $(TOOL_SRC) tools/tool.h tools/control.h include/edgeprobe.h | $(BUILD)
 	$(CC) $(CFLAGS_DEMO) -Itools $(TOOL_SRC) -o $@
 tools: $(BUILD)/edgeprobe
 

@@ -12,5 +12,12 @@ struct tool_command {
 };
 
 int cmd_prof(int argc, char **argv);
+/* operating a running process (tools/control.h) */
+int cmd_ps(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_enable(int argc, char **argv);
+int cmd_disable(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif
