@@ -10,7 +10,7 @@
  * Options: -t THREADS (2), -s SECONDS to run (60), -p MICROSECONDS of pause
  * per request (200), --start (call edgeprobe_control_start() instead of
  * relying on EDGEPROBE_CONTROL=1), --fork (fork a child that runs the same
- * loop for 3 seconds and says "child PID" on stdout). Says "ready PID SOCKET"
+ * loop for half the time and says "child PID SOCKET" on stdout). Says "ready PID SOCKET"
  * on stdout once the endpoint serves. */
 #include <pthread.h>
 #include <stdio.h>
@@ -85,7 +85,7 @@ int main(int argc, char **argv) {
     if (fork_child && (child = fork()) == 0) {
         printf("child %d %s\n", (int)getpid(), edgeprobe_control_path() ? edgeprobe_control_path() : "-");
         fflush(stdout);
-        serve(threads, 3);
+        serve(threads, seconds / 2);
         _exit(0);
     }
     serve(threads, seconds);

@@ -81,6 +81,7 @@ static int find_socket(int pid, char *path, size_t cap) {
 int ctl_open(const char *target, ctl_conn *c) {
     struct sockaddr_un addr;
     struct stat st;
+    const char *reply;
     memset(c, 0, sizeof *c - sizeof c->buf);
     c->fd = -1;
     if (ctl_is_pid(target)) {
@@ -107,6 +108,16 @@ int ctl_open(const char *target, ctl_conn *c) {
         ctl_close(c);
         return -1;
     }
+    /* Handshake: a refused client reads the reason here (the process sends
+     * it and closes; our request may then fail with EPIPE, the reply is
+     * still readable). The reply also names the pid behind a socket path. */
+    (void)send(c->fd, "hello\n", 6, MSG_NOSIGNAL);
+    if (!(reply = ctl_expect_ok(c, "connect")) || strncmp(reply, "edgeprobe-control 1 ", 20)) {
+        if (reply) fprintf(stderr, "edgeprobe: %s does not speak the edgeprobe control protocol 1\n", c->path);
+        ctl_close(c);
+        return -1;
+    }
+    c->pid = atoi(reply + 20);
     return 0;
 }
 
