@@ -2400,13 +2400,40 @@ EDGEPROBE__FN int edgeprobe_call_deactivate(void *site) {
  * Enabled TRACE, BRANCH and HANDLER sites count their hits (BRANCH_ON, on by
  * default, has no out-of-line path and counts nothing). A hot probe hit by
  * several threads must not become one contended cache line, so each point
- * has one counter per stripe, and a thread uses the stripe of its thread
- * pointer. A chunk of EDGEPROBE__CHUNK points keeps stripe s as one
- * contiguous row [s][id % CHUNK]: threads on different stripes never write
- * the same line. The increment is a locked add on a line the thread usually
- * owns alone (measured in bench/control.c; see bench/RESULTS.md). */
+ * has one counter per stripe; a chunk of EDGEPROBE__CHUNK points keeps
+ * stripe s as one contiguous row [s][id % CHUNK], so hits on different
+ * stripes never write the same line.
+ *   - where the kernel publishes the current CPU through rseq (glibc 2.35
+ *     and later), the stripe is the CPU number (mod EDGEPROBE__STRIPES) and
+ *     the increment is one unlocked `addq`: an instruction is never split by
+ *     preemption, so threads sharing a CPU never lose a count. A count can be
+ *     lost only if a thread migrates between reading its CPU and the add
+ *     while another thread hits the same point there, or on machines with
+ *     more than EDGEPROBE__STRIPES CPUs (CPUs n and n + 16 share a stripe).
+ *   - otherwise (older libc, rseq off, freestanding) the stripe is a hash of
+ *     the thread pointer and the increment a locked add: exact, and
+ *     contended only when two threads hash to the same stripe.
+ * Cost and its floor: bench/control.c, bench/RESULTS.md. */
+#ifndef EDGEPROBE_FREESTANDING
+extern const ptrdiff_t __rseq_offset __attribute__((weak)); /* glibc >= 2.35 */
+extern const unsigned int __rseq_size __attribute__((weak));
+#endif
 EDGEPROBE__INLINE unsigned edgeprobe__hit_stripe(void) {
     return edgeprobe__hash_ptr(edgeprobe__self() >> 12) & (EDGEPROBE__STRIPES - 1);
+}
+EDGEPROBE__INLINE void edgeprobe__hit_add(uint64_t *row, unsigned id) {
+    uint64_t *counter;
+#ifndef EDGEPROBE_FREESTANDING
+    if (&__rseq_size && __rseq_size) {
+        uint32_t cpu; /* struct rseq: cpu_id_start at 0, cpu_id at 4 */
+        __asm__ volatile("movl %%fs:4(%1), %0" : "=r"(cpu) : "r"(__rseq_offset));
+        counter = &row[(cpu & (EDGEPROBE__STRIPES - 1)) * EDGEPROBE__CHUNK + id % EDGEPROBE__CHUNK];
+        __asm__ volatile("addq $1, %0" : "+m"(*counter)); /* one instruction, not locked */
+        return;
+    }
+#endif
+    counter = &row[edgeprobe__hit_stripe() * EDGEPROBE__CHUNK + id % EDGEPROBE__CHUNK];
+    __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 }
 EDGEPROBE__INLINE void edgeprobe__count_hit(edgeprobe__point *pt) {
 #if EDGEPROBE_HIT_COUNTS
@@ -2415,7 +2442,7 @@ EDGEPROBE__INLINE void edgeprobe__count_hit(edgeprobe__point *pt) {
     uint64_t *row;
     if (!r || id >= EDGEPROBE__CHUNK * EDGEPROBE__CHUNKS) return; /* not registered */
     row = __atomic_load_n(&r->hits[id / EDGEPROBE__CHUNK], __ATOMIC_ACQUIRE);
-    if (row) __atomic_fetch_add(&row[edgeprobe__hit_stripe() * EDGEPROBE__CHUNK + id % EDGEPROBE__CHUNK], 1, __ATOMIC_RELAXED);
+    if (row) edgeprobe__hit_add(row, id);
 #else
     (void)pt;
 #endif
