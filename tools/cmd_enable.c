@@ -36,7 +36,8 @@ static int set_probes(int argc, char **argv, const char *verb) {
     }
     ctl_close(c);
     free(c);
-    printf("%sd %d probe%s\n", verb, changed, changed == 1 ? "" : "s");
+    if (!rc) printf("%sd %d probe%s\n", verb, changed, changed == 1 ? "" : "s");
+    else if (changed) fprintf(stderr, "edgeprobe %s: %d probe%s changed before the error\n", verb, changed, changed == 1 ? "" : "s");
     return rc;
 }
 

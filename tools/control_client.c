@@ -87,8 +87,8 @@ int ctl_open(const char *target, ctl_conn *c) {
     if (ctl_is_pid(target)) {
         c->pid = atoi(target);
         if (find_socket(c->pid, c->path, sizeof c->path)) {
-            fprintf(stderr, "edgeprobe: process %d has no control endpoint (is it running with EDGEPROBE_CONTROL=1, "
-                            "or has it called edgeprobe_control_start()?)\n", c->pid);
+            fprintf(stderr, "edgeprobe: process %d has no control endpoint that this user can reach (is it running "
+                            "with EDGEPROBE_CONTROL=1, or has it called edgeprobe_control_start()?)\n", c->pid);
             return -1;
         }
     } else if (!stat(target, &st) && S_ISSOCK(st.st_mode) && strlen(target) < sizeof c->path) {
