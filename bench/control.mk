@@ -15,5 +15,5 @@ $(CONTROL_OUT):
 bench-control: $(CONTROL_OUT)/control tools
 	@lscpu | grep 'Model name' ; uname -r ; nproc
 	./$(CONTROL_OUT)/control ./$(BUILD)/edgeprobe all | tee $(CONTROL_OUT)/results.md
-	@command -v lttng >/dev/null && echo "lttng is installed: compare by hand (see RESULTS.md)" || \
-	    echo "LTTng: not installed here (no lttng-sessiond); no comparison made"
+	@echo "LTTng, the same measurement (bench/control_lttng.sh):"
+	bash bench/control_lttng.sh | tee -a $(CONTROL_OUT)/results.md

@@ -3347,7 +3347,9 @@ EDGEPROBE__FN void edgeprobe__client_lines(edgeprobe__root *r, struct edgeprobe_
             }
             return;
         }
-        if (edgeprobe__out_room(c) < 2 * EDGEPROBE__CTL_ROW) return; /* replies not yet read */
+        /* Replies not yet read: wait. A tracer's buffer is kept full of
+         * lines, but its drain always leaves room for a short reply. */
+        if (edgeprobe__out_room(c) < (c->state == EDGEPROBE__CLIENT_TRACING ? 256u : 2u * EDGEPROBE__CTL_ROW)) return;
         c->in[n] = 0;
         edgeprobe__request(r, ctl, index, c->in);
         __builtin_memmove(c->in, c->in + n + 1, c->in_len - n - 1);

@@ -107,6 +107,18 @@ ctl_trace_kill() {
 }
 case_ control-trace-sigkill ctl_trace_kill
 
+# A flood of lines (no pause in the server's loop): the command still stops
+# on time, lines are dropped and counted, never waited for.
+ctl_trace_flood() {
+    ctl_start flood -s 30 -t 1 -p 0 || return 1
+    local t0=$SECONDS
+    timeout 20 $EP trace "$PID" req_begin -d 1 >"$B/ctl_flood.txt" 2>"$B/ctl_flood.err" || { cat "$B/ctl_flood.err"; return 1; }
+    cat "$B/ctl_flood.err"
+    echo "took $((SECONDS - t0)) s"
+    grep -Eq '^edgeprobe trace: [0-9]{4,} lines, [1-9][0-9]* dropped$' "$B/ctl_flood.err" && [[ $(state req_begin) == off ]]
+}
+case_ control-trace-flood ctl_trace_flood
+
 # top --once: a non-zero rate for a hot enabled probe.
 ctl_top_once() {
     ctl_start top -s 30 -p 50 || return 1
