@@ -8,13 +8,11 @@
 #include "control.h"
 #include "tool.h"
 
-static int set_probes(int argc, char **argv, const char *verb) {
+static int set_probes(int argc, char **argv, const char *verb, const char *usage) {
     char request[600];
     const char *reply;
     int i, changed = 0, rc = 0;
     ctl_conn *c;
-    char usage[64];
-    snprintf(usage, sizeof usage, "%s PID GLOB...", verb);
     if (ctl_help(argc, argv, usage)) return 0;
     if (argc < 3) {
         fprintf(stderr, "usage: edgeprobe %s\n", usage);
@@ -41,5 +39,5 @@ static int set_probes(int argc, char **argv, const char *verb) {
     return rc;
 }
 
-int cmd_enable(int argc, char **argv) { return set_probes(argc, argv, "enable"); }
-int cmd_disable(int argc, char **argv) { return set_probes(argc, argv, "disable"); }
+int cmd_enable(int argc, char **argv) { return set_probes(argc, argv, "enable", USAGE_ENABLE); }
+int cmd_disable(int argc, char **argv) { return set_probes(argc, argv, "disable", USAGE_DISABLE); }

@@ -8,7 +8,6 @@
 #include "control.h"
 #include "tool.h"
 
-#define USAGE_LIST "list PID|SOCKET|FILE [--json]"
 
 static void print_table(const ctl_probe *p, int n, int live) {
     int i;

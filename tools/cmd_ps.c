@@ -47,9 +47,9 @@ static int visit(const char *path, int pid) {
 int cmd_ps(int argc, char **argv) {
     char dirs[64][256], path[600];
     int i, n;
-    if (ctl_help(argc, argv, "ps")) return 0;
+    if (ctl_help(argc, argv, USAGE_PS)) return 0;
     if (argc != 1) {
-        fprintf(stderr, "usage: edgeprobe ps\n");
+        fprintf(stderr, "usage: edgeprobe " USAGE_PS "\n");
         return TOOL_EXIT_USAGE;
     }
     n = ctl_dirs(dirs, 64);

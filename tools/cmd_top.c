@@ -14,7 +14,6 @@
 #include "control.h"
 #include "tool.h"
 
-#define USAGE_TOP "top PID [--once] [-i SECONDS]"
 
 typedef struct sample {
     ctl_probe *probes;
@@ -26,19 +25,9 @@ typedef struct row {
     double rate;
 } row;
 
-static volatile sig_atomic_t interrupted;
-static void on_signal(int sig) {
-    (void)sig;
-    interrupted = 1;
-}
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 static int take(ctl_conn *c, sample *s) {
     free(s->probes);
-    s->when = now_s();
+    s->when = ctl_now();
     return ctl_list(c, &s->probes, &s->n);
 }
 static int by_rate(const void *a, const void *b) {
@@ -71,9 +60,9 @@ static void show(const sample *before, const sample *now, int pid, int max_rows,
 }
 /* Wait one interval; 1 if the user asked to quit. */
 static int wait_or_quit(double seconds, int keys) {
-    double end = now_s() + seconds;
-    while (!interrupted) {
-        double left = end - now_s();
+    double end = ctl_now() + seconds;
+    while (!ctl_stop_requested) {
+        double left = end - ctl_now();
         struct pollfd p = {0, POLLIN, 0};
         char ch;
         if (left <= 0) return 0;
@@ -90,7 +79,6 @@ int cmd_top(int argc, char **argv) {
     sample a = {0}, b = {0};
     struct termios saved, raw;
     struct winsize ws;
-    struct sigaction sa;
     ctl_conn *c;
     if (ctl_help(argc, argv, USAGE_TOP)) return 0;
     for (i = 1; i < argc; i++) {
@@ -107,10 +95,7 @@ int cmd_top(int argc, char **argv) {
         free(c);
         return 1;
     }
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    ctl_catch_stop_signals();
     keys = !once && isatty(0) && !tcgetattr(0, &saved);
     if (keys) { /* single keys, no echo; restored below */
         raw = saved;

@@ -15,19 +15,8 @@
 #include "control.h"
 #include "tool.h"
 
-#define USAGE_TRACE "trace PID GLOB... [-d SECONDS]"
 #define POLL_MS 100
 
-static volatile sig_atomic_t stop_requested;
-static void on_signal(int sig) {
-    (void)sig;
-    stop_requested = 1;
-}
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Build "trace G1 G2 ..." from the globs; -1 if one cannot be sent. */
 static int build_request(char *req, size_t cap, char **globs, int n) {
@@ -49,7 +38,7 @@ static int stream(ctl_conn *c, double deadline, unsigned long long *lines, unsig
     char *line;
     for (;;) {
         int rc;
-        if (!stopping && (stop_requested || (deadline > 0 && now_s() >= deadline))) {
+        if (!stopping && (ctl_stop_requested || (deadline > 0 && ctl_now() >= deadline))) {
             if (ctl_send(c, "stop")) return 1;
             stopping = 1;
         }
@@ -82,7 +71,6 @@ int cmd_trace(int argc, char **argv) {
     double duration = 0;
     int nglobs = 0, i, on = 0, already = 0, rc;
     unsigned long long lines = 0, dropped = 0;
-    struct sigaction sa;
     ctl_conn *c;
     if (ctl_help(argc, argv, USAGE_TRACE)) return 0;
     for (i = 1; i < argc; i++) {
@@ -103,10 +91,7 @@ int cmd_trace(int argc, char **argv) {
         free(c);
         return 1;
     }
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal; /* no SA_RESTART: the wait returns at once */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    ctl_catch_stop_signals();
     if (ctl_send(c, req) || !(reply = ctl_expect_ok(c, "trace")) || sscanf(reply, "%d %d", &on, &already) != 2) {
         ctl_close(c);
         free(c);
@@ -122,7 +107,7 @@ int cmd_trace(int argc, char **argv) {
     fprintf(stderr, "edgeprobe trace: tracing %d probe%s", on, on == 1 ? "" : "s");
     if (already) fprintf(stderr, " (%d already on, left alone)", already);
     fprintf(stderr, "; %s\n", duration > 0 ? "until the duration ends or Ctrl-C" : "Ctrl-C stops");
-    rc = stream(c, duration > 0 ? now_s() + duration : 0, &lines, &dropped);
+    rc = stream(c, duration > 0 ? ctl_now() + duration : 0, &lines, &dropped);
     fflush(stdout);
     fprintf(stderr, "edgeprobe trace: %llu lines, %llu dropped\n", lines, dropped);
     ctl_close(c);

@@ -4,6 +4,7 @@
 #ifndef EDGEPROBE_TOOL_CONTROL_H
 #define EDGEPROBE_TOOL_CONTROL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -45,6 +46,12 @@ int ctl_list(ctl_conn *c, ctl_probe **out, int *n);
 /* Every point in an ELF executable or shared library, offline. 0 or -1
  * with a message. hits is 0 and on is the default state. */
 int elf_list(const char *file, ctl_probe **out, int *n);
+
+/* Ctrl-C and SIGTERM set ctl_stop_requested (no SA_RESTART: a wait in
+ * poll returns at once); the commands then end cleanly. */
+extern volatile sig_atomic_t ctl_stop_requested;
+void ctl_catch_stop_signals(void);
+double ctl_now(void); /* CLOCK_MONOTONIC, seconds */
 
 /* Shared by the subcommands: "COMMAND --help" and JSON strings. */
 int ctl_help(int argc, char **argv, const char *usage);

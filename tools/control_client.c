@@ -5,12 +5,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "control.h"
@@ -260,4 +262,22 @@ void json_string(FILE *out, const char *s) {
         else fputc(ch, out);
     }
     fputc('"', out);
+}
+
+volatile sig_atomic_t ctl_stop_requested;
+static void on_stop_signal(int sig) {
+    (void)sig;
+    ctl_stop_requested = 1;
+}
+void ctl_catch_stop_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+double ctl_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }

@@ -16,12 +16,12 @@
 static const struct tool_command commands[] = {
     {"prof", cmd_prof, "prof [-o REPORT] [--svg FILE] [-k K] [--epoch MS] -- PROGRAM [ARGS...]",
      "run PROGRAM under the sampling latency profiler"},
-    {"ps", cmd_ps, "ps", "processes serving a control endpoint (removes stale sockets)"},
-    {"list", cmd_list, "list PID|SOCKET|FILE [--json]", "probes of a running process, or of an ELF file (offline)"},
-    {"enable", cmd_enable, "enable PID GLOB...", "switch on matching probes of a running process"},
-    {"disable", cmd_disable, "disable PID GLOB...", "switch off matching probes of a running process"},
-    {"top", cmd_top, "top PID [--once] [-i SECONDS]", "live hits per second per probe (q or Ctrl-C quits)"},
-    {"trace", cmd_trace, "trace PID GLOB... [-d SECONDS]",
+    {"ps", cmd_ps, USAGE_PS, "processes serving a control endpoint (removes stale sockets)"},
+    {"list", cmd_list, USAGE_LIST, "probes of a running process, or of an ELF file (offline)"},
+    {"enable", cmd_enable, USAGE_ENABLE, "switch on matching probes of a running process"},
+    {"disable", cmd_disable, USAGE_DISABLE, "switch off matching probes of a running process"},
+    {"top", cmd_top, USAGE_TOP, "live hits per second per probe (q or Ctrl-C quits)"},
+    {"trace", cmd_trace, USAGE_TRACE,
      "stream the lines of matching TRACE probes, then put their states back"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
