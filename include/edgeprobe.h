@@ -39,13 +39,16 @@
  * its comment says otherwise. "slow" marks table walks, syscalls or waits.
  *
  *   disabled probe                one NOP (5 or 8 bytes), no data access
- *   enabled TRACE/BRANCH          one jmp to out-of-line code the compiler wrote
+ *   enabled TRACE/BRANCH          one jmp to out-of-line code the compiler wrote,
+ *                                 plus a hit count: one unlocked add to a per-CPU
+ *                                 line (about 5 ticks; EDGEPROBE_HIT_COUNTS=0: none)
  *   enabled HANDLER               jmp + indirect call + two locked increments
  *                                 (for edgeprobe_handler_sync): ~8x a direct call
  *   edgeprobe_probe_on/off        lock + one compare-and-swap per site
  *   edgeprobe_enable/disable      slow: hash lookup, or a walk of all names for a glob
  *   edgeprobe_patch (straddler)   slow: two waits of Tmax ticks, or two membarriers
  *   strict W^X (any toggle)       slow: two mprotect calls
+ *   edgeprobe_control_start       slow: a socket and a thread (section 9)
  *   edgeprobe_call_activate/...   lock + one compare-and-swap, never waits
  *
  * Not async-signal-safe: do not toggle probes from a signal handler (a lock
@@ -3215,6 +3218,26 @@ EDGEPROBE__FN int edgeprobe__trace_begin(edgeprobe__root *r, struct edgeprobe__c
     if (rc < 0) edgeprobe__trace_unroute(ctl);
     return rc < 0 ? rc : ctl->ntraced;
 }
+/* Move complete lines from the ring to the tracer's output while it has
+ * room; lines stay in the ring (and new ones drop) while it has none. */
+EDGEPROBE__FN void edgeprobe__trace_drain(struct edgeprobe__control *ctl, edgeprobe__client *c);
+EDGEPROBE__FN void edgeprobe__trace_drain(struct edgeprobe__control *ctl, edgeprobe__client *c) {
+    edgeprobe__trace_slot *ring = ctl->ring;
+    while (ring) {
+        edgeprobe__trace_slot *slot = &ring[ctl->tail & (EDGEPROBE__TRACE_SLOTS - 1)];
+        const char *s;
+        if (__atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE) != ctl->tail + 1) break;
+        if (c && edgeprobe__out_room(c) < 2 * EDGEPROBE__TRACE_TEXT + 8) break;
+        for (s = slot->text; c && *s;) { /* "> " before each line of the text */
+            unsigned n = 0;
+            while (s[n] && s[n] != '\n') n++;
+            edgeprobe__out(c, "> %.*s\n", (int)n, s);
+            s += n + (s[n] == '\n');
+        }
+        __atomic_store_n(&slot->seq, ctl->tail + EDGEPROBE__TRACE_SLOTS, __ATOMIC_RELEASE);
+        ctl->tail++;
+    }
+}
 EDGEPROBE__FN void edgeprobe__trace_request(edgeprobe__root *r, struct edgeprobe__control *ctl, int index,
                                              char **args, int nargs);
 EDGEPROBE__FN void edgeprobe__trace_request(edgeprobe__root *r, struct edgeprobe__control *ctl, int index,
@@ -3235,6 +3258,7 @@ EDGEPROBE__FN void edgeprobe__trace_request(edgeprobe__root *r, struct edgeprobe
         for (k = 0; ring && k < EDGEPROBE__TRACE_SLOTS; k++) ring[k].seq = k;
         if (ring) __atomic_store_n(&ctl->ring, ring, __ATOMIC_RELEASE);
     }
+    if (!rc) edgeprobe__trace_drain(ctl, 0); /* a late line of an earlier session */
     if (!rc) rc = edgeprobe__trace_begin(r, ctl, args, nargs, &already);
     if (rc < 0) {
         edgeprobe__out_error(c, rc, rc == EDGEPROBE_EBUSY ? "another trace session is running" : 0);
@@ -3245,26 +3269,6 @@ EDGEPROBE__FN void edgeprobe__trace_request(edgeprobe__root *r, struct edgeprobe
         ctl->tracer = index;
         ctl->dropped = 0;
         c->state = EDGEPROBE__CLIENT_TRACING;
-    }
-}
-/* Move complete lines from the ring to the tracer's output while it has
- * room; lines stay in the ring (and new ones drop) while it has none. */
-EDGEPROBE__FN void edgeprobe__trace_drain(struct edgeprobe__control *ctl, edgeprobe__client *c);
-EDGEPROBE__FN void edgeprobe__trace_drain(struct edgeprobe__control *ctl, edgeprobe__client *c) {
-    edgeprobe__trace_slot *ring = ctl->ring;
-    while (ring) {
-        edgeprobe__trace_slot *slot = &ring[ctl->tail & (EDGEPROBE__TRACE_SLOTS - 1)];
-        const char *s;
-        if (__atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE) != ctl->tail + 1) break;
-        if (c && edgeprobe__out_room(c) < 2 * EDGEPROBE__TRACE_TEXT + 8) break;
-        for (s = slot->text; c && *s;) { /* "> " before each line of the text */
-            unsigned n = 0;
-            while (s[n] && s[n] != '\n') n++;
-            edgeprobe__out(c, "> %.*s\n", (int)n, s);
-            s += n + (s[n] == '\n');
-        }
-        __atomic_store_n(&slot->seq, ctl->tail + EDGEPROBE__TRACE_SLOTS, __ATOMIC_RELEASE);
-        ctl->tail++;
     }
 }
 /* End the session: switch its probes off, give threads already past a
