@@ -254,7 +254,8 @@ ctl_optin() {
 }
 case_ control-opt-in ctl_optin
 
-# Offline listing: non-PIE, PIE, clang/lld, a shared library; JSON parses.
+# Offline listing: non-PIE, PIE, clang/lld, RELR relocations, a shared
+# library; JSON parses.
 ctl_offline() {
     make -s tools >/dev/null || return 1
     local d=$B/ctl-offline
@@ -262,9 +263,10 @@ ctl_offline() {
     gcc -O2 -no-pie $INC -pthread examples/control_server.c -o "$d/nopie" &&
         gcc -O2 -pie -fPIE $INC -pthread examples/control_server.c -o "$d/pie" &&
         clang -O2 -fuse-ld=lld $INC -pthread examples/control_server.c -o "$d/clang" &&
+        gcc -O2 $INC -pthread -Wl,-z,pack-relative-relocs examples/control_server.c -o "$d/relr" &&
         gcc -O2 -fPIC -shared $INC -Itests/multi tests/multi/liba.c -o "$d/liba.so" || return 1
     local f
-    for f in nopie pie clang; do
+    for f in nopie pie clang relr; do
         $EP list "$d/$f" --json | python3 -c '
 import json, sys
 probes = {p["name"]: p for p in json.load(sys.stdin)}
