@@ -289,3 +289,30 @@ case_ control-offline-list ctl_offline
 case_ hits-gcc unit hits-gcc gcc "-O2" tests/t_hits.c
 case_ hits-clang unit hits-clang clang "-O0" tests/t_hits.c
 case_ hits-compiled-out unit hits-off gcc "-O2 -DEDGEPROBE_HIT_COUNTS=0" tests/t_hits.c
+
+# 3,000 probes: the list is produced in batches (more rows than a client's
+# buffer holds) and stays complete and in order; enable by glob; live hits.
+ctl_many() {
+    make -s tools >/dev/null || return 1
+    python3 bench/gen_core.py 3000 | sed 's/^void (\*const core_funcs\[3000\])(void) = {/const int core_nfuncs = 3000;\n&/' >"$B/ctl_many_probes.c"
+    gcc -O2 $INC -pthread tests/control_many.c "$B/ctl_many_probes.c" -o "$B/ctl_many" || return 1
+    "./$B/ctl_many" 30 >"$B/ctl_many.out" &
+    PID=$!
+    SOCK=/nonexistent
+    trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null; rm -f "$SOCK"' EXIT
+    local i
+    for i in $(seq 100); do grep -q '^ready' "$B/ctl_many.out" && break; sleep 0.05; done
+    SOCK=$(ls /tmp/edgeprobe-$(id -u)/$PID.sock ${XDG_RUNTIME_DIR:-/nonexistent}/edgeprobe/$PID.sock 2>/dev/null | head -1)
+    $EP enable "$PID" 'p_1*' | tee "$B/ctl_many_enable.txt"
+    grep -qx 'enabled 1111 probes' "$B/ctl_many_enable.txt" || return 1
+    sleep 0.3
+    $EP list "$PID" --json | python3 -c '
+import json, sys
+probes = json.load(sys.stdin)
+assert [p["id"] for p in probes] == list(range(3000)), "ids"
+on = [p for p in probes if p["state"] == "on"]
+assert len(on) == 1111 and all(p["name"].startswith("p_1") for p in on), len(on)
+assert all(p["hits"] > 0 for p in on) and all(p["hits"] == 0 for p in probes if p["state"] == "off")
+print(len(probes), "probes listed,", len(on), "on, all of them hit")'
+}
+case_ control-many-probes ctl_many
