@@ -465,7 +465,7 @@ edgeprobe__taken:
     } while (0)
 #endif
 #ifndef EDGEPROBE_FREESTANDING
-#define EDGEPROBE__ROUTE(pt, ...) edgeprobe__route_printf(pt, __VA_ARGS__)
+#define EDGEPROBE__ROUTE(pt, ...) edgeprobe__route_printf(__VA_ARGS__)
 #else
 #define EDGEPROBE__ROUTE(pt, ...) (void)EDGEPROBE_SINK(__VA_ARGS__)
 #endif
@@ -2438,23 +2438,36 @@ EDGEPROBE__INLINE void edgeprobe__hit_add(uint64_t *row, unsigned id) {
     counter = &row[edgeprobe__hit_stripe() * EDGEPROBE__CHUNK + id % EDGEPROBE__CHUNK];
     __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 }
-EDGEPROBE__INLINE void edgeprobe__count_hit(edgeprobe__point *pt) {
-#if EDGEPROBE_HIT_COUNTS
+/* Out of line and cold: the count adds one call to a site's enabled path,
+ * not ~150 bytes of code to every probed function. Code size is what
+ * disabled probes cost in large programs (bench/RESULTS.md, issue 10).
+ * Returns 1 when the point's TRACE lines go to `edgeprobe trace` (9). */
+EDGEPROBE__FN __attribute__((cold)) int edgeprobe__hit(edgeprobe__point *pt);
+EDGEPROBE__FN int edgeprobe__hit(edgeprobe__point *pt) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
     unsigned id = (unsigned)__atomic_load_n(&pt->id_plus_1, __ATOMIC_RELAXED) - 1u;
+    struct edgeprobe__probe *p = __atomic_load_n(&pt->probe, __ATOMIC_RELAXED);
     uint64_t *row;
-    if (!r || id >= EDGEPROBE__CHUNK * EDGEPROBE__CHUNKS) return; /* not registered */
-    row = __atomic_load_n(&r->hits[id / EDGEPROBE__CHUNK], __ATOMIC_ACQUIRE);
-    if (row) edgeprobe__hit_add(row, id);
+    if (r && id < EDGEPROBE__CHUNK * EDGEPROBE__CHUNKS && /* registered */
+        (row = __atomic_load_n(&r->hits[id / EDGEPROBE__CHUNK], __ATOMIC_ACQUIRE)))
+        edgeprobe__hit_add(row, id);
+    return p && __atomic_load_n(&p->routed, __ATOMIC_RELAXED);
+}
+EDGEPROBE__INLINE void edgeprobe__count_hit(edgeprobe__point *pt) {
+#if EDGEPROBE_HIT_COUNTS
+    (void)edgeprobe__hit(pt);
 #else
     (void)pt;
 #endif
 }
 /* A TRACE hit: count it; 1 when its line goes to `edgeprobe trace`. */
 EDGEPROBE__INLINE int edgeprobe__trace_hit(edgeprobe__point *pt) {
+#if EDGEPROBE_HIT_COUNTS
+    return edgeprobe__hit(pt);
+#else
     struct edgeprobe__probe *p = __atomic_load_n(&pt->probe, __ATOMIC_RELAXED);
-    edgeprobe__count_hit(pt);
     return p && __atomic_load_n(&p->routed, __ATOMIC_RELAXED);
+#endif
 }
 /* Sum of one point's stripes. */
 EDGEPROBE__FN uint64_t edgeprobe__point_hits(edgeprobe__root *r, int id);
@@ -2941,7 +2954,7 @@ int edgeprobe_control_start(void);
 /* The socket's path, or NULL while no endpoint runs in this process. */
 const char *edgeprobe_control_path(void);
 /* TRACE lines bound for `edgeprobe trace` (the markers call it). */
-void edgeprobe__route_printf(edgeprobe__point *pt, const char *fmt, ...) __attribute__((format(printf, 2, 3), cold));
+void edgeprobe__route_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
 
 #define EDGEPROBE__CTL_LINE 512        /* longest request, '\n' included    */
 #define EDGEPROBE__CTL_CLIENTS 32      /* connected clients at once          */
@@ -3057,12 +3070,11 @@ EDGEPROBE__FN int edgeprobe__snprintf(char *buf, size_t cap, const char *fmt, ..
 }
 
 /* ---- 9.1 trace lines: program threads -> ring ----------------------------- */
-EDGEPROBE__FN void edgeprobe__route_printf(edgeprobe__point *pt, const char *fmt, ...) {
+EDGEPROBE__FN void edgeprobe__route_printf(const char *fmt, ...) {
     struct edgeprobe__control *ctl = edgeprobe__control_get();
     edgeprobe__trace_slot *ring = ctl ? __atomic_load_n(&ctl->ring, __ATOMIC_ACQUIRE) : 0, *slot;
     unsigned long pos;
     __builtin_va_list ap;
-    (void)pt;
     __builtin_va_start(ap, fmt);
     if (!ring) { /* no session (a forked child): behave as the default sink */
         edgeprobe__libc_vdprintf(2, fmt, ap);
