@@ -40,8 +40,9 @@
  *
  *   disabled probe                one NOP (5 or 8 bytes), no data access
  *   enabled TRACE/BRANCH          one jmp to out-of-line code the compiler wrote,
- *                                 plus a hit count: one unlocked add to a per-CPU
- *                                 line (about 5 ticks; EDGEPROBE_HIT_COUNTS=0: none)
+ *                                 plus a hit count: a call to a cold function doing
+ *                                 one unlocked add to a per-CPU line (about 9 ticks;
+ *                                 EDGEPROBE_HIT_COUNTS=0: none)
  *   enabled HANDLER               jmp + indirect call + two locked increments
  *                                 (for edgeprobe_handler_sync): ~8x a direct call
  *   edgeprobe_probe_on/off        lock + one compare-and-swap per site
