@@ -136,7 +136,7 @@ static void bench_hits(void) {
         mon = median(on, HIT_REPS);
         printf("| %s | %.2f | %.2f | %.3f |\n", kinds[k].what, moff, mon, mon / moff);
     }
-    if (&__rseq_size && __rseq_size) printf("\n(hit counters striped by CPU, read through rseq)\n");
+    if (&edgeprobe__rseq_size && edgeprobe__rseq_size) printf("\n(hit counters striped by CPU, read through rseq)\n");
     else printf("\n(hit counters striped by thread-pointer hash; runs in which the two threads shared a stripe: %d of %d)\n",
                 collided, HIT_REPS * (int)(sizeof kinds / sizeof kinds[0]));
     edgeprobe_disable("bh_*");

@@ -232,8 +232,8 @@ int edgeprobe_point_count(void);
  * was unloaded, EDGEPROBE_EINVAL for an id never handed out. */
 int edgeprobe_point_info(int id, edgeprobe_info *out);
 /* Hits counted so far on the enabled path of one point (TRACE, BRANCH,
- * HANDLER; see EDGEPROBE_HIT_COUNTS). Counters are per thread stripe, summed
- * here, so the total may lag a concurrent hit. EDGEPROBE_EINVAL for an id
+ * HANDLER; see EDGEPROBE_HIT_COUNTS). Counters are striped by CPU (or
+ * thread) and summed here, so the total may lag a concurrent hit. EDGEPROBE_EINVAL for an id
  * never handed out. */
 int edgeprobe_point_hits(int id, uint64_t *out);
 
@@ -2419,8 +2419,10 @@ EDGEPROBE__FN int edgeprobe_call_deactivate(void *site) {
  *     contended only when two threads hash to the same stripe.
  * Cost and its floor: bench/control.c, bench/RESULTS.md. */
 #ifndef EDGEPROBE_FREESTANDING
-extern const ptrdiff_t __rseq_offset __attribute__((weak)); /* glibc >= 2.35 */
-extern const unsigned int __rseq_size __attribute__((weak));
+/* glibc >= 2.35 (weak: absent before), under private names so that they
+ * never clash with <sys/rseq.h>'s declarations (C++ linkage there). */
+extern const ptrdiff_t edgeprobe__rseq_offset __asm__("__rseq_offset") __attribute__((weak));
+extern const unsigned int edgeprobe__rseq_size __asm__("__rseq_size") __attribute__((weak));
 #endif
 EDGEPROBE__INLINE unsigned edgeprobe__hit_stripe(void) {
     return edgeprobe__hash_ptr(edgeprobe__self() >> 12) & (EDGEPROBE__STRIPES - 1);
@@ -2428,9 +2430,9 @@ EDGEPROBE__INLINE unsigned edgeprobe__hit_stripe(void) {
 EDGEPROBE__INLINE void edgeprobe__hit_add(uint64_t *row, unsigned id) {
     uint64_t *counter;
 #ifndef EDGEPROBE_FREESTANDING
-    if (&__rseq_size && __rseq_size) {
+    if (&edgeprobe__rseq_size && edgeprobe__rseq_size) {
         uint32_t cpu; /* struct rseq: cpu_id_start at 0, cpu_id at 4 */
-        __asm__ volatile("movl %%fs:4(%1), %0" : "=r"(cpu) : "r"(__rseq_offset));
+        __asm__ volatile("movl %%fs:4(%1), %0" : "=r"(cpu) : "r"(edgeprobe__rseq_offset));
         counter = &row[(cpu & (EDGEPROBE__STRIPES - 1)) * EDGEPROBE__CHUNK + id % EDGEPROBE__CHUNK];
         __asm__ volatile("addq $1, %0" : "+m"(*counter)); /* one instruction, not locked */
         return;
