@@ -20,8 +20,8 @@ CFLAGS_DEMO := -O2 -Wall -Wextra -Werror -Iinclude -pthread
 all: demo tools
 
 # The edgeprobe command: tools/edgeprobe.c dispatches to tools/cmd_*.c.
-TOOL_SRC := $(wildcard tools/edgeprobe.c tools/cmd_*.c)
-$(BUILD)/edgeprobe: $(TOOL_SRC) tools/tool.h include/edgeprobe.h | $(BUILD)
+TOOL_SRC := $(wildcard tools/edgeprobe.c tools/cmd_*.c tools/control_*.c)
+$(BUILD)/edgeprobe: $(TOOL_SRC) tools/tool.h tools/control.h include/edgeprobe.h | $(BUILD)
 	$(CC) $(CFLAGS_DEMO) -Itools $(TOOL_SRC) -o $@
 # The profiler `edgeprobe prof` preloads (examples/profiler is its source).
 PROF_SRC := examples/profiler/edgeprobe_profiler.c
@@ -79,5 +79,5 @@ clean:
 # Benchmark fragments (each owns its targets and variables). bench-peers
 # installs hyperfine, systemtap-sdt-dev and libclang-rt-14-dev with apt-get
 # when run as root, and names them otherwise.
-include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk bench/fprobe.mk bench/size.mk
-bench: bench-core bench-patch bench-peers bench-size bench-fprobe
+include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk bench/fprobe.mk bench/size.mk bench/control.mk
+bench: bench-core bench-patch bench-peers bench-size bench-fprobe bench-control

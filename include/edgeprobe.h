@@ -35,6 +35,8 @@
  *   5. low-level patching API      8. implementation (private); 8.1 holds
  *      (any address)                  the two architecture back ends, 8.15
  *                                     the function-probe back end
+ *                                  9. control endpoint (hosted only):
+ *                                     operate probes from the shell
  *
  * ARCHITECTURES. x86-64 and (little-endian) aarch64 share everything but a
  * small back end (section 8.1: marker bytes, site forms, the code store and
@@ -52,13 +54,17 @@
  * its comment says otherwise. "slow" marks table walks, syscalls or waits.
  *
  *   disabled probe                one NOP (5 or 8 bytes; aarch64: 4), no data access
- *   enabled TRACE/BRANCH          one jmp to out-of-line code the compiler wrote
+ *   enabled TRACE/BRANCH          one jmp to out-of-line code the compiler wrote,
+ *                                 plus a hit count: a call to a cold function doing
+ *                                 one unlocked add to a per-CPU line (about 9 ticks;
+ *                                 EDGEPROBE_HIT_COUNTS=0: none)
  *   enabled HANDLER               jmp + indirect call + two locked increments
  *                                 (for edgeprobe_handler_sync): ~8x a direct call
  *   edgeprobe_probe_on/off        lock + one compare-and-swap per site
  *   edgeprobe_enable/disable      slow: hash lookup, or a walk of all names for a glob
  *   edgeprobe_patch (straddler)   slow: two waits of Tmax ticks, or two membarriers
  *   strict W^X (any toggle)       slow: two mprotect calls
+ *   edgeprobe_control_start       slow: a socket and a thread (section 9)
  *   edgeprobe_call_activate/...   lock + one compare-and-swap, never waits
  *
  * Not async-signal-safe: do not toggle probes from a signal handler (a lock
@@ -90,6 +96,8 @@
  *                          by gcc with -fpatchable-function-entry=5, the
  *                          constructor rewrites each entry's five 1-byte NOPs
  *                          as one NOP5 (section 6b); 0: leave them (tests).
+ *   EDGEPROBE_HIT_COUNTS   1 (default): enabled TRACE, BRANCH and HANDLER
+ *                          sites count their hits (section 8.12a); 0: not.
  *
  * Global (every TU of the program must agree):
  *   EDGEPROBE_FREESTANDING no libc headers; supply the EDGEPROBE_OS_* hooks
@@ -127,6 +135,7 @@
  *   EDGEPROBE_WX=strict|keep   override the writable-code policy.
  *   EDGEPROBE_SYNC=tmax|serialize   choose the straddler protocol mode.
  *   EDGEPROBE_VERBOSE=1    log diagnostics to stderr.
+ *   EDGEPROBE_CONTROL=1    serve the control endpoint (section 9) from start-up.
  * ====================================================================== */
 #ifndef EDGEPROBE_SITE_BYTES
 #define EDGEPROBE_SITE_BYTES 5
@@ -145,6 +154,9 @@
 #endif
 #ifndef EDGEPROBE_SINK
 #define EDGEPROBE_SINK(...) edgeprobe_printf(__VA_ARGS__)
+#endif
+#ifndef EDGEPROBE_HIT_COUNTS
+#define EDGEPROBE_HIT_COUNTS 1
 #endif
 /* Longest probe name or pattern, without the terminating NUL. */
 #define EDGEPROBE_NAME_MAX 127
@@ -190,7 +202,8 @@ extern "C" {
     X(EDGEPROBE_ENEVER, 61, "provider probe never reached: no site known yet") \
     X(EDGEPROBE_EABI, 71, "another copy of edgeprobe with a different ABI owns the registry") \
     X(EDGEPROBE_ENOFUNC, 65, "no loaded object was built with -fpatchable-function-entry=5") \
-    X(EDGEPROBE_EUNSAFE, 26, "function entry cannot be switched safely here (see edgeprobe_func_scan)")
+    X(EDGEPROBE_EUNSAFE, 26, "function entry cannot be switched safely here (see edgeprobe_func_scan)") \
+    X(EDGEPROBE_EPERM, 1, "permission denied (control endpoint: another user, or an unsafe directory)")
 
 #define EDGEPROBE__ERR_ENUM(name, errno_value, text) name = -(errno_value),
 enum edgeprobe_error { EDGEPROBE_OK = 0, EDGEPROBE__ERRORS(EDGEPROBE__ERR_ENUM) };
@@ -275,6 +288,11 @@ int edgeprobe_point_count(void);
 /* Metadata for one id (array indexing). EDGEPROBE_EUNLOADED if its library
  * was unloaded, EDGEPROBE_EINVAL for an id never handed out. */
 int edgeprobe_point_info(int id, edgeprobe_info *out);
+/* Hits counted so far on the enabled path of one point (TRACE, BRANCH,
+ * HANDLER; see EDGEPROBE_HIT_COUNTS). Counters are striped by CPU (or
+ * thread) and summed here, so the total may lag a concurrent hit. EDGEPROBE_EINVAL for an id
+ * never handed out. */
+int edgeprobe_point_hits(int id, uint64_t *out);
 
 /* printf to stderr: the default EDGEPROBE_SINK. */
 #ifndef EDGEPROBE_FREESTANDING
@@ -556,8 +574,13 @@ edgeprobe__taken:
 
 #ifdef EDGEPROBE_DISABLE_ALL
 #define EDGEPROBE__TEST(pname, kind, flags) 0
+#define EDGEPROBE__TEST_COUNTED(pname, kind) 0
 #define EDGEPROBE_BRANCH_ON(pname) 1
 #define EDGEPROBE_HANDLER(pname, value) ((void)(value))
+#define EDGEPROBE_TRACE(pname, ...)                                            \
+    do {                                                                       \
+        if (0) (void)EDGEPROBE_SINK(__VA_ARGS__);                              \
+    } while (0)
 #else
 #define EDGEPROBE__TEST(pname, kind, flags)                                    \
     __extension__({                                                            \
@@ -573,15 +596,33 @@ edgeprobe__taken:
         if (__builtin_expect(EDGEPROBE__JUMPS(edgeprobe__pt, 0), 0))           \
             edgeprobe__dispatch(&edgeprobe__pt, (uintptr_t)(value));           \
     } while (0)
+/* The taken side counts the hit (section 8.12a); the NOP side is untouched. */
+#define EDGEPROBE__TEST_COUNTED(pname, kind)                                   \
+    __extension__({                                                            \
+        EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, kind);                      \
+        EDGEPROBE__JUMPS(edgeprobe__pt, 0) ? (edgeprobe__count_hit(&edgeprobe__pt), 1) : 0; \
+    })
+/* A TRACE line goes to EDGEPROBE_SINK, or, while `edgeprobe trace` holds
+ * the probe, to that client only (section 9). Arguments are evaluated once. */
+#define EDGEPROBE_TRACE(pname, ...)                                            \
+    do {                                                                       \
+        EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, EDGEPROBE_KIND_TRACE);      \
+        if (__builtin_expect(EDGEPROBE__JUMPS(edgeprobe__pt, 0), 0)) {         \
+            if (__builtin_expect(!edgeprobe__trace_hit(&edgeprobe__pt), 1))    \
+                (void)EDGEPROBE_SINK(__VA_ARGS__);                             \
+            else                                                               \
+                EDGEPROBE__ROUTE(&edgeprobe__pt, __VA_ARGS__);                 \
+        }                                                                      \
+    } while (0)
+#endif
+#ifndef EDGEPROBE_FREESTANDING
+#define EDGEPROBE__ROUTE(pt, ...) edgeprobe__route_printf(__VA_ARGS__)
+#else
+#define EDGEPROBE__ROUTE(pt, ...) (void)EDGEPROBE_SINK(__VA_ARGS__)
 #endif
 
 #define EDGEPROBE_BRANCH(pname)                                                \
-    __builtin_expect(EDGEPROBE__TEST(pname, EDGEPROBE_KIND_BRANCH, 0), 0)
-#define EDGEPROBE_TRACE(pname, ...)                                            \
-    do {                                                                       \
-        if (__builtin_expect(EDGEPROBE__TEST(pname, EDGEPROBE_KIND_TRACE, 0), 0)) \
-            (void)EDGEPROBE_SINK(__VA_ARGS__);                                 \
-    } while (0)
+    __builtin_expect(EDGEPROBE__TEST_COUNTED(pname, EDGEPROBE_KIND_BRANCH), 0)
 
 /* ======================================================================
  * 7. HOW IT WORKS (see README.md for the long form)
@@ -1002,6 +1043,9 @@ int edgeprobe__libc_dl_iterate_phdr(int (*)(edgeprobe__dl_phdr_info *, size_t, v
 int edgeprobe__libc_dladdr(const void *, edgeprobe__dl_info *) __asm__("dladdr");
 void *edgeprobe__libc_dlopen(const char *, int) __asm__("dlopen");
 long edgeprobe__libc_readlink(const char *, char *, size_t) __asm__("readlink");
+int edgeprobe__libc_open(const char *, int, ...) __asm__("open");
+long edgeprobe__libc_read(int, void *, size_t) __asm__("read");
+int edgeprobe__libc_close(int) __asm__("close");
 
 #define EDGEPROBE__PROT_RX 5    /* PROT_READ | PROT_EXEC              */
 #define EDGEPROBE__PROT_RWX 7
@@ -1110,7 +1154,8 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #else
 #define EDGEPROBE__CHUNKS 64u      /* small targets: 64K points, 512 bytes  */
 #endif
-#define EDGEPROBE__STRIPES 16u     /* handler-entry counters                */
+#define EDGEPROBE__STRIPES 16u     /* handler-entry counters, hit counters  */
+#define EDGEPROBE__HIT_CHUNK_BYTES (EDGEPROBE__STRIPES * EDGEPROBE__CHUNK * sizeof(uint64_t))
 #define EDGEPROBE__TRAMPS 64u      /* ret-trampoline pages                  */
 
 typedef struct {
@@ -1134,6 +1179,7 @@ struct edgeprobe__probe {
     edgeprobe__site *sites;
     int npoints, point_cap;
     edgeprobe__point **points;
+    int routed;                  /* TRACE lines go to `edgeprobe trace` (section 9) */
     char name[EDGEPROBE_NAME_MAX + 1];
 };
 
@@ -1204,6 +1250,9 @@ typedef struct edgeprobe__root {
     struct edgeprobe__provider *provider;
     /* function probes on patchable entries (section 8.15) */
     struct edgeprobe__fstate *fstate;
+    /* hit counts, per chunk of points: [stripe][id % CHUNK] (section 8.12a) */
+    uint64_t *hits[EDGEPROBE__CHUNKS];
+    struct edgeprobe__control *control; /* section 9; NULL until started */
 } edgeprobe__root;
 
 /* One per object (weak + hidden: the linker keeps one copy per executable or
@@ -1844,6 +1893,8 @@ EDGEPROBE__FN int edgeprobe__point_add(edgeprobe__root *r, edgeprobe__point *pt)
         r->chunks[c] = (edgeprobe__point **)EDGEPROBE_OS_ALLOC(EDGEPROBE__CHUNK * sizeof(void *));
         if (!r->chunks[c]) return EDGEPROBE_ENOMEM;
     }
+    if (!r->hits[c]) /* no memory: the chunk's points simply count nothing */
+        __atomic_store_n(&r->hits[c], (uint64_t *)EDGEPROBE_OS_ALLOC(EDGEPROBE__HIT_CHUNK_BYTES), __ATOMIC_RELEASE);
     *edgeprobe__point_slot(r, id) = pt;
     pt->id_plus_1 = id + 1;
     r->npoints = id + 1;
@@ -2667,6 +2718,95 @@ EDGEPROBE__FN int edgeprobe_call_deactivate(void *site) {
 
 #endif /* EDGEPROBE__HAS_PATCH: 8.10 to 8.12 */
 
+/* ---- 8.12a per-point hit counts ------------------------------------------
+ * Enabled TRACE, BRANCH and HANDLER sites count their hits (BRANCH_ON, on by
+ * default, has no out-of-line path and counts nothing). A hot probe hit by
+ * several threads must not become one contended cache line, so each point
+ * has one counter per stripe; a chunk of EDGEPROBE__CHUNK points keeps
+ * stripe s as one contiguous row [s][id % CHUNK], so hits on different
+ * stripes never write the same line.
+ *   - where the kernel publishes the current CPU through rseq (glibc 2.35
+ *     and later), the stripe is the CPU number (mod EDGEPROBE__STRIPES) and
+ *     the increment is one unlocked `addq`: an instruction is never split by
+ *     preemption, so threads sharing a CPU never lose a count. A count can be
+ *     lost only if a thread migrates between reading its CPU and the add
+ *     while another thread hits the same point there, or on machines with
+ *     more than EDGEPROBE__STRIPES CPUs (CPUs n and n + 16 share a stripe).
+ *   - otherwise (older libc, rseq off, freestanding) the stripe is a hash of
+ *     the thread pointer and the increment a locked add: exact, and
+ *     contended only when two threads hash to the same stripe.
+ * Cost and its floor: bench/control.c, bench/RESULTS.md. */
+#if !defined(EDGEPROBE_FREESTANDING) && defined(__x86_64__) /* rseq's CPU through %fs */
+/* glibc >= 2.35 (weak: absent before), under private names so that they
+ * never clash with <sys/rseq.h>'s declarations (C++ linkage there). */
+extern const ptrdiff_t edgeprobe__rseq_offset __asm__("__rseq_offset") __attribute__((weak));
+extern const unsigned int edgeprobe__rseq_size __asm__("__rseq_size") __attribute__((weak));
+#endif
+EDGEPROBE__INLINE unsigned edgeprobe__hit_stripe(void) {
+    return edgeprobe__hash_ptr(edgeprobe__self() >> 12) & (EDGEPROBE__STRIPES - 1);
+}
+EDGEPROBE__INLINE void edgeprobe__hit_add(uint64_t *row, unsigned id) {
+    uint64_t *counter;
+#if !defined(EDGEPROBE_FREESTANDING) && defined(__x86_64__)
+    if (&edgeprobe__rseq_size && edgeprobe__rseq_size) {
+        uint32_t cpu; /* struct rseq: cpu_id_start at 0, cpu_id at 4 */
+        __asm__ volatile("movl %%fs:4(%1), %0" : "=r"(cpu) : "r"(edgeprobe__rseq_offset));
+        counter = &row[(cpu & (EDGEPROBE__STRIPES - 1)) * EDGEPROBE__CHUNK + id % EDGEPROBE__CHUNK];
+        __asm__ volatile("addq $1, %0" : "+m"(*counter)); /* one instruction, not locked */
+        return;
+    }
+#endif
+    counter = &row[edgeprobe__hit_stripe() * EDGEPROBE__CHUNK + id % EDGEPROBE__CHUNK];
+    __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+/* Out of line and cold: the count adds one call to a site's enabled path,
+ * not ~150 bytes of code to every probed function. Code size is what
+ * disabled probes cost in large programs (bench/RESULTS.md, issue 10).
+ * Returns 1 when the point's TRACE lines go to `edgeprobe trace` (9). */
+EDGEPROBE__FN __attribute__((cold)) int edgeprobe__hit(edgeprobe__point *pt);
+EDGEPROBE__FN int edgeprobe__hit(edgeprobe__point *pt) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
+    unsigned id = (unsigned)__atomic_load_n(&pt->id_plus_1, __ATOMIC_RELAXED) - 1u;
+    struct edgeprobe__probe *p = __atomic_load_n(&pt->probe, __ATOMIC_RELAXED);
+    uint64_t *row;
+    if (r && id < EDGEPROBE__CHUNK * EDGEPROBE__CHUNKS && /* registered */
+        (row = __atomic_load_n(&r->hits[id / EDGEPROBE__CHUNK], __ATOMIC_ACQUIRE)))
+        edgeprobe__hit_add(row, id);
+    return p && __atomic_load_n(&p->routed, __ATOMIC_RELAXED);
+}
+EDGEPROBE__INLINE void edgeprobe__count_hit(edgeprobe__point *pt) {
+#if EDGEPROBE_HIT_COUNTS
+    (void)edgeprobe__hit(pt);
+#else
+    (void)pt;
+#endif
+}
+/* A TRACE hit: count it; 1 when its line goes to `edgeprobe trace`. */
+EDGEPROBE__INLINE int edgeprobe__trace_hit(edgeprobe__point *pt) {
+#if EDGEPROBE_HIT_COUNTS
+    return edgeprobe__hit(pt);
+#else
+    struct edgeprobe__probe *p = __atomic_load_n(&pt->probe, __ATOMIC_RELAXED);
+    return p && __atomic_load_n(&p->routed, __ATOMIC_RELAXED);
+#endif
+}
+/* Sum of one point's stripes. */
+EDGEPROBE__FN uint64_t edgeprobe__point_hits(edgeprobe__root *r, int id);
+EDGEPROBE__FN uint64_t edgeprobe__point_hits(edgeprobe__root *r, int id) {
+    const uint64_t *row = __atomic_load_n(&r->hits[(unsigned)id / EDGEPROBE__CHUNK], __ATOMIC_ACQUIRE);
+    uint64_t sum = 0;
+    unsigned s;
+    for (s = 0; row && s < EDGEPROBE__STRIPES; s++)
+        sum += __atomic_load_n(&row[s * EDGEPROBE__CHUNK + (unsigned)id % EDGEPROBE__CHUNK], __ATOMIC_RELAXED);
+    return sum;
+}
+EDGEPROBE__FN int edgeprobe_point_hits(int id, uint64_t *out) {
+    EDGEPROBE__READY_OR_RETURN(r);
+    if (!out || id < 0 || id >= __atomic_load_n(&r->npoints, __ATOMIC_ACQUIRE)) return EDGEPROBE_EINVAL;
+    *out = edgeprobe__point_hits(r, id);
+    return 0;
+}
+
 /* ---- 8.13 handlers ---------------------------------------------------------
  * A binding {fn, user, identity} is immutable once published in a point, so
  * replacing a handler is one pointer store. Threads count themselves in a
@@ -2688,6 +2828,7 @@ EDGEPROBE__FN void edgeprobe__dispatch(edgeprobe__point *pt, uintptr_t value) {
     volatile unsigned long *count;
     struct edgeprobe__binding_full *b;
     if (!r) return;
+    edgeprobe__count_hit(pt);
     count = &r->entering[edgeprobe__stripe()][__atomic_load_n(&r->epoch, __ATOMIC_RELAXED) & 1];
     __atomic_fetch_add(count, 1, __ATOMIC_SEQ_CST);
     b = (struct edgeprobe__binding_full *)__atomic_load_n(&pt->binding, __ATOMIC_ACQUIRE);
@@ -3092,10 +3233,7 @@ EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt) { (void)pt; }
  * shadow stack, and the API. Only the registry lock protects the tables;
  * the trampolines read them without it. */
 #if EDGEPROBE__HAS_PATCH && !defined(EDGEPROBE_FREESTANDING)
-int edgeprobe__libc_open(const char *, int, ...) __asm__("open");
 long edgeprobe__libc_pread(int, void *, size_t, long) __asm__("pread");
-long edgeprobe__libc_read(int, void *, size_t) __asm__("read");
-int edgeprobe__libc_close(int) __asm__("close");
 int edgeprobe__libc_key_create(unsigned *, void (*)(void *)) __asm__("pthread_key_create");
 int edgeprobe__libc_setspecific(unsigned, const void *) __asm__("pthread_setspecific");
 void *edgeprobe__libc_dlsym(void *, const char *) __asm__("dlsym");
@@ -4220,6 +4358,758 @@ EDGEPROBE__FN int edgeprobe_func_off(int id) { return (void)id, EDGEPROBE_ENOTSU
 EDGEPROBE__FN unsigned long edgeprobe_func_lost_exits(void) { return 0; }
 #endif
 #endif
+
+/* ======================================================================
+ * 9. CONTROL ENDPOINT (hosted builds only): operate probes from a shell
+ *
+ * Opt-in. EDGEPROBE_CONTROL=1 in the environment (started from a
+ * constructor, before main) or a call to edgeprobe_control_start() starts
+ * one control thread; nothing runs and no socket exists otherwise. The
+ * thread serves a Unix stream socket in a private per-user directory:
+ *     $XDG_RUNTIME_DIR/edgeprobe/PID.sock   when XDG_RUNTIME_DIR is set
+ *     /tmp/edgeprobe-EUID/PID.sock          otherwise
+ * The directory is created with mode 0700; if it exists and is not a
+ * directory of this user closed to others, the endpoint is refused
+ * (EDGEPROBE_EPERM). Peers whose uid (SO_PEERCRED) is neither ours nor root
+ * are refused, and the refusal is logged to stderr. `build/edgeprobe` is the
+ * client (README, "Operating a running process").
+ *
+ * What the program can rely on:
+ *   - its threads never wait for the control thread: executing probes takes
+ *     no lock; TRACE lines bound for a client go into a ring of
+ *     EDGEPROBE__TRACE_SLOTS slots and are dropped (and counted) when it is
+ *     full. The control thread takes the registry lock only as
+ *     edgeprobe_enable does, and only for short batches.
+ *   - every socket is non-blocking; a silent or slow client cannot stall the
+ *     thread or other clients (idle ones are dropped after
+ *     EDGEPROBE__CTL_IDLE_MS).
+ *   - memory is bounded: EDGEPROBE__CTL_CLIENTS clients with fixed buffers,
+ *     plus the trace ring (1 MiB) once a trace has run.
+ *   - the socket file is removed by exit(); after a fork the child closes
+ *     its copies of the sockets and does not answer (it may call
+ *     edgeprobe_control_start() for an endpoint of its own). A process killed
+ *     by a signal leaves its socket; `edgeprobe ps` removes such files.
+ *   - the control thread blocks every signal: the program's handlers never
+ *     run on it.
+ *
+ * Protocol: one request per line of at most EDGEPROBE__CTL_LINE - 1
+ * printable ASCII bytes, then '\n'. Every reply is one or more lines; an
+ * error is "error EDGEPROBE_<CODE> <message>" and changes nothing. An
+ * overlong request is answered with an error and the connection closed.
+ *     hello                ok edgeprobe-control 1 <pid>
+ *     list                 probe<TAB>id<TAB>kind<TAB>on|off<TAB>hits<TAB>sites
+ *                            <TAB>name<TAB>file<TAB>line<TAB>function
+ *                          (one line per point), then "end <count>"
+ *     enable GLOB          ok <probes changed>
+ *     disable GLOB         ok <probes changed>
+ *     trace GLOB...        ok <switched on> <already on, left alone>; then,
+ *                          if any was switched on, "> <text>" for each line
+ *                          their TRACE markers print (to this client only).
+ *                          "stop" from the client ends it: the probes are
+ *                          switched off, then "dropped <n>" and "end". A
+ *                          client that disconnects ends it the same way.
+ * One trace session at a time (a second gets EDGEPROBE_EBUSY). Trace lines
+ * longer than EDGEPROBE__TRACE_TEXT - 1 bytes are cut.
+ * ====================================================================== */
+#ifndef EDGEPROBE_FREESTANDING
+/* Start the endpoint. Returns 1 when started, 0 if it was already running
+ * in this process, or a negative code (EDGEPROBE_EPERM: unsafe directory;
+ * EDGEPROBE_ENOMEM; EDGEPROBE_EINVAL: path too long; other socket errors
+ * as EDGEPROBE_EPROT). Slow: syscalls and a thread creation. */
+int edgeprobe_control_start(void);
+/* The socket's path, or NULL while no endpoint runs in this process. */
+const char *edgeprobe_control_path(void);
+/* TRACE lines bound for `edgeprobe trace` (the markers call it). */
+void edgeprobe__route_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
+
+#define EDGEPROBE__CTL_LINE 512        /* longest request, '\n' included    */
+#define EDGEPROBE__CTL_CLIENTS 32      /* connected clients at once          */
+#define EDGEPROBE__CTL_OUT 8192        /* per-client output buffer           */
+#define EDGEPROBE__CTL_ROW 1024        /* room kept for one list row         */
+#define EDGEPROBE__CTL_BATCH 64        /* list rows per registry-lock hold   */
+#define EDGEPROBE__CTL_IDLE_MS 10000   /* silent or unread client: dropped   */
+#define EDGEPROBE__CTL_TICK_MS 2       /* ring drain period while tracing    */
+#define EDGEPROBE__CTL_GRACE_MS 10     /* threads still past a switched-off site */
+#define EDGEPROBE__CTL_TRACE_ARGS 16   /* globs per trace request            */
+#define EDGEPROBE__TRACE_SLOTS 4096u   /* trace ring: lines (power of two)   */
+#define EDGEPROBE__TRACE_TEXT 248      /* bytes per line, NUL included       */
+
+/* libc, under private names (see 8.2) */
+typedef struct edgeprobe__pollfd { int fd; short events, revents; } edgeprobe__pollfd;
+typedef struct edgeprobe__sockaddr_un { unsigned short family; char path[108]; } edgeprobe__sockaddr_un;
+typedef struct edgeprobe__ucred { int pid; unsigned uid, gid; } edgeprobe__ucred;
+typedef struct edgeprobe__timespec { long sec, nsec; } edgeprobe__timespec;
+int edgeprobe__libc_socket(int, int, int) __asm__("socket");
+int edgeprobe__libc_bind(int, const void *, unsigned) __asm__("bind");
+int edgeprobe__libc_listen(int, int) __asm__("listen");
+int edgeprobe__libc_accept4(int, void *, void *, int) __asm__("accept4");
+int edgeprobe__libc_getsockopt(int, int, int, void *, unsigned *) __asm__("getsockopt");
+long edgeprobe__libc_send(int, const void *, size_t, int) __asm__("send");
+int edgeprobe__libc_poll(edgeprobe__pollfd *, unsigned long, int) __asm__("poll");
+int edgeprobe__libc_unlink(const char *) __asm__("unlink");
+int edgeprobe__libc_mkdir(const char *, unsigned) __asm__("mkdir");
+int edgeprobe__libc_getpid(void) __asm__("getpid");
+unsigned edgeprobe__libc_geteuid(void) __asm__("geteuid");
+int edgeprobe__libc_atexit(void (*)(void)) __asm__("atexit");
+int edgeprobe__libc_pthread_atfork(void (*)(void), void (*)(void), void (*)(void)) __asm__("pthread_atfork");
+int edgeprobe__libc_pthread_create(unsigned long *, const void *, void *(*)(void *), void *) __asm__("pthread_create");
+int edgeprobe__libc_pthread_detach(unsigned long) __asm__("pthread_detach");
+int edgeprobe__libc_pthread_sigmask(int, const void *, void *) __asm__("pthread_sigmask");
+int edgeprobe__libc_pthread_setname_np(unsigned long, const char *) __asm__("pthread_setname_np");
+int edgeprobe__libc_vsnprintf(char *, size_t, const char *, __builtin_va_list) __asm__("vsnprintf");
+int edgeprobe__libc_clock_gettime(int, edgeprobe__timespec *) __asm__("clock_gettime");
+
+#define EDGEPROBE__AF_UNIX 1
+#define EDGEPROBE__SOCK_STREAM 1
+#define EDGEPROBE__SOCK_NONBLOCK 0x800
+#define EDGEPROBE__SOCK_CLOEXEC 0x80000
+#define EDGEPROBE__SOL_SOCKET 1
+#define EDGEPROBE__SO_PEERCRED 17
+#define EDGEPROBE__MSG_DONTWAIT 0x40
+#define EDGEPROBE__MSG_NOSIGNAL 0x4000
+#define EDGEPROBE__POLLIN 1
+#define EDGEPROBE__POLLOUT 4
+#define EDGEPROBE__O_DIRECTORY_NOFOLLOW (0x10000 | 0x20000 | 0x80000) /* + CLOEXEC */
+int edgeprobe__libc_fstat(int, void *) __asm__("fstat"); /* glibc >= 2.33 */
+#if defined(__x86_64__)
+#define EDGEPROBE__ST_MODE 24
+#define EDGEPROBE__ST_UID 28
+#else
+#define EDGEPROBE__ST_MODE 16
+#define EDGEPROBE__ST_UID 24
+#endif
+#define EDGEPROBE__S_IFMT 0170000u
+#define EDGEPROBE__S_IFDIR 0040000u
+#define EDGEPROBE__EAGAIN 11
+#define EDGEPROBE__EINTR 4
+#define EDGEPROBE__EEXIST 17
+#define EDGEPROBE__SIG_SETMASK 2
+#define EDGEPROBE__CLOCK_MONOTONIC 1
+
+enum { EDGEPROBE__CLIENT_FREE = 0, EDGEPROBE__CLIENT_REQUEST, EDGEPROBE__CLIENT_LISTING,
+       EDGEPROBE__CLIENT_TRACING, EDGEPROBE__CLIENT_CLOSING };
+typedef struct edgeprobe__client {
+    int fd, state;
+    int cursor, listed;          /* LISTING: next point id, rows sent      */
+    uint64_t active_ms;          /* last byte read or written              */
+    unsigned in_len, out_pos, out_len;
+    char in[EDGEPROBE__CTL_LINE];
+    char out[EDGEPROBE__CTL_OUT];
+} edgeprobe__client;
+
+/* Trace ring: a bounded multi-producer queue (D. Vyukov's). A slot is free
+ * for position pos when seq == pos, holds a line when seq == pos + 1. A
+ * producer claims a position with one compare-and-swap and never waits. */
+typedef struct edgeprobe__trace_slot {
+    unsigned long seq;
+    char text[EDGEPROBE__TRACE_TEXT];
+} edgeprobe__trace_slot;
+
+struct edgeprobe__control {
+    int pid, listen_fd;
+    unsigned uid;
+    char path[108];
+    edgeprobe__client clients[EDGEPROBE__CTL_CLIENTS];
+    /* the one trace session */
+    int tracer;                  /* client index, or -1                   */
+    struct edgeprobe__probe **traced;
+    int ntraced, traced_cap;
+    edgeprobe__trace_slot *ring; /* allocated by the first trace, kept    */
+    unsigned long head;          /* producers: next position to claim    */
+    unsigned long tail;          /* control thread: next line to send     */
+    unsigned long dropped;
+};
+
+EDGEPROBE__INLINE struct edgeprobe__control *edgeprobe__control_get(void) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
+    return r ? __atomic_load_n(&r->control, __ATOMIC_ACQUIRE) : 0;
+}
+EDGEPROBE__INLINE uint64_t edgeprobe__now_ms(void) {
+    edgeprobe__timespec ts;
+    edgeprobe__libc_clock_gettime(EDGEPROBE__CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.sec * 1000u + (uint64_t)ts.nsec / 1000000u;
+}
+EDGEPROBE__FN int edgeprobe__snprintf(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+EDGEPROBE__FN int edgeprobe__snprintf(char *buf, size_t cap, const char *fmt, ...) {
+    __builtin_va_list ap;
+    int n;
+    __builtin_va_start(ap, fmt);
+    n = edgeprobe__libc_vsnprintf(buf, cap, fmt, ap);
+    __builtin_va_end(ap);
+    return n;
+}
+
+/* ---- 9.1 trace lines: program threads -> ring ----------------------------- */
+EDGEPROBE__FN void edgeprobe__route_printf(const char *fmt, ...) {
+    struct edgeprobe__control *ctl = edgeprobe__control_get();
+    edgeprobe__trace_slot *ring = ctl ? __atomic_load_n(&ctl->ring, __ATOMIC_ACQUIRE) : 0, *slot;
+    unsigned long pos;
+    __builtin_va_list ap;
+    __builtin_va_start(ap, fmt);
+    if (!ring) { /* no session (a forked child): behave as the default sink */
+        edgeprobe__libc_vdprintf(2, fmt, ap);
+        __builtin_va_end(ap);
+        return;
+    }
+    pos = __atomic_load_n(&ctl->head, __ATOMIC_RELAXED);
+    for (;;) {
+        long diff;
+        slot = &ring[pos & (EDGEPROBE__TRACE_SLOTS - 1)];
+        diff = (long)(__atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE) - pos);
+        if (diff == 0 && __atomic_compare_exchange_n(&ctl->head, &pos, pos + 1, 1, __ATOMIC_RELAXED,
+                                                     __ATOMIC_RELAXED))
+            break;
+        if (diff < 0) { /* full: drop, never wait */
+            __atomic_fetch_add(&ctl->dropped, 1, __ATOMIC_RELAXED);
+            __builtin_va_end(ap);
+            return;
+        }
+        if (diff > 0) pos = __atomic_load_n(&ctl->head, __ATOMIC_RELAXED);
+    }
+    edgeprobe__libc_vsnprintf(slot->text, sizeof slot->text, fmt, ap);
+    __builtin_va_end(ap);
+    __atomic_store_n(&slot->seq, pos + 1, __ATOMIC_RELEASE);
+}
+
+/* ---- 9.2 client output ------------------------------------------------------ */
+EDGEPROBE__INLINE unsigned edgeprobe__out_room(const edgeprobe__client *c) {
+    return EDGEPROBE__CTL_OUT - c->out_len;
+}
+EDGEPROBE__FN void edgeprobe__out(edgeprobe__client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+EDGEPROBE__FN void edgeprobe__out(edgeprobe__client *c, const char *fmt, ...) {
+    __builtin_va_list ap;
+    int n;
+    __builtin_va_start(ap, fmt);
+    n = edgeprobe__libc_vsnprintf(c->out + c->out_len, edgeprobe__out_room(c), fmt, ap);
+    __builtin_va_end(ap);
+    if (n > 0) c->out_len += (unsigned)n < edgeprobe__out_room(c) ? (unsigned)n : edgeprobe__out_room(c) - 1;
+}
+/* A string field of a row: at most max bytes, control bytes (tab, newline)
+ * shown as '?', so a field can never break the line format. */
+EDGEPROBE__FN void edgeprobe__out_field(edgeprobe__client *c, const char *s, unsigned max, char sep);
+EDGEPROBE__FN void edgeprobe__out_field(edgeprobe__client *c, const char *s, unsigned max, char sep) {
+    unsigned n;
+    for (n = 0; s && s[n] && n < max && edgeprobe__out_room(c) > 2; n++)
+        c->out[c->out_len++] = (unsigned char)s[n] < 0x20 || s[n] == 0x7f ? '?' : s[n];
+    if (edgeprobe__out_room(c) > 1) c->out[c->out_len++] = sep;
+}
+EDGEPROBE__FN const char *edgeprobe__error_name(int err);
+EDGEPROBE__FN const char *edgeprobe__error_name(int err) {
+#define EDGEPROBE__ERR_NAME(name, errno_value, text) if (err == -(errno_value)) return #name;
+    EDGEPROBE__ERRORS(EDGEPROBE__ERR_NAME)
+#undef EDGEPROBE__ERR_NAME
+    return "EDGEPROBE_EINVAL";
+}
+EDGEPROBE__FN void edgeprobe__out_error(edgeprobe__client *c, int err, const char *detail);
+EDGEPROBE__FN void edgeprobe__out_error(edgeprobe__client *c, int err, const char *detail) {
+    edgeprobe__out(c, "error %s %s%s%s\n", edgeprobe__error_name(err), edgeprobe_strerror(err),
+                   detail ? ": " : "", detail ? detail : "");
+}
+
+/* ---- 9.3 requests ------------------------------------------------------------ */
+EDGEPROBE__FN const char *edgeprobe__kind_name(int kind);
+EDGEPROBE__FN const char *edgeprobe__kind_name(int kind) {
+    static const char *const names[] = {"?", "trace", "branch", "branch_on", "handler", "entry", "exit"};
+    return kind > 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "other";
+}
+/* Refill a LISTING client's output: rows while room remains, the registry
+ * locked for at most EDGEPROBE__CTL_BATCH points at a time. */
+EDGEPROBE__FN void edgeprobe__list_more(edgeprobe__root *r, edgeprobe__client *c);
+EDGEPROBE__FN void edgeprobe__list_more(edgeprobe__root *r, edgeprobe__client *c) {
+    while (c->state == EDGEPROBE__CLIENT_LISTING && edgeprobe__out_room(c) > EDGEPROBE__CTL_ROW) {
+        int batch = 0, npoints;
+        edgeprobe__lock(&r->lock);
+        npoints = r->npoints;
+        for (; c->cursor < npoints && batch < EDGEPROBE__CTL_BATCH && edgeprobe__out_room(c) > EDGEPROBE__CTL_ROW;
+             c->cursor++, batch++) {
+            edgeprobe__point *pt = *edgeprobe__point_slot(r, c->cursor);
+            edgeprobe_info info;
+            if (!pt) continue;
+            edgeprobe__fill_info(pt, &info);
+            edgeprobe__out(c, "probe\t%d\t%s\t%s\t%llu\t%d\t", info.id, edgeprobe__kind_name(info.kind),
+                           info.enabled ? "on" : "off", (unsigned long long)edgeprobe__point_hits(r, info.id),
+                           info.sites);
+            edgeprobe__out_field(c, info.name, EDGEPROBE_NAME_MAX, '\t');
+            edgeprobe__out_field(c, info.file ? info.file : "", 512, '\t');
+            edgeprobe__out(c, "%d\t", info.line);
+            edgeprobe__out_field(c, info.function ? info.function : "", 256, '\n');
+            c->listed++;
+        }
+        edgeprobe__unlock(&r->lock);
+        if (c->cursor >= npoints) {
+            edgeprobe__out(c, "end %d\n", c->listed);
+            c->state = EDGEPROBE__CLIENT_REQUEST;
+        }
+    }
+}
+EDGEPROBE__FN int edgeprobe__probe_has_kind(const struct edgeprobe__probe *p, int kind);
+EDGEPROBE__FN int edgeprobe__probe_has_kind(const struct edgeprobe__probe *p, int kind) {
+    int k;
+    for (k = 0; k < p->npoints; k++)
+        if (p->points[k]->kind == kind) return 1;
+    return 0;
+}
+EDGEPROBE__FN int edgeprobe__matches_any(const char *name, char **globs, int n);
+EDGEPROBE__FN int edgeprobe__matches_any(const char *name, char **globs, int n) {
+    int i;
+    for (i = 0; i < n; i++)
+        if (edgeprobe__glob_match(globs[i], name)) return 1;
+    return 0;
+}
+/* Switch off the probes the session switched on; lock held. */
+EDGEPROBE__FN void edgeprobe__trace_switch_off(edgeprobe__root *r, struct edgeprobe__control *ctl);
+EDGEPROBE__FN void edgeprobe__trace_switch_off(edgeprobe__root *r, struct edgeprobe__control *ctl) {
+    int i;
+    for (i = 0; i < ctl->ntraced; i++) edgeprobe__probe_count(r, ctl->traced[i], 0);
+}
+EDGEPROBE__FN void edgeprobe__trace_unroute(struct edgeprobe__control *ctl);
+EDGEPROBE__FN void edgeprobe__trace_unroute(struct edgeprobe__control *ctl) {
+    int i;
+    for (i = 0; i < ctl->ntraced; i++) __atomic_store_n(&ctl->traced[i]->routed, 0, __ATOMIC_RELAXED);
+    ctl->ntraced = 0;
+}
+/* Route, then switch on, every TRACE probe matching a glob that is off. On
+ * a failure everything switched so far is put back. Returns the number
+ * switched on (and *already the number left alone), or a negative code. */
+EDGEPROBE__FN int edgeprobe__trace_begin(edgeprobe__root *r, struct edgeprobe__control *ctl, char **globs, int n,
+                                          int *already);
+EDGEPROBE__FN int edgeprobe__trace_begin(edgeprobe__root *r, struct edgeprobe__control *ctl, char **globs, int n,
+                                          int *already) {
+    unsigned i;
+    int rc = 0;
+    edgeprobe__lock(&r->lock);
+    for (i = 0; i < r->hash_cap && rc >= 0; i++) {
+        struct edgeprobe__probe *p;
+        for (p = r->hash[i]; p && rc >= 0; p = p->next_hash) {
+            if (!p->npoints || !edgeprobe__probe_has_kind(p, EDGEPROBE_KIND_TRACE) ||
+                !edgeprobe__matches_any(p->name, globs, n))
+                continue;
+            if (p->count > 0) {
+                (*already)++;
+                continue;
+            }
+            rc = edgeprobe__grow((void **)&ctl->traced, &ctl->traced_cap, ctl->ntraced + 1, sizeof(void *));
+            if (rc < 0) break;
+            __atomic_store_n(&p->routed, 1, __ATOMIC_RELAXED); /* before the first line */
+            ctl->traced[ctl->ntraced++] = p;
+            rc = edgeprobe__probe_count(r, p, 1);
+        }
+    }
+    if (rc < 0) edgeprobe__trace_switch_off(r, ctl);
+    edgeprobe__unlock(&r->lock);
+    if (rc < 0) edgeprobe__trace_unroute(ctl);
+    return rc < 0 ? rc : ctl->ntraced;
+}
+/* Move complete lines from the ring to the tracer's output while it has
+ * room; lines stay in the ring (and new ones drop) while it has none. */
+EDGEPROBE__FN void edgeprobe__trace_drain(struct edgeprobe__control *ctl, edgeprobe__client *c);
+EDGEPROBE__FN void edgeprobe__trace_drain(struct edgeprobe__control *ctl, edgeprobe__client *c) {
+    edgeprobe__trace_slot *ring = ctl->ring;
+    while (ring) {
+        edgeprobe__trace_slot *slot = &ring[ctl->tail & (EDGEPROBE__TRACE_SLOTS - 1)];
+        const char *s;
+        if (__atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE) != ctl->tail + 1) break;
+        if (c && edgeprobe__out_room(c) < 2 * EDGEPROBE__TRACE_TEXT + 8) break;
+        for (s = slot->text; c && *s;) { /* "> " before each line of the text */
+            unsigned n = 0;
+            while (s[n] && s[n] != '\n') n++;
+            edgeprobe__out(c, "> %.*s\n", (int)n, s);
+            s += n + (s[n] == '\n');
+        }
+        __atomic_store_n(&slot->seq, ctl->tail + EDGEPROBE__TRACE_SLOTS, __ATOMIC_RELEASE);
+        ctl->tail++;
+    }
+}
+EDGEPROBE__FN void edgeprobe__trace_request(edgeprobe__root *r, struct edgeprobe__control *ctl, int index,
+                                             char **args, int nargs);
+EDGEPROBE__FN void edgeprobe__trace_request(edgeprobe__root *r, struct edgeprobe__control *ctl, int index,
+                                             char **args, int nargs) {
+    edgeprobe__client *c = &ctl->clients[index];
+    int i, rc = 0, already = 0;
+    if (nargs < 1 || nargs > EDGEPROBE__CTL_TRACE_ARGS) {
+        edgeprobe__out_error(c, EDGEPROBE_EINVAL, "trace takes 1 to 16 globs");
+        return;
+    }
+    for (i = 0; i < nargs && !rc; i++) rc = edgeprobe__check_pattern(args[i]);
+    if (!rc && ctl->tracer >= 0) rc = EDGEPROBE_EBUSY;
+    if (!rc && !ctl->ring) {
+        edgeprobe__trace_slot *ring =
+            (edgeprobe__trace_slot *)EDGEPROBE_OS_ALLOC(EDGEPROBE__TRACE_SLOTS * sizeof *ring);
+        unsigned long k;
+        if (!ring) rc = EDGEPROBE_ENOMEM;
+        for (k = 0; ring && k < EDGEPROBE__TRACE_SLOTS; k++) ring[k].seq = k;
+        if (ring) __atomic_store_n(&ctl->ring, ring, __ATOMIC_RELEASE);
+    }
+    if (!rc) edgeprobe__trace_drain(ctl, 0); /* a late line of an earlier session */
+    if (!rc) rc = edgeprobe__trace_begin(r, ctl, args, nargs, &already);
+    if (rc < 0) {
+        edgeprobe__out_error(c, rc, rc == EDGEPROBE_EBUSY ? "another trace session is running" : 0);
+        return;
+    }
+    edgeprobe__out(c, "ok %d %d\n", rc, already);
+    if (rc > 0) {
+        ctl->tracer = index;
+        ctl->dropped = 0;
+        c->state = EDGEPROBE__CLIENT_TRACING;
+    }
+}
+/* End the session: switch its probes off, give threads already past a
+ * site a grace period, deliver what they wrote (c NULL: discard), then
+ * stop routing. */
+EDGEPROBE__FN void edgeprobe__trace_end(edgeprobe__root *r, struct edgeprobe__control *ctl, edgeprobe__client *c);
+EDGEPROBE__FN void edgeprobe__trace_end(edgeprobe__root *r, struct edgeprobe__control *ctl, edgeprobe__client *c) {
+    edgeprobe__lock(&r->lock);
+    edgeprobe__trace_switch_off(r, ctl);
+    edgeprobe__unlock(&r->lock);
+    edgeprobe__libc_poll(0, 0, EDGEPROBE__CTL_GRACE_MS);
+    edgeprobe__trace_unroute(ctl);
+    edgeprobe__trace_drain(ctl, c);
+    if (c) edgeprobe__out(c, "dropped %lu\nend\n", __atomic_load_n(&ctl->dropped, __ATOMIC_RELAXED));
+    edgeprobe__trace_drain(ctl, 0); /* whatever did not fit */
+    ctl->tracer = -1;
+}
+
+/* One request line (NUL-terminated, no '\n'). */
+EDGEPROBE__FN void edgeprobe__request(edgeprobe__root *r, struct edgeprobe__control *ctl, int index, char *line);
+EDGEPROBE__FN void edgeprobe__request(edgeprobe__root *r, struct edgeprobe__control *ctl, int index, char *line) {
+    edgeprobe__client *c = &ctl->clients[index];
+    char *args[EDGEPROBE__CTL_TRACE_ARGS + 2], *s;
+    int nargs = 0, rc;
+    for (s = line; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e) {
+            edgeprobe__out_error(c, EDGEPROBE_EINVAL, "request holds a byte that is not printable ASCII");
+            return;
+        }
+    for (s = line; *s && nargs < EDGEPROBE__CTL_TRACE_ARGS + 2;) { /* split at spaces */
+        while (*s == ' ') *s++ = 0;
+        if (*s) args[nargs++] = s;
+        while (*s && *s != ' ') s++;
+    }
+    if (c->state == EDGEPROBE__CLIENT_TRACING) {
+        if (nargs == 1 && edgeprobe__streq(args[0], "stop")) {
+            edgeprobe__trace_end(r, ctl, c);
+            c->state = EDGEPROBE__CLIENT_CLOSING;
+        } else
+            edgeprobe__out_error(c, EDGEPROBE_EINVAL, "only 'stop' is accepted while tracing");
+        return;
+    }
+    if (!nargs) edgeprobe__out_error(c, EDGEPROBE_EINVAL, "empty request");
+    else if (edgeprobe__streq(args[0], "hello") && nargs == 1)
+        edgeprobe__out(c, "ok edgeprobe-control 1 %d\n", ctl->pid);
+    else if (edgeprobe__streq(args[0], "list") && nargs == 1) {
+        c->state = EDGEPROBE__CLIENT_LISTING;
+        c->cursor = c->listed = 0;
+    } else if ((edgeprobe__streq(args[0], "enable") || edgeprobe__streq(args[0], "disable")) && nargs == 2) {
+        rc = edgeprobe__set_matching(args[1], args[0][0] == 'e');
+        if (rc < 0) edgeprobe__out_error(c, rc, args[1]);
+        else edgeprobe__out(c, "ok %d\n", rc);
+    } else if (edgeprobe__streq(args[0], "trace"))
+        edgeprobe__trace_request(r, ctl, index, args + 1, nargs - 1);
+    else
+        edgeprobe__out_error(c, EDGEPROBE_EINVAL, "unknown request or wrong number of arguments");
+}
+
+/* ---- 9.4 connections ---------------------------------------------------------- */
+EDGEPROBE__FN void edgeprobe__client_close(edgeprobe__root *r, struct edgeprobe__control *ctl, int index);
+EDGEPROBE__FN void edgeprobe__client_close(edgeprobe__root *r, struct edgeprobe__control *ctl, int index) {
+    edgeprobe__client *c = &ctl->clients[index];
+    if (ctl->tracer == index) edgeprobe__trace_end(r, ctl, 0); /* killed or gone: restore */
+    edgeprobe__libc_close(c->fd);
+    c->fd = -1;
+    c->state = EDGEPROBE__CLIENT_FREE;
+}
+/* Handle every complete line in the input buffer (not while a list is
+ * being sent: further requests wait for it). */
+EDGEPROBE__FN void edgeprobe__client_lines(edgeprobe__root *r, struct edgeprobe__control *ctl, int index);
+EDGEPROBE__FN void edgeprobe__client_lines(edgeprobe__root *r, struct edgeprobe__control *ctl, int index) {
+    edgeprobe__client *c = &ctl->clients[index];
+    while (c->state == EDGEPROBE__CLIENT_REQUEST || c->state == EDGEPROBE__CLIENT_TRACING) {
+        unsigned n = 0;
+        while (n < c->in_len && c->in[n] != '\n') n++;
+        if (n == c->in_len) {
+            if (c->in_len == sizeof c->in) { /* no newline in reach: cannot resynchronise */
+                edgeprobe__out_error(c, EDGEPROBE_ENAMETOOLONG, "request longer than 511 bytes; closing");
+                c->state = EDGEPROBE__CLIENT_CLOSING;
+            }
+            return;
+        }
+        /* Replies not yet read: wait. A tracer's buffer is kept full of
+         * lines, but its drain always leaves room for a short reply. */
+        if (edgeprobe__out_room(c) < (c->state == EDGEPROBE__CLIENT_TRACING ? 256u : 2u * EDGEPROBE__CTL_ROW)) return;
+        c->in[n] = 0;
+        edgeprobe__request(r, ctl, index, c->in);
+        __builtin_memmove(c->in, c->in + n + 1, c->in_len - n - 1);
+        c->in_len -= n + 1;
+    }
+}
+EDGEPROBE__FN void edgeprobe__client_read(edgeprobe__root *r, struct edgeprobe__control *ctl, int index, uint64_t now);
+EDGEPROBE__FN void edgeprobe__client_read(edgeprobe__root *r, struct edgeprobe__control *ctl, int index, uint64_t now) {
+    edgeprobe__client *c = &ctl->clients[index];
+    long n;
+    if (c->in_len == sizeof c->in) return;
+    n = edgeprobe__libc_read(c->fd, c->in + c->in_len, sizeof c->in - c->in_len);
+    if (n == 0 || (n < 0 && *edgeprobe__libc_errno() != EDGEPROBE__EAGAIN && *edgeprobe__libc_errno() != EDGEPROBE__EINTR)) {
+        edgeprobe__client_close(r, ctl, index);
+        return;
+    }
+    if (n < 0) return;
+    c->in_len += (unsigned)n;
+    c->active_ms = now;
+    if (c->state != EDGEPROBE__CLIENT_CLOSING) edgeprobe__client_lines(r, ctl, index);
+}
+/* Send what is buffered; never blocks. Returns 0, or -1 if it closed. */
+EDGEPROBE__FN int edgeprobe__client_flush(edgeprobe__root *r, struct edgeprobe__control *ctl, int index, uint64_t now);
+EDGEPROBE__FN int edgeprobe__client_flush(edgeprobe__root *r, struct edgeprobe__control *ctl, int index, uint64_t now) {
+    edgeprobe__client *c = &ctl->clients[index];
+    while (c->out_pos < c->out_len) {
+        long n = edgeprobe__libc_send(c->fd, c->out + c->out_pos, c->out_len - c->out_pos,
+                                      EDGEPROBE__MSG_DONTWAIT | EDGEPROBE__MSG_NOSIGNAL);
+        if (n < 0 && (*edgeprobe__libc_errno() == EDGEPROBE__EAGAIN || *edgeprobe__libc_errno() == EDGEPROBE__EINTR))
+            return 0;
+        if (n <= 0) {
+            edgeprobe__client_close(r, ctl, index);
+            return -1;
+        }
+        c->out_pos += (unsigned)n;
+        c->active_ms = now;
+    }
+    c->out_pos = c->out_len = 0;
+    if (c->state == EDGEPROBE__CLIENT_CLOSING) {
+        edgeprobe__client_close(r, ctl, index);
+        return -1;
+    }
+    return 0;
+}
+/* Everything a client needs besides reading: produce output, send it,
+ * drop it if it has been idle too long (a tracer is never idle). */
+EDGEPROBE__FN void edgeprobe__client_pump(edgeprobe__root *r, struct edgeprobe__control *ctl, int index, uint64_t now);
+EDGEPROBE__FN void edgeprobe__client_pump(edgeprobe__root *r, struct edgeprobe__control *ctl, int index, uint64_t now) {
+    edgeprobe__client *c = &ctl->clients[index];
+    int pending, rounds;
+    for (rounds = 0; rounds < 64; rounds++) { /* until the socket is full or nothing is left */
+        unsigned before = c->out_len;
+        edgeprobe__list_more(r, c);
+        if (c->state == EDGEPROBE__CLIENT_TRACING) edgeprobe__trace_drain(ctl, c);
+        if (c->out_len == before) break;
+        if (edgeprobe__client_flush(r, ctl, index, now) < 0) return;
+        if (c->out_len) break;
+    }
+    if (edgeprobe__client_flush(r, ctl, index, now) < 0) return;
+    if (c->state == EDGEPROBE__CLIENT_REQUEST) edgeprobe__client_lines(r, ctl, index); /* after a list */
+    pending = c->out_len > 0 || c->state == EDGEPROBE__CLIENT_LISTING;
+    if ((c->state != EDGEPROBE__CLIENT_TRACING || pending) && now - c->active_ms > EDGEPROBE__CTL_IDLE_MS)
+        edgeprobe__client_close(r, ctl, index);
+}
+/* Accept every waiting connection: check the peer's uid, find a slot. */
+EDGEPROBE__FN void edgeprobe__accept_all(struct edgeprobe__control *ctl, uint64_t now);
+EDGEPROBE__FN void edgeprobe__accept_all(struct edgeprobe__control *ctl, uint64_t now) {
+    int fd, i;
+    while ((fd = edgeprobe__libc_accept4(ctl->listen_fd, 0, 0, EDGEPROBE__SOCK_NONBLOCK | EDGEPROBE__SOCK_CLOEXEC)) >= 0) {
+        edgeprobe__ucred cred = {0, 0xffffffffu, 0};
+        unsigned len = sizeof cred;
+        char msg[160];
+        if (edgeprobe__libc_getsockopt(fd, EDGEPROBE__SOL_SOCKET, EDGEPROBE__SO_PEERCRED, &cred, &len) ||
+            (cred.uid != 0 && cred.uid != ctl->uid)) {
+            edgeprobe__snprintf(msg, sizeof msg, "control: refused a client of uid %u (pid %d): not this process's user",
+                                cred.uid, cred.pid);
+            EDGEPROBE_OS_LOG(msg);
+            edgeprobe__snprintf(msg, sizeof msg, "error EDGEPROBE_EPERM %s\n", edgeprobe_strerror(EDGEPROBE_EPERM));
+            edgeprobe__libc_send(fd, msg, edgeprobe__strnlen(msg, sizeof msg), EDGEPROBE__MSG_DONTWAIT | EDGEPROBE__MSG_NOSIGNAL);
+            edgeprobe__libc_close(fd);
+            continue;
+        }
+        for (i = 0; i < EDGEPROBE__CTL_CLIENTS && ctl->clients[i].state != EDGEPROBE__CLIENT_FREE; i++) {}
+        if (i == EDGEPROBE__CTL_CLIENTS) {
+            edgeprobe__snprintf(msg, sizeof msg, "error EDGEPROBE_EBUSY too many control clients; try again\n");
+            edgeprobe__libc_send(fd, msg, edgeprobe__strnlen(msg, sizeof msg), EDGEPROBE__MSG_DONTWAIT | EDGEPROBE__MSG_NOSIGNAL);
+            edgeprobe__libc_close(fd);
+            continue;
+        }
+        __builtin_memset(&ctl->clients[i], 0, sizeof ctl->clients[i] - sizeof ctl->clients[i].out);
+        ctl->clients[i].fd = fd;
+        ctl->clients[i].state = EDGEPROBE__CLIENT_REQUEST;
+        ctl->clients[i].active_ms = now;
+    }
+}
+/* The control thread. */
+EDGEPROBE__FN void *edgeprobe__control_main(void *arg);
+EDGEPROBE__FN void *edgeprobe__control_main(void *arg) {
+    edgeprobe__root *r = (edgeprobe__root *)arg;
+    struct edgeprobe__control *ctl = r->control;
+    edgeprobe__pollfd fds[1 + EDGEPROBE__CTL_CLIENTS];
+    int who[1 + EDGEPROBE__CTL_CLIENTS];
+    for (;;) {
+        int n = 1, i;
+        uint64_t now;
+        fds[0].fd = ctl->listen_fd;
+        fds[0].events = EDGEPROBE__POLLIN;
+        for (i = 0; i < EDGEPROBE__CTL_CLIENTS; i++) {
+            edgeprobe__client *c = &ctl->clients[i];
+            if (c->state == EDGEPROBE__CLIENT_FREE) continue;
+            fds[n].fd = c->fd;
+            fds[n].events = (short)((c->in_len < sizeof c->in ? EDGEPROBE__POLLIN : 0) |
+                                    (c->out_len ? EDGEPROBE__POLLOUT : 0));
+            who[n++] = i;
+        }
+        if (edgeprobe__libc_poll(fds, (unsigned long)n, ctl->tracer >= 0 ? EDGEPROBE__CTL_TICK_MS : 1000) < 0) {
+            if (*edgeprobe__libc_errno() != EDGEPROBE__EINTR) return 0; /* cannot happen with valid fds */
+            continue;
+        }
+        if (edgeprobe__control_get() != ctl) return 0; /* cannot happen: a child has no such thread */
+        now = edgeprobe__now_ms();
+        if (fds[0].revents) edgeprobe__accept_all(ctl, now);
+        for (i = 1; i < n; i++)
+            if (fds[i].revents & ~EDGEPROBE__POLLOUT && ctl->clients[who[i]].state != EDGEPROBE__CLIENT_FREE)
+                edgeprobe__client_read(r, ctl, who[i], now);
+        for (i = 0; i < EDGEPROBE__CTL_CLIENTS; i++)
+            if (ctl->clients[i].state != EDGEPROBE__CLIENT_FREE) edgeprobe__client_pump(r, ctl, i, now);
+    }
+}
+
+/* ---- 9.5 start, exit, fork -------------------------------------------------- */
+EDGEPROBE__FN void edgeprobe__control_atexit(void);
+EDGEPROBE__FN void edgeprobe__control_atexit(void) {
+    struct edgeprobe__control *ctl = edgeprobe__control_get();
+    if (ctl && ctl->pid == edgeprobe__libc_getpid()) edgeprobe__libc_unlink(ctl->path);
+}
+/* In a forked child (one thread, the parent's lock state unknown): close
+ * the inherited sockets and forget the endpoint; take no lock. */
+EDGEPROBE__FN void edgeprobe__control_forked(void);
+EDGEPROBE__FN void edgeprobe__control_forked(void) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
+    struct edgeprobe__control *ctl = r ? r->control : 0;
+    int i;
+    if (!ctl || ctl->pid == edgeprobe__libc_getpid()) return;
+    edgeprobe__libc_close(ctl->listen_fd);
+    for (i = 0; i < EDGEPROBE__CTL_CLIENTS; i++)
+        if (ctl->clients[i].state != EDGEPROBE__CLIENT_FREE) edgeprobe__libc_close(ctl->clients[i].fd);
+    for (i = 0; i < ctl->ntraced; i++) __atomic_store_n(&ctl->traced[i]->routed, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->control, (struct edgeprobe__control *)0, __ATOMIC_RELEASE); /* ctl leaks, once */
+}
+/* The private directory: created 0700, or checked to be ours and closed. */
+EDGEPROBE__FN int edgeprobe__control_dir(char *dir, size_t cap);
+EDGEPROBE__FN int edgeprobe__control_dir(char *dir, size_t cap) {
+    const char *xdg = EDGEPROBE__GETENV("XDG_RUNTIME_DIR");
+    unsigned char st[256]; /* struct stat: mode and uid at 24 and 28 (x86-64), 16 and 24 (aarch64) */
+    unsigned mode, uid;
+    char msg[300];
+    int fd, n;
+    if (xdg && xdg[0] == '/') n = edgeprobe__snprintf(dir, cap, "%s/edgeprobe", xdg);
+    else n = edgeprobe__snprintf(dir, cap, "/tmp/edgeprobe-%u", edgeprobe__libc_geteuid());
+    if (n < 0 || (size_t)n >= cap) return EDGEPROBE_EINVAL;
+    if (edgeprobe__libc_mkdir(dir, 0700) && *edgeprobe__libc_errno() != EDGEPROBE__EEXIST) return EDGEPROBE_EPERM;
+    fd = edgeprobe__libc_open(dir, EDGEPROBE__O_DIRECTORY_NOFOLLOW); /* never through a symlink */
+    if (fd < 0) return EDGEPROBE_EPERM;
+    n = edgeprobe__libc_fstat(fd, st);
+    edgeprobe__libc_close(fd);
+    __builtin_memcpy(&mode, st + EDGEPROBE__ST_MODE, 4);
+    __builtin_memcpy(&uid, st + EDGEPROBE__ST_UID, 4);
+    if (n || (mode & EDGEPROBE__S_IFMT) != EDGEPROBE__S_IFDIR || uid != edgeprobe__libc_geteuid() || (mode & 077)) {
+        edgeprobe__snprintf(msg, sizeof msg, "control: %s is not a directory of this user closed to others; not serving", dir);
+        EDGEPROBE_OS_LOG(msg);
+        return EDGEPROBE_EPERM;
+    }
+    return 0;
+}
+/* Create, bind and listen on the socket; fill ctl. */
+EDGEPROBE__FN int edgeprobe__control_listen(struct edgeprobe__control *ctl);
+EDGEPROBE__FN int edgeprobe__control_listen(struct edgeprobe__control *ctl) {
+    edgeprobe__sockaddr_un addr;
+    char dir[sizeof addr.path];
+    int rc = edgeprobe__control_dir(dir, sizeof dir - 16), n;
+    if (rc) return rc;
+    ctl->pid = edgeprobe__libc_getpid();
+    ctl->uid = edgeprobe__libc_geteuid();
+    n = edgeprobe__snprintf(ctl->path, sizeof ctl->path, "%s/%d.sock", dir, ctl->pid);
+    if (n < 0 || (size_t)n >= sizeof ctl->path) return EDGEPROBE_EINVAL;
+    __builtin_memset(&addr, 0, sizeof addr);
+    addr.family = EDGEPROBE__AF_UNIX;
+    __builtin_memcpy(addr.path, ctl->path, (size_t)n + 1);
+    edgeprobe__libc_unlink(ctl->path); /* a stale socket of an earlier process with our pid */
+    ctl->listen_fd = edgeprobe__libc_socket(EDGEPROBE__AF_UNIX,
+                                            EDGEPROBE__SOCK_STREAM | EDGEPROBE__SOCK_NONBLOCK | EDGEPROBE__SOCK_CLOEXEC, 0);
+    if (ctl->listen_fd < 0) return EDGEPROBE_EPROT;
+    if (edgeprobe__libc_bind(ctl->listen_fd, &addr, sizeof addr) || edgeprobe__libc_listen(ctl->listen_fd, 64)) {
+        edgeprobe__libc_close(ctl->listen_fd);
+        edgeprobe__libc_unlink(ctl->path);
+        return EDGEPROBE_EPROT;
+    }
+    return 0;
+}
+/* The thread, with every signal blocked; its object pinned (dlclose must
+ * not unmap the code it runs). */
+EDGEPROBE__FN int edgeprobe__control_thread(edgeprobe__root *r);
+EDGEPROBE__FN int edgeprobe__control_thread(edgeprobe__root *r) {
+    unsigned char all[128], old[128];
+    unsigned long thread;
+    edgeprobe__dl_info dli;
+    int rc;
+    if (edgeprobe__libc_dladdr((const void *)edgeprobe__control_main, &dli) && dli.fname)
+        edgeprobe__libc_dlopen(dli.fname, EDGEPROBE__RTLD_PIN);
+    __builtin_memset(all, 0xff, sizeof all);
+    edgeprobe__libc_pthread_sigmask(EDGEPROBE__SIG_SETMASK, all, old);
+    rc = edgeprobe__libc_pthread_create(&thread, 0, edgeprobe__control_main, r);
+    edgeprobe__libc_pthread_sigmask(EDGEPROBE__SIG_SETMASK, old, 0);
+    if (rc) return EDGEPROBE_ENOMEM;
+    edgeprobe__libc_pthread_setname_np(thread, "edgeprobe-ctl");
+    edgeprobe__libc_pthread_detach(thread);
+    return 0;
+}
+EDGEPROBE__FN int edgeprobe_control_start(void) {
+    struct edgeprobe__control *ctl;
+    int rc, i;
+    EDGEPROBE__READY_OR_RETURN(r);
+    edgeprobe__lock(&r->lock);
+    if (r->control) {
+        edgeprobe__unlock(&r->lock);
+        return 0;
+    }
+    ctl = (struct edgeprobe__control *)EDGEPROBE_OS_ALLOC(sizeof *ctl);
+    rc = ctl ? edgeprobe__control_listen(ctl) : EDGEPROBE_ENOMEM;
+    if (!rc) {
+        ctl->tracer = -1;
+        for (i = 0; i < EDGEPROBE__CTL_CLIENTS; i++) ctl->clients[i].fd = -1;
+        __atomic_store_n(&r->control, ctl, __ATOMIC_RELEASE);
+        rc = edgeprobe__control_thread(r);
+        if (rc) {
+            __atomic_store_n(&r->control, (struct edgeprobe__control *)0, __ATOMIC_RELEASE);
+            edgeprobe__libc_close(ctl->listen_fd);
+            edgeprobe__libc_unlink(ctl->path);
+        }
+    }
+    edgeprobe__unlock(&r->lock);
+    if (rc) {
+        if (ctl) EDGEPROBE_OS_FREE(ctl);
+        return rc;
+    }
+    edgeprobe__libc_atexit(edgeprobe__control_atexit);
+    edgeprobe__libc_pthread_atfork(0, 0, edgeprobe__control_forked);
+    return 1;
+}
+EDGEPROBE__FN const char *edgeprobe_control_path(void) {
+    struct edgeprobe__control *ctl = edgeprobe__control_get();
+    return ctl ? ctl->path : 0;
+}
+/* EDGEPROBE_CONTROL=1: start before main (after this object's sites are
+ * registered by the priority-101 constructor). */
+__attribute__((weak, visibility("hidden"), no_instrument_function, constructor(102)))
+void edgeprobe__control_autostart(void);
+__attribute__((weak, visibility("hidden"), no_instrument_function, constructor(102)))
+void edgeprobe__control_autostart(void) {
+    const char *s = EDGEPROBE__GETENV("EDGEPROBE_CONTROL");
+    char msg[160];
+    int rc;
+    if (!s || !*s || edgeprobe__streq(s, "0")) return;
+    if (!edgeprobe__streq(s, "1")) {
+        EDGEPROBE_OS_LOG("EDGEPROBE_CONTROL must be 1 or 0; ignored");
+        return;
+    }
+    if ((rc = edgeprobe_control_start()) < 0) {
+        edgeprobe__snprintf(msg, sizeof msg, "EDGEPROBE_CONTROL=1: no control endpoint: %s", edgeprobe_strerror(rc));
+        EDGEPROBE_OS_LOG(msg);
+    }
+}
+#endif /* !EDGEPROBE_FREESTANDING: section 9 */
 
 #ifdef __cplusplus
 }

@@ -1,10 +1,13 @@
 /* edgeprobe - the command-line tool: operate edgeprobe probes from a shell.
  *
  *     edgeprobe prof [options] -- PROGRAM [ARGS...]   latency profile (tools/cmd_prof.c)
+ *     edgeprobe ps | list | enable | disable | top | trace   operate a running
+ *         process through its control endpoint (tools/cmd_{ps,list,enable,top,trace}.c,
+ *         tools/control_client.c; include/edgeprobe.h section 9)
  *
  * Each subcommand lives in tools/cmd_<name>.c and is listed in the table
  * below. C and libc only. Exit status: the subcommand's (prof: PROGRAM's),
- * 2 for a usage error. */
+ * 2 for a usage error, 1 when the operation failed (with a message on stderr). */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +16,13 @@
 static const struct tool_command commands[] = {
     {"prof", cmd_prof, "prof [-o REPORT] [--svg FILE] [-k K] [--epoch MS] -- PROGRAM [ARGS...]",
      "run PROGRAM under the sampling latency profiler"},
+    {"ps", cmd_ps, USAGE_PS, "processes serving a control endpoint (removes stale sockets)"},
+    {"list", cmd_list, USAGE_LIST, "probes of a running process, or of an ELF file (offline)"},
+    {"enable", cmd_enable, USAGE_ENABLE, "switch on matching probes of a running process"},
+    {"disable", cmd_disable, USAGE_DISABLE, "switch off matching probes of a running process"},
+    {"top", cmd_top, USAGE_TOP, "live hits per second per probe (q or Ctrl-C quits)"},
+    {"trace", cmd_trace, USAGE_TRACE,
+     "stream the lines of matching TRACE probes, then put their states back"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

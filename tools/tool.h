@@ -12,5 +12,19 @@ struct tool_command {
 };
 
 int cmd_prof(int argc, char **argv);
+/* operating a running process (tools/control.h); usage lines shared by the
+ * command table and each command's --help */
+#define USAGE_PS "ps"
+#define USAGE_LIST "list PID|SOCKET|FILE [--json]"
+#define USAGE_ENABLE "enable PID GLOB..."
+#define USAGE_DISABLE "disable PID GLOB..."
+#define USAGE_TOP "top PID [--once] [-i SECONDS]"
+#define USAGE_TRACE "trace PID GLOB... [-d SECONDS]"
+int cmd_ps(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_enable(int argc, char **argv);
+int cmd_disable(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif

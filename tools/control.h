@@ -1,0 +1,60 @@
+/* tools/control.h - what the subcommands that talk to a process's control
+ * endpoint (include/edgeprobe.h section 9) or read an ELF file share:
+ * finding and opening the socket, the line protocol, probe rows. */
+#ifndef EDGEPROBE_TOOL_CONTROL_H
+#define EDGEPROBE_TOOL_CONTROL_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define CTL_TIMEOUT_MS 5000 /* a reply slower than this is an error */
+
+/* A connection: the socket and a buffer of received bytes. */
+typedef struct ctl_conn {
+    int fd, pid;
+    char path[108];
+    size_t len, pos;
+    char buf[1 << 16];
+} ctl_conn;
+
+/* Open TARGET: a pid (its socket is looked up) or a socket's path. Prints
+ * the reason and returns -1 on failure. */
+int ctl_open(const char *target, ctl_conn *c);
+void ctl_close(ctl_conn *c);
+/* Send one request line (the '\n' is added). 0, or -1 with a message. */
+int ctl_send(ctl_conn *c, const char *request);
+/* Next line, without its '\n', in *line (valid until the next call): 1; 0 at
+ * end of stream; -1 on error or after timeout_ms (-1: wait forever). */
+int ctl_line(ctl_conn *c, char **line, int timeout_ms);
+/* A reply that must be "ok ...": returns the text after "ok " or NULL after
+ * printing the error the process sent (or the connection's failure). */
+const char *ctl_expect_ok(ctl_conn *c, const char *command);
+
+/* Candidate socket directories (see ctl_dirs in control_client.c). */
+int ctl_dirs(char dirs[][256], int max);
+int ctl_is_pid(const char *s);
+
+/* One probe (a point), live or read from a file. */
+typedef struct ctl_probe {
+    int id, line, sites, on;
+    unsigned long long hits; /* live only */
+    char kind[16], name[128], file[520], function[260];
+} ctl_probe;
+/* Every point of the process ("list"); *out is malloc'd. 0 or -1. */
+int ctl_list(ctl_conn *c, ctl_probe **out, int *n);
+/* Every point in an ELF executable or shared library, offline. 0 or -1
+ * with a message. hits is 0 and on is the default state. */
+int elf_list(const char *file, ctl_probe **out, int *n);
+
+/* Ctrl-C and SIGTERM set ctl_stop_requested (no SA_RESTART: a wait in
+ * poll returns at once); the commands then end cleanly. */
+extern volatile sig_atomic_t ctl_stop_requested;
+void ctl_catch_stop_signals(void);
+double ctl_now(void); /* CLOCK_MONOTONIC, seconds */
+
+/* Shared by the subcommands: "COMMAND --help" and JSON strings. */
+int ctl_help(int argc, char **argv, const char *usage);
+void json_string(FILE *out, const char *s);
+
+#endif
