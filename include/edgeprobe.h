@@ -4609,7 +4609,7 @@ EDGEPROBE__FN void edgeprobe__out_error(edgeprobe__client *c, int err, const cha
 /* ---- 9.3 requests ------------------------------------------------------------ */
 EDGEPROBE__FN const char *edgeprobe__kind_name(int kind);
 EDGEPROBE__FN const char *edgeprobe__kind_name(int kind) {
-    static const char *const names[] = {"?", "trace", "branch", "branch_on", "handler", "entry", "exit"};
+    static const char *const names[] = {"?", "trace", "branch", "branch_on", "handler", "entry", "exit", "function"};
     return kind > 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "other";
 }
 /* Refill a LISTING client's output: rows while room remains, the registry

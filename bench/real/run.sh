@@ -21,7 +21,8 @@
 #                           GBs: ~1.6 GB per bench.lua round, so lua runs
 #                           REAL_UFTRACE_LUA_N=1 round there). uftrace's
 #                           default (library calls traced too) kills lua with
-#                           SIGSEGV at its first error()/pcall (longjmp).
+#                           SIGSEGV at its first error() or coroutine.yield
+#                           (both longjmp).
 #   REAL_ROUNDS=7           rounds per program; each round runs every
 #                           configuration once (hyperfine --runs 1), in a
 #                           rotated order, so slow drifts of this shared
@@ -38,12 +39,13 @@
 #   REAL_PROF_K=10 REAL_PROF_EPOCH_MS=10   sampling parameters of both
 #                           profilers
 # Output: REAL_OUT (default bench/out/real/: hyperfine JSON per round, reports, summaries,
-# skipped.txt, summary.md).
+# skipped.txt, summary.md); charts in REAL_PLOTS (default bench/plots/).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 OUT=${REAL_OUT:-bench/out/real}
-mkdir -p "$OUT" bench/plots
+export REAL_PLOTS=${REAL_PLOTS:-bench/plots}
+mkdir -p "$OUT" "$REAL_PLOTS"
 PROGRAMS=${REAL_PROGRAMS:-bzip2 lua zstd}
 CONFIGS=${REAL_CONFIGS:-plain fpe eprof eoff cplain cfpe ceprof fiprof fistub}
 ROUNDS=${REAL_ROUNDS:-7}
@@ -242,7 +244,7 @@ for prog in $PROGRAMS; do
     esac
     if echo " ${PCONF[$prog]} " | grep -q " eprof "; then
         # shellcheck disable=SC2086
-        $EP prof -q -o "$OUT/$prog-eprof-report.txt" --top 30 --svg "bench/plots/real-$prog-eprof.svg" -k "$K" --epoch "$EPOCH" \
+        $EP prof -q -o "$OUT/$prog-eprof-report.txt" --top 30 --svg "$REAL_PLOTS/real-$prog-eprof.svg" -k "$K" --epoch "$EPOCH" \
             -- build/real/fpe/$prog $args > /dev/null 2> "$OUT/$prog-eprof-report.err" ||
             skip "$prog: '$EP prof -o $OUT/$prog-eprof-report.txt ... -- build/real/fpe/$prog $args' exit status $?"
     fi

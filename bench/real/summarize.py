@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/real/summarize.py OUTDIR "PROGRAMS" "CONFIGS" "PARAMS" - turn the
 hyperfine rounds of bench/real/run.sh, the profilers' summary lines and
-reports into OUTDIR/summary.md and the chart bench/plots/real-slowdown.svg.
+reports into OUTDIR/summary.md and the chart REAL_PLOTS/real-slowdown.svg (default bench/plots).
 Standard library only.
 
 Ratios: each round runs every configuration once, interleaved, so the
@@ -33,6 +33,10 @@ LABEL = {
     "fioff": "gcc -finstrument-functions + examples/profiler, probes off",
     "fistub": "gcc -finstrument-functions, empty hooks",
 }
+SHORT = {"fpe": "gcc, flag alone", "cfpe": "clang, flag alone", "eprof": "gcc, edgeprobe prof",
+         "ceprof": "clang, edgeprobe prof", "eoff": "gcc, edgeprobe prof --mode off",
+         "fiprof": "-finstrument-functions + examples/profiler", "fioff": "-finstrument-functions, probes off",
+         "fistub": "-finstrument-functions, empty hooks", "uftrace": "gcc, uftrace record"}
 BASE = {c: ("cplain" if c.startswith("c") else "plain") for c in LABEL}
 TARGET = {"fpe": 1.0, "cfpe": 1.0, "eprof": 3.0, "ceprof": 3.0}
 WORKLOAD = {
@@ -255,7 +259,7 @@ W, bar, gap = 960, 18, 6
 H = 70 + len(chart) * (bar + gap) + 40
 vals = [min(p, 300) for _, _, p in chart] or [0]
 lo, hi = min(0, min(vals)), max(5, max(vals))
-x0, xw = 470, 400
+x0, xw = 400, 470
 
 
 def X(v):
@@ -270,7 +274,7 @@ svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-f
 y = 55
 for prog, c, p in chart:
     col = {"eprof": "#c0504d", "ceprof": "#c0504d", "eoff": "#e8a09e", "fpe": "#4a7fb5", "cfpe": "#4a7fb5"}.get(c, "#999")
-    svg.append(f'<text x="{x0 - 8}" y="{y + 13}" text-anchor="end">{prog}: {LABEL.get(c, c)}</text>')
+    svg.append(f'<text x="{x0 - 8}" y="{y + 13}" text-anchor="end">{prog}: {SHORT.get(c, c)}</text>')
     a, b = sorted((X(0), X(p)))
     svg.append(f'<rect x="{a:.1f}" y="{y}" width="{max(b - a, 1):.1f}" height="{bar}" fill="{col}"/>')
     svg.append(f'<text x="{b + 4:.1f}" y="{y + 13}">{p:+.1f}%</text>')
@@ -279,4 +283,4 @@ svg.append(f'<line x1="{X(0):.1f}" y1="50" x2="{X(0):.1f}" y2="{y}" stroke="blac
 for t in (1, 3):
     svg.append(f'<line x1="{X(t):.1f}" y1="50" x2="{X(t):.1f}" y2="{y}" stroke="#333" stroke-dasharray="4 3"/>')
 svg.append("</svg>")
-open("bench/plots/real-slowdown.svg", "w").write("\n".join(svg) + "\n")
+open(os.path.join(os.environ.get("REAL_PLOTS", "bench/plots"), "real-slowdown.svg"), "w").write("\n".join(svg) + "\n")
