@@ -3819,18 +3819,29 @@ EDGEPROBE__FN int edgeprobe__fstubs_make(edgeprobe__fobject *o, uintptr_t entry_
     o->stubs_len = len;
     return 0;
 }
-/* Make sure the mirror stub of a gcc-form function exists: map its page(s)
- * (read+execute, never replacing a mapping) and write `jmp stub` there. The
- * bytes of a mirror stub never change once written. Lock held. */
-EDGEPROBE__FN int edgeprobe__fmirror_ready(edgeprobe__root *r, edgeprobe__fpoint *fp);
-EDGEPROBE__FN int edgeprobe__fmirror_ready(edgeprobe__root *r, edgeprobe__fpoint *fp) {
-    unsigned char *m = (unsigned char *)fp->pt.site - EDGEPROBE__MIRROR_OFFSET, jmp[5];
-    uintptr_t pg, last = ((uintptr_t)m + 4) & ~(uintptr_t)(EDGEPROBE__PAGE - 1);
+/* The mirror stub of a gcc-form function: `jmp stub`, written into buf. */
+EDGEPROBE__FN unsigned char *edgeprobe__fmirror_stub(const edgeprobe__fpoint *fp, unsigned char jmp[5]);
+EDGEPROBE__FN unsigned char *edgeprobe__fmirror_stub(const edgeprobe__fpoint *fp, unsigned char jmp[5]) {
+    unsigned char *m = (unsigned char *)fp->pt.site - EDGEPROBE__MIRROR_OFFSET;
     int32_t rel = (int32_t)((intptr_t)fp->stub - (intptr_t)(m + 5));
-    int rc;
     jmp[0] = EDGEPROBE__OP_JMP32;
     __builtin_memcpy(jmp + 1, &rel, 4);
-    for (pg = (uintptr_t)m & ~(uintptr_t)(EDGEPROBE__PAGE - 1); pg <= last; pg += EDGEPROBE__PAGE) {
+    return m;
+}
+/* Make sure the mirror stub of a gcc-form function exists: map its page(s)
+ * (read+execute, never replacing a mapping) and write `jmp stub` there. A
+ * page mapped now also gets the stubs of the object's other gcc-form
+ * functions that fall in it, so that a whole object costs one pair of
+ * mprotect calls per mirror page, not per function. The bytes of a mirror
+ * stub never change once written, and nothing jumps to one before its
+ * function's site is on. Lock held. */
+EDGEPROBE__FN int edgeprobe__fmirror_ready(edgeprobe__root *r, edgeprobe__fpoint *fp);
+EDGEPROBE__FN int edgeprobe__fmirror_ready(edgeprobe__root *r, edgeprobe__fpoint *fp) {
+    unsigned char jmp[5], *m = edgeprobe__fmirror_stub(fp, jmp);
+    uintptr_t first = (uintptr_t)m & ~(uintptr_t)(EDGEPROBE__PAGE - 1), pg;
+    uintptr_t end = (((uintptr_t)m + 4) & ~(uintptr_t)(EDGEPROBE__PAGE - 1)) + EDGEPROBE__PAGE;
+    int i, mapped = 0;
+    for (pg = first; pg < end; pg += EDGEPROBE__PAGE) {
         edgeprobe__page *e = edgeprobe__page_slot(r, pg);
         void *got;
         if (!e) return EDGEPROBE_ENOMEM;
@@ -3843,13 +3854,19 @@ EDGEPROBE__FN int edgeprobe__fmirror_ready(edgeprobe__root *r, edgeprobe__fpoint
             return EDGEPROBE_ERANGE;
         }
         e->refs = -1; /* marks our mirror pages; they are never unmapped */
+        mapped = 1;
     }
     if (__builtin_memcmp(m, jmp, 5) == 0) return 0;
-    for (pg = (uintptr_t)m & ~(uintptr_t)(EDGEPROBE__PAGE - 1); pg <= last; pg += EDGEPROBE__PAGE)
-        if ((rc = EDGEPROBE_OS_PROTECT((void *)pg, EDGEPROBE__PAGE, 1)) < 0) return EDGEPROBE_EPROT;
-    __builtin_memcpy(m, jmp, 5); /* nobody jumps here before the site is on */
-    for (pg = (uintptr_t)m & ~(uintptr_t)(EDGEPROBE__PAGE - 1); pg <= last; pg += EDGEPROBE__PAGE)
-        EDGEPROBE_OS_PROTECT((void *)pg, EDGEPROBE__PAGE, 0);
+    if (EDGEPROBE_OS_PROTECT((void *)first, end - first, 1) < 0) return EDGEPROBE_EPROT;
+    __builtin_memcpy(m, jmp, 5);
+    for (i = 0; mapped && i < fp->obj->n; i++) {
+        edgeprobe__fpoint *q = &fp->obj->fn[i];
+        unsigned char qjmp[5], *qm;
+        if (q->form != EDGEPROBE__FORM_NOPS) continue;
+        qm = edgeprobe__fmirror_stub(q, qjmp);
+        if ((uintptr_t)qm >= first && (uintptr_t)qm + 5 <= end) __builtin_memcpy(qm, qjmp, 5);
+    }
+    EDGEPROBE_OS_PROTECT((void *)first, end - first, 0);
     return 0;
 }
 
