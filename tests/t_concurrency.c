@@ -71,6 +71,7 @@ int main(void) {
     unsigned long long total = 0, after = 0, calls_before;
     int t;
     for (t = 0; t < EXECUTORS; t++) pthread_create(&ex[t], NULL, executor, (void *)(intptr_t)t);
+    settle(); /* executors running before toggling starts (a loaded machine may not schedule them) */
     for (t = 0; t < 2; t++) pthread_create(&tg[t], NULL, toggler, (void *)(intptr_t)t);
     for (t = 0; t < 2; t++) pthread_join(tg[t], NULL);
     CHECK_EQ(errors, 0);
