@@ -142,7 +142,9 @@ struct prof_func {
     double est_unseen;       /* calls estimated while switched off */
     /* statistics */
     uint64_t samples, sum, entries, windows, closes, ignored, min;
-    uint32_t hist[NBUCKETS];
+    uint32_t *hist;          /* NBUCKETS, from the arena at the first sample:
+                                most functions are never sampled, and touching
+                                5 KiB each at start-up costs page faults */
 };
 
 static prof_site **site_by_id;
@@ -202,6 +204,7 @@ P_FN double bucket_mid(unsigned b) {
 P_FN double hist_pct(const prof_func *f, double pct) {
     uint64_t total = 0, want, acc = 0;
     unsigned b;
+    if (!f->hist) return 0;
     for (b = 0; b < NBUCKETS; b++) total += f->hist[b];
     if (!total) return 0;
     want = (uint64_t)(pct / 100.0 * (double)total);
@@ -273,7 +276,13 @@ extern void edgeprobe_profiler_on_sample(const char *name, uintptr_t fn, uint64_
 P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_tsc, uint64_t now, unsigned seq) {
     uint64_t d = now - entry_tsc;
     unsigned w;
-    __atomic_fetch_add(&f->hist[bucket_of(d)], 1, __ATOMIC_RELAXED);
+    uint32_t *hist = __atomic_load_n(&f->hist, __ATOMIC_ACQUIRE);
+    if (!hist) { /* first sample: threads racing here agree on one array */
+        uint32_t *fresh = (uint32_t *)arena_alloc(NBUCKETS * sizeof *hist);
+        if (!fresh) return;
+        if (__atomic_compare_exchange_n(&f->hist, &hist, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) hist = fresh;
+    }
+    __atomic_fetch_add(&hist[bucket_of(d)], 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&f->samples, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&f->sum, d, __ATOMIC_RELAXED);
     {
@@ -423,17 +432,25 @@ P_FN unsigned hash_str(const char *s) {
     while (*s) h = (h ^ (unsigned char)*s++) * 16777619u;
     return h;
 }
+/* A new function record (function-entry mode: one per probe, no lookup). */
+P_FN prof_func *func_new(const char *name) {
+    prof_func *f = (prof_func *)arena_alloc(sizeof *f);
+    if (!f) return 0;
+    f->name = name;
+    f->next_all = fn_all;
+    __atomic_store_n(&fn_all, f, __ATOMIC_RELEASE);
+    fn_count++;
+    return f;
+}
+/* The record of a named function (provider mode: sites of one function,
+ * inlined copies included, share it). */
 P_FN prof_func *func_get(const char *name) {
     unsigned i = hash_str(name) & (FN_HASH - 1);
     prof_func *f;
     for (; fn_table[i]; i = (i + 1) & (FN_HASH - 1))
         if (strcmp(fn_table[i]->name, name) == 0) return fn_table[i];
-    if (fn_count + 1 >= FN_HASH / 2 || !(f = (prof_func *)arena_alloc(sizeof *f))) return 0;
-    f->name = name;
-    f->next_all = fn_all;
-    __atomic_store_n(&fn_all, f, __ATOMIC_RELEASE);
+    if (fn_count + 1 >= FN_HASH / 2 || !(f = func_new(name))) return 0;
     fn_table[i] = f;
-    fn_count++;
     return f;
 }
 P_FN void prof_discover(const edgeprobe_info *info, void *arg) {
@@ -478,8 +495,8 @@ P_FN void prof_discover(const edgeprobe_info *info, void *arg) {
 
 /* ---- function-entry mode (-fpatchable-function-entry=5) -------------------
  * Preferred when the program has function probes. Each function probe is a
- * site of kind FUNCTION in its function's record (same-named functions of
- * different objects share one record). While the window is open, the entry
+ * site of kind FUNCTION with a record of its own (two static functions of
+ * the same name are two rows of the report). While the window is open, the entry
  * handler asks for the exit (returns 1) and keeps the entry time in the
  * call's data; the exit handler records the sample. No frame matching: the
  * return trampoline gives each exit to the call that asked for it, so a
@@ -535,7 +552,7 @@ P_FN int fentry_adopt(void) {
             continue;
         }
         if (info.name[0] == '0' && info.name[1] == 'x') fentry_unnamed++;
-        if (!(f = func_get(info.name)) || !(ps = (prof_site *)arena_alloc(sizeof *ps))) continue;
+        if (!(f = func_new(info.name)) || !(ps = (prof_site *)arena_alloc(sizeof *ps))) continue;
         ps->id = id;
         ps->kind = EDGEPROBE_KIND_FUNCTION;
         ps->addr = (unsigned char *)info.site;
