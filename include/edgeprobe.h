@@ -5109,9 +5109,9 @@ EDGEPROBE__FN const char *edgeprobe_control_path(void) {
 }
 /* EDGEPROBE_CONTROL=1: start before main (after this object's sites are
  * registered by the priority-101 constructor). */
-__attribute__((weak, visibility("hidden"), no_instrument_function, constructor(102)))
+__attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function, constructor(102)))
 void edgeprobe__control_autostart(void);
-__attribute__((weak, visibility("hidden"), no_instrument_function, constructor(102)))
+__attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function, constructor(102)))
 void edgeprobe__control_autostart(void) {
     const char *s = EDGEPROBE__GETENV("EDGEPROBE_CONTROL");
     char msg[160];

@@ -3,14 +3,17 @@
 compiler gave a patchable entry is a function probe in LISTING (the output of
 `t_func list`), with the same name, and nothing else is listed for BINARY.
 
-Functions without an entry: the C runtime's start-up code (not built with
-the flag) and edgeprobe's own functions and trampolines (never probes)."""
+Functions without an entry: the C runtime's start-up code and libc's static
+stubs (not built with the flag), and edgeprobe's own functions and
+trampolines (never probes)."""
 import os
 import subprocess
 import sys
 
 CRT = {"_start", "_init", "_fini", "deregister_tm_clones", "register_tm_clones",
-       "__do_global_dtors_aux", "frame_dummy", "_dl_relocate_static_pie"}
+       "__do_global_dtors_aux", "frame_dummy", "_dl_relocate_static_pie",
+       # glibc's libc_nonshared.a, linked into the program statically
+       "atexit", "at_quick_exit", "pthread_atfork", "__pthread_atfork"}
 
 
 def main(binary, listing):
