@@ -31,6 +31,8 @@
  *   3. markers (EDGEPROBE_TRACE,       -finstrument-functions provider
  *      EDGEPROBE_BRANCH, ...)      7. how it works (byte layouts)
  *   4. probe API                   8. implementation (private)
+ *                                  9. argument probes (EDGEPROBE_PROBE):
+ *                                     marker, trampoline, locations
  *
  * COST AND THREAD SAFETY, in one table. Every function may be called from any
  * thread at any time, concurrently with threads executing the sites, unless
@@ -136,7 +138,8 @@ extern "C" {
     X(EDGEPROBE_EUNDERFLOW, 75, "probe_put without a matching probe_get")      \
     X(EDGEPROBE_EUNLOADED, 79, "the probe's library has been unloaded")        \
     X(EDGEPROBE_ENEVER, 61, "provider probe never reached: no site known yet") \
-    X(EDGEPROBE_EABI, 71, "another copy of edgeprobe with a different ABI owns the registry")
+    X(EDGEPROBE_EABI, 71, "another copy of edgeprobe with a different ABI owns the registry") \
+    X(EDGEPROBE_EKIND, 91, "wrong kind of probe: edgeprobe_attach needs EDGEPROBE_HANDLER, edgeprobe_attach_args needs EDGEPROBE_PROBE")
 
 #define EDGEPROBE__ERR_ENUM(name, errno_value, text) name = -(errno_value),
 enum edgeprobe_error { EDGEPROBE_OK = 0, EDGEPROBE__ERRORS(EDGEPROBE__ERR_ENUM) };
@@ -194,7 +197,8 @@ enum edgeprobe_kind {
     EDGEPROBE_KIND_BRANCH_ON,   /* EDGEPROBE_BRANCH_ON, on by default      */
     EDGEPROBE_KIND_HANDLER,     /* EDGEPROBE_HANDLER                       */
     EDGEPROBE_KIND_ENTRY,       /* provider: function entry                */
-    EDGEPROBE_KIND_EXIT         /* provider: function exit                 */
+    EDGEPROBE_KIND_EXIT,        /* provider: function exit                 */
+    EDGEPROBE_KIND_PROBE        /* EDGEPROBE_PROBE (section 9)             */
 };
 typedef struct edgeprobe_info {
     int id;                     /* dense, from 0; stable for the process   */
@@ -349,6 +353,7 @@ typedef struct edgeprobe__point {
 
 #define EDGEPROBE__F_NOP8 1u        /* record flag: 8-byte site           */
 #define EDGEPROBE__F_DEFAULT_ON 2u  /* record flag: NOP means "on"        */
+#define EDGEPROBE__F_ARGS 4u        /* record flag: PROBE site, target = its stub (section 9) */
 
 #if EDGEPROBE_SITE_BYTES == 8
 #define EDGEPROBE__NOP_ASM ".balign 8\n1: .byte 0x0f,0x1f,0x84,0,0,0,0,0\n"
@@ -363,6 +368,32 @@ typedef struct edgeprobe__point {
 #define EDGEPROBE__POINT_DEF(var, pname, kind)                                 \
     static edgeprobe__point var = {#pname, __FILE__, __func__, __LINE__,       \
                                    (kind), 0, 0, 0, 0, 0, 0}
+
+/* USDT interoperability: every site also gets a standard `.note.stapsdt`
+ * entry (the format of systemtap's <sys/sdt.h>, version 3: pc, base,
+ * semaphore 0, provider, name, argument specs), so `readelf -n`, bpftrace
+ * and `perf probe` list edgeprobe markers. The note is not allocated: it
+ * costs nothing at run time. `_.stapsdt.base` lets tools correct for
+ * prelinking, as in sdt.h. Provider: EDGEPROBE_USDT_PROVIDER (a bare token,
+ * per TU), default `edgeprobe`. */
+#ifndef EDGEPROBE_USDT_PROVIDER
+#define EDGEPROBE_USDT_PROVIDER edgeprobe
+#endif
+#define EDGEPROBE__STR2(x) #x
+#define EDGEPROBE__STR(x) EDGEPROBE__STR2(x)
+#define EDGEPROBE__USDT_ASM(pname, argspec)                                    \
+    ".ifndef _.stapsdt.base\n"                                                \
+    ".pushsection .stapsdt.base,\"aG\",@progbits,.stapsdt.base,comdat\n"      \
+    ".weak _.stapsdt.base\n.hidden _.stapsdt.base\n"                           \
+    "_.stapsdt.base: .space 1\n.size _.stapsdt.base, 1\n.popsection\n.endif\n" \
+    ".pushsection .note.stapsdt,\"?\",@note\n"                                 \
+    ".balign 4\n.4byte 992f-991f, 994f-993f, 3\n"                               \
+    "991: .asciz \"stapsdt\"\n992: .balign 4\n"                                 \
+    "993: .8byte 1b, _.stapsdt.base, 0\n"                                      \
+    ".asciz \"" EDGEPROBE__STR(EDGEPROBE_USDT_PROVIDER) "\"\n"                  \
+    ".asciz \"" #pname "\"\n"                                                  \
+    ".asciz \"" argspec "\"\n"                                                 \
+    "994: .balign 4\n.popsection\n"
 
 #define EDGEPROBE__SITE_ASM                                                    \
     EDGEPROBE__NOP_ASM                                                         \
@@ -386,14 +417,15 @@ static inline __attribute__((always_inline)) int edgeprobe__jumps(void) {
 edgeprobe__taken:
     return 1;
 }
-#define EDGEPROBE__JUMPS(var, flags) (edgeprobe__jumps<&(var), (flags)>())
+/* No stapsdt note here: the name cannot reach the template's asm. */
+#define EDGEPROBE__JUMPS(var, flags, pname) (edgeprobe__jumps<&(var), (flags)>())
 #else
 /* 1 when the site jumps (taken), 0 when it falls through the NOP. */
-#define EDGEPROBE__JUMPS(var, flags)                                           \
+#define EDGEPROBE__JUMPS(var, flags, pname)                                    \
     __extension__({                                                            \
         __label__ edgeprobe__taken, edgeprobe__done;                           \
         int edgeprobe__r = 0;                                                  \
-        __asm__ goto(EDGEPROBE__SITE_ASM                                       \
+        __asm__ goto(EDGEPROBE__SITE_ASM EDGEPROBE__USDT_ASM(pname, "")        \
                      : : "i"(&(var)), "i"((flags) | EDGEPROBE__F_FORM)         \
                      : : edgeprobe__taken);                                    \
         goto edgeprobe__done;                                                  \
@@ -412,7 +444,7 @@ edgeprobe__taken:
 #define EDGEPROBE__TEST(pname, kind, flags)                                    \
     __extension__({                                                            \
         EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, kind);                      \
-        EDGEPROBE__JUMPS(edgeprobe__pt, flags);                                \
+        EDGEPROBE__JUMPS(edgeprobe__pt, flags, pname);                         \
     })
 #define EDGEPROBE_BRANCH_ON(pname)                                             \
     __builtin_expect(!EDGEPROBE__TEST(pname, EDGEPROBE_KIND_BRANCH_ON,         \
@@ -420,7 +452,7 @@ edgeprobe__taken:
 #define EDGEPROBE_HANDLER(pname, value)                                        \
     do {                                                                       \
         EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, EDGEPROBE_KIND_HANDLER);    \
-        if (__builtin_expect(EDGEPROBE__JUMPS(edgeprobe__pt, 0), 0))           \
+        if (__builtin_expect(EDGEPROBE__JUMPS(edgeprobe__pt, 0, pname), 0))    \
             edgeprobe__dispatch(&edgeprobe__pt, (uintptr_t)(value));           \
     } while (0)
 #endif
@@ -889,6 +921,8 @@ typedef struct edgeprobe__root {
     unsigned epoch;
     edgeprobe__binding *retired;
     edgeprobe__lock_t sync_lock; /* one edgeprobe_handler_sync at a time   */
+    struct edgeprobe__reader *readers; /* per-thread handler state (8.13)  */
+    int readers_fence;           /* 1: no membarrier; readers fence instead */
     /* code pages */
     edgeprobe__page *pages;
     unsigned page_cap, npages;
@@ -1201,6 +1235,7 @@ EDGEPROBE__FN void edgeprobe__root_configure(edgeprobe__root *r) {
 
 EDGEPROBE__FN int edgeprobe__set_sync_locked(edgeprobe__root *r, int mode);
 EDGEPROBE__FN void edgeprobe__env_report(const edgeprobe__root *r);
+EDGEPROBE__FN int edgeprobe__readers_need_fence(void);
 EDGEPROBE__FN edgeprobe__root *edgeprobe__root_create(void);
 EDGEPROBE__FN edgeprobe__root *edgeprobe__root_create(void) {
     edgeprobe__root *r = (edgeprobe__root *)EDGEPROBE_OS_ALLOC(sizeof *r);
@@ -1211,6 +1246,7 @@ EDGEPROBE__FN edgeprobe__root *edgeprobe__root_create(void) {
     r->size = (unsigned)sizeof *r;
     edgeprobe__root_configure(r);
     edgeprobe__env_report(r);
+    r->readers_fence = edgeprobe__readers_need_fence();
     if ((s = EDGEPROBE__GETENV("EDGEPROBE_SYNC")) && edgeprobe__streq(s, "serialize") &&
         edgeprobe__set_sync_locked(r, EDGEPROBE_SYNC_SERIALIZE) < 0)
         EDGEPROBE_OS_LOG("EDGEPROBE_SYNC=serialize: membarrier SYNC_CORE unavailable; using Tmax waits");
@@ -1563,6 +1599,7 @@ EDGEPROBE__FN int edgeprobe__point_add(edgeprobe__root *r, edgeprobe__point *pt)
     return 0;
 }
 
+EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__record *rec); /* 9.3 */
 /* Register one table record: point, probe, site; then give the new site the
  * probe's current state. Lock held. */
 EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__record *rec);
@@ -1581,6 +1618,7 @@ EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__rec
         pt->probe = p;
     }
     if (edgeprobe__grow((void **)&p->sites, &p->site_cap, p->nsites + 1, sizeof s)) return EDGEPROBE_ENOMEM;
+    if ((rec->flags & EDGEPROBE__F_ARGS) && (rc = edgeprobe__args_prepare(r, rec)) < 0) return rc;
     s.addr = (unsigned char *)edgeprobe__rel(&rec->site);
     s.target = (unsigned char *)edgeprobe__rel(&rec->target);
     s.flags = rec->flags;
@@ -2354,30 +2392,121 @@ EDGEPROBE__FN int edgeprobe_call_deactivate(void *site) {
 
 /* ---- 8.13 handlers ---------------------------------------------------------
  * A binding {fn, user, identity} is immutable once published in a point, so
- * replacing a handler is one pointer store. Threads count themselves in a
- * striped pair of counters (by epoch parity) around the call; sync flips the
- * epoch twice and waits for each side to drain, after which no thread can
- * hold a binding retired before the sync began. */
+ * replacing a handler is one pointer store. edgeprobe_handler_sync must wait
+ * for every thread that may still hold a binding retired before it began.
+ *
+ * Readers (the hot path) take no lock and execute no locked instruction.
+ * Each thread owns a record, found through a thread-local pointer, holding
+ * one word, state = generation << 8 | depth, that only the owner writes,
+ * with a plain (unlocked, single-instruction, so signal-safe) add:
+ *     enter: depth + 1                      then load the binding and call
+ *     leave: depth - 1, and generation + 1 when the outermost call ends
+ * The store of `enter` must be visible before the binding load; x86 may
+ * reorder a store with a later load, so sync first runs
+ * membarrier(PRIVATE_EXPEDITED), which puts a full barrier on every running
+ * thread of the process (liburcu's "memb" flavour): after it, a reader
+ * either shows depth > 0 or will load the new binding. Sync then waits, for
+ * each record that showed depth > 0, until depth is 0 or the generation
+ * moved. Without membarrier (old kernel, EDGEPROBE_MEMBARRIER=0) readers
+ * put an mfence after `enter` themselves: correct, slower.
+ * Records are allocated on a thread's first handler call and kept (one per
+ * thread and object, 64 bytes); freestanding builds, which have no
+ * thread-local storage here, and threads whose record could not be
+ * allocated fall back to striped counters with locked increments. */
 struct edgeprobe__binding_full {
     edgeprobe__binding b;
     edgeprobe_info info;
 };
+typedef struct edgeprobe__reader {
+    unsigned long state;         /* generation << 8 | depth; owner writes  */
+    struct edgeprobe__reader *next; /* the root's list: push-only          */
+    char pad[48];                /* one cache line per thread              */
+} edgeprobe__reader;
+#define EDGEPROBE__DEPTH_MASK 0xffUL
+#define EDGEPROBE__MB_PRIVATE_EXPEDITED (1 << 3)
+#define EDGEPROBE__MB_REGISTER_PRIVATE_EXPEDITED (1 << 4)
+
+/* An unlocked add by the owning thread: one instruction, so a signal
+ * handler that runs a probe in between sees and leaves a consistent word;
+ * "memory" keeps the compiler from moving accesses across it. */
+EDGEPROBE__INLINE void edgeprobe__local_add(unsigned long *p, unsigned long v) {
+    __asm__ volatile("addq %1, %0" : "+m"(*p) : "er"(v) : "memory", "cc");
+}
+#ifndef EDGEPROBE_FREESTANDING
+__attribute__((weak, visibility("hidden"), tls_model("initial-exec")))
+__thread edgeprobe__reader *edgeprobe__my_reader;
+/* Register for membarrier's private expedited command at root creation.
+ * Returns 1 when readers must fence themselves. */
+EDGEPROBE__FN int edgeprobe__readers_need_fence(void) {
+    const char *s = EDGEPROBE__GETENV("EDGEPROBE_MEMBARRIER");
+    if (s && *s == '0') return 1;
+    return edgeprobe__syscall3(EDGEPROBE__SYS_MEMBARRIER, EDGEPROBE__MB_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0;
+}
+#define EDGEPROBE__MEMBARRIER(cmd) edgeprobe__syscall3(EDGEPROBE__SYS_MEMBARRIER, cmd, 0, 0)
+/* This thread's record; slow path on its first handler call. */
+EDGEPROBE__FN edgeprobe__reader *edgeprobe__reader_new(edgeprobe__root *r);
+EDGEPROBE__FN edgeprobe__reader *edgeprobe__reader_new(edgeprobe__root *r) {
+    edgeprobe__reader *rd = (edgeprobe__reader *)EDGEPROBE_OS_ALLOC(sizeof *rd), *head;
+    if (!rd) return 0;
+    head = __atomic_load_n(&r->readers, __ATOMIC_RELAXED);
+    do rd->next = head;
+    while (!__atomic_compare_exchange_n(&r->readers, &head, rd, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+    edgeprobe__my_reader = rd;
+    return rd;
+}
+EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__reader_self(edgeprobe__root *r) {
+    edgeprobe__reader *rd = edgeprobe__my_reader;
+    return rd ? rd : edgeprobe__reader_new(r);
+}
+#else
+EDGEPROBE__FN int edgeprobe__readers_need_fence(void) { return 1; }
+#define EDGEPROBE__MEMBARRIER(cmd) ((void)(cmd), -1L)
+#define edgeprobe__reader_self(r) ((void)(r), (edgeprobe__reader *)0)
+#endif
+
 EDGEPROBE__INLINE unsigned edgeprobe__stripe(void) {
     return edgeprobe__hash_ptr((uintptr_t)__builtin_frame_address(0) >> 16) & (EDGEPROBE__STRIPES - 1);
+}
+/* A reader's ticket: its record and depth on entry, or the striped counter
+ * it incremented (fallback). */
+typedef struct {
+    edgeprobe__reader *rd;
+    unsigned long depth;
+    volatile unsigned long *count;
+} edgeprobe__ticket;
+EDGEPROBE__INLINE edgeprobe__ticket edgeprobe__reader_enter(edgeprobe__root *r) {
+    edgeprobe__ticket t;
+    t.rd = edgeprobe__reader_self(r);
+    t.count = 0;
+    t.depth = 0;
+    if (__builtin_expect(t.rd != 0, 1)) {
+        t.depth = t.rd->state & EDGEPROBE__DEPTH_MASK;
+        edgeprobe__local_add(&t.rd->state, 1);
+        if (__atomic_load_n(&r->readers_fence, __ATOMIC_RELAXED)) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    } else {
+        t.count = &r->entering[edgeprobe__stripe()][__atomic_load_n(&r->epoch, __ATOMIC_RELAXED) & 1];
+        __atomic_fetch_add(t.count, 1, __ATOMIC_SEQ_CST);
+    }
+    return t;
+}
+EDGEPROBE__INLINE void edgeprobe__reader_leave(edgeprobe__ticket t) {
+    if (__builtin_expect(t.rd != 0, 1))
+        edgeprobe__local_add(&t.rd->state, t.depth ? (unsigned long)-1 : EDGEPROBE__DEPTH_MASK);
+    else
+        __atomic_fetch_sub(t.count, 1, __ATOMIC_RELEASE);
 }
 /* cold: calls to it mark the enabled path of a handler site as unlikely, so
  * the compiler moves that path out of the hot function. */
 EDGEPROBE__FN __attribute__((cold)) void edgeprobe__dispatch(edgeprobe__point *pt, uintptr_t value);
 EDGEPROBE__FN void edgeprobe__dispatch(edgeprobe__point *pt, uintptr_t value) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
-    volatile unsigned long *count;
     struct edgeprobe__binding_full *b;
+    edgeprobe__ticket t;
     if (!r) return;
-    count = &r->entering[edgeprobe__stripe()][__atomic_load_n(&r->epoch, __ATOMIC_RELAXED) & 1];
-    __atomic_fetch_add(count, 1, __ATOMIC_SEQ_CST);
+    t = edgeprobe__reader_enter(r);
     b = (struct edgeprobe__binding_full *)__atomic_load_n(&pt->binding, __ATOMIC_ACQUIRE);
     if (b) b->b.fn(&b->info, b->b.user, value);
-    __atomic_fetch_sub(count, 1, __ATOMIC_RELEASE);
+    edgeprobe__reader_leave(t);
 }
 /* Publish a new binding (or NULL) in a point; retire the old one. Lock held. */
 EDGEPROBE__FN int edgeprobe__bind(edgeprobe__root *r, edgeprobe__point *pt, edgeprobe_handler_fn fn, void *user);
@@ -2398,10 +2527,19 @@ EDGEPROBE__FN int edgeprobe__bind(edgeprobe__root *r, edgeprobe__point *pt, edge
     }
     return 0;
 }
-/* Attach (fn != NULL) or detach every probe matching pattern. */
-EDGEPROBE__FN int edgeprobe__attach_matching(const char *pattern, edgeprobe_handler_fn fn, void *user);
-EDGEPROBE__FN int edgeprobe__attach_matching(const char *pattern, edgeprobe_handler_fn fn, void *user) {
-    int rc = edgeprobe__check_pattern(pattern), matched = 0;
+/* How many points of probe p a handler of `kind` binds to. */
+EDGEPROBE__INLINE int edgeprobe__points_of_kind(const struct edgeprobe__probe *p, int kind) {
+    int k, n = 0;
+    for (k = 0; k < p->npoints; k++) n += p->points[k]->kind == kind;
+    return n;
+}
+/* Attach (fn != NULL) a handler to the points of `kind` of every probe
+ * matching pattern, or detach (fn == NULL) every handler and args handler.
+ * An exact name with no point of that kind is EDGEPROBE_EKIND; a glob
+ * skips such names. */
+EDGEPROBE__FN int edgeprobe__attach_matching(const char *pattern, int kind, edgeprobe_handler_fn fn, void *user);
+EDGEPROBE__FN int edgeprobe__attach_matching(const char *pattern, int kind, edgeprobe_handler_fn fn, void *user) {
+    int rc = edgeprobe__check_pattern(pattern), matched = 0, wrong_kind = 0;
     unsigned i;
     EDGEPROBE__READY_OR_RETURN(r);
     if (rc) return rc;
@@ -2411,28 +2549,52 @@ EDGEPROBE__FN int edgeprobe__attach_matching(const char *pattern, edgeprobe_hand
         for (p = r->hash[i]; p && rc >= 0; p = p->next_hash) {
             int k;
             if (!p->npoints || !edgeprobe__glob_match(pattern, p->name)) continue;
+            if (fn && !edgeprobe__points_of_kind(p, kind)) {
+                wrong_kind++;
+                continue;
+            }
             matched++;
             if (!fn) rc = edgeprobe__probe_count(r, p, 0); /* off before unbinding */
             for (k = 0; k < p->npoints && rc >= 0; k++)
-                if (p->points[k]->kind == EDGEPROBE_KIND_HANDLER) rc = edgeprobe__bind(r, p->points[k], fn, user);
+                if (fn ? p->points[k]->kind == kind
+                       : (p->points[k]->kind == EDGEPROBE_KIND_HANDLER || p->points[k]->kind == EDGEPROBE_KIND_PROBE))
+                    rc = edgeprobe__bind(r, p->points[k], fn, user);
             if (fn && rc >= 0) rc = edgeprobe__probe_count(r, p, p->count > 0 ? p->count : 1);
         }
     }
     edgeprobe__unlock(&r->lock);
     if (rc < 0) return rc;
-    return matched || edgeprobe__is_glob(pattern) ? matched : EDGEPROBE_ENOENT;
+    if (matched || edgeprobe__is_glob(pattern)) return matched;
+    return wrong_kind ? EDGEPROBE_EKIND : EDGEPROBE_ENOENT;
 }
 EDGEPROBE__FN int edgeprobe_attach(const char *pattern, edgeprobe_handler_fn fn, void *user) {
-    return fn ? edgeprobe__attach_matching(pattern, fn, user) : EDGEPROBE_EINVAL;
+    return fn ? edgeprobe__attach_matching(pattern, EDGEPROBE_KIND_HANDLER, fn, user) : EDGEPROBE_EINVAL;
 }
-EDGEPROBE__FN int edgeprobe_detach(const char *pattern) { return edgeprobe__attach_matching(pattern, 0, 0); }
+EDGEPROBE__FN int edgeprobe_detach(const char *pattern) { return edgeprobe__attach_matching(pattern, 0, 0, 0); }
 
-/* Wait until every counter of one epoch parity reads zero. */
+/* Wait until every counter of one epoch parity reads zero (fallback). */
 EDGEPROBE__FN void edgeprobe__drain(edgeprobe__root *r, unsigned parity);
 EDGEPROBE__FN void edgeprobe__drain(edgeprobe__root *r, unsigned parity) {
     unsigned s;
     for (s = 0; s < EDGEPROBE__STRIPES; s++)
         while (__atomic_load_n(&r->entering[s][parity], __ATOMIC_ACQUIRE)) EDGEPROBE_OS_YIELD();
+}
+/* Wait for every thread that was inside a handler call when the barrier
+ * ran: until its depth is 0 or its generation moved. */
+EDGEPROBE__FN void edgeprobe__wait_readers(edgeprobe__root *r);
+EDGEPROBE__FN void edgeprobe__wait_readers(edgeprobe__root *r) {
+    edgeprobe__reader *rd;
+    if (!__atomic_load_n(&r->readers_fence, __ATOMIC_RELAXED) &&
+        EDGEPROBE__MEMBARRIER(EDGEPROBE__MB_PRIVATE_EXPEDITED) != 0)
+        __atomic_store_n(&r->readers_fence, 1, __ATOMIC_SEQ_CST); /* cannot happen once registered */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    for (rd = __atomic_load_n(&r->readers, __ATOMIC_ACQUIRE); rd; rd = rd->next) {
+        unsigned long s0 = __atomic_load_n(&rd->state, __ATOMIC_ACQUIRE), cur;
+        if (!(s0 & EDGEPROBE__DEPTH_MASK)) continue;
+        while (((cur = __atomic_load_n(&rd->state, __ATOMIC_ACQUIRE)) & EDGEPROBE__DEPTH_MASK) &&
+               (cur >> 8) == (s0 >> 8))
+            EDGEPROBE_OS_YIELD();
+    }
 }
 /* Waits with the registry unlocked, so handlers may toggle probes meanwhile;
  * syncs are serialised by their own lock. Never call it from a handler: it
@@ -2446,10 +2608,15 @@ EDGEPROBE__FN int edgeprobe_handler_sync(void) {
     list = r->retired; /* retired before this call: safe to free after it */
     r->retired = 0;
     edgeprobe__unlock(&r->lock);
+#ifndef EDGEPROBE__MUTANT_NOOP_SYNC /* tests: a sync that waits for nobody must be caught */
+    edgeprobe__wait_readers(r);
     e = __atomic_add_fetch(&r->epoch, 1, __ATOMIC_SEQ_CST);
     edgeprobe__drain(r, (e - 1) & 1);
     e = __atomic_add_fetch(&r->epoch, 1, __ATOMIC_SEQ_CST);
     edgeprobe__drain(r, (e - 1) & 1);
+#else
+    (void)e;
+#endif
     edgeprobe__unlock(&r->sync_lock);
     for (; list; list = next) {
         next = list->next_retired;
@@ -2756,6 +2923,447 @@ EDGEPROBE__FN int edgeprobe_provider_activate_glob(const char *pattern, edgeprob
 }
 EDGEPROBE__FN int edgeprobe_provider_deactivate_glob(const char *pattern) {
     return edgeprobe__provider_glob(pattern, 0, 0);
+}
+
+/* ======================================================================
+ * 9. ARGUMENT PROBES: EDGEPROBE_PROBE(name, args...)
+ *
+ *   EDGEPROBE_PROBE(name);                no arguments
+ *   EDGEPROBE_PROBE(name, a, b, ...);     up to 12 integer or pointer args
+ *   edgeprobe_attach_args("name*", fn, user);   edgeprobe_detach("name*");
+ *
+ * The function holds no code for the enabled path. As in a USDT probe, the
+ * marker only describes where each argument lives at the site - a
+ * register, a memory operand, a constant - as the asm operand text that is
+ * also the stapsdt note's argument list ("-4@%edi 8@-24(%rbp) 4@$7"; size
+ * in bytes, negative for signed). The compiler merely keeps each value
+ * somewhere at the site: a disabled PROBE is the NOP and nothing else.
+ *
+ * Enabled, the site jumps to a stub the marker emitted in .text.unlikely:
+ *
+ *   site:     jmp stub                     (off: the NOP5 / NOP8)
+ *   resume:   ...
+ *
+ *             .long argsite - .            the stub's own data (no lookup)
+ *   stub:     lea -128(%rsp), %rsp         step over the red zone before
+ *             call edgeprobe__args_tramp   anything is pushed or called
+ *             lea 128(%rsp), %rsp
+ *             jmp resume
+ *
+ * The trampoline (one per object) saves rflags, the 15 other general
+ * registers and xmm0-15, aligns the stack, and passes the saved registers
+ * (with %rsp as it was at the site) to edgeprobe__args_hit. That reads each
+ * argument from its location - parsed once, when the object registers its
+ * sites, into the `argsite`, a writable block the marker emitted beside the
+ * stub (no allocation per site) - and calls the handler:
+ *
+ *   fn(info, user, args, nargs)           args[i]: 64 bits, sign-extended
+ *                                         for signed types, zero-extended
+ *                                         for unsigned ones and pointers
+ *
+ * Arguments are passed as `(x) + 0`: arrays decay to pointers, small types
+ * are promoted (same value), and an operand is never a symbol (`var(%rip)`)
+ * that a run-time parser could not resolve. Floating-point, struct, union
+ * and 128-bit arguments are compile-time errors. Handler dispatch is the
+ * lock-free reader protocol of 8.13; edgeprobe_handler_sync covers args
+ * handlers too. Upper halves of ymm/zmm registers are not saved: an args
+ * handler must not use AVX (compile it without -mavx), as in a signal
+ * handler. The trampoline carries no unwind information: a handler may not
+ * throw or unwind through it.
+ *
+ * A site whose spec cannot be parsed is logged and left out (not enabled).
+ * Cost: disabled, one NOP; enabled, jmp + the register save/restore + one
+ * indirect call (bench/RESULTS.md, "argument probes").
+ * ====================================================================== */
+#define EDGEPROBE_ARGS_MAX 12
+typedef void (*edgeprobe_args_fn)(const edgeprobe_info *probe, void *user, const uint64_t *args, int nargs);
+/* Attach fn to every EDGEPROBE_PROBE matching pattern (and switch it on).
+ * Returns the number of probes matched; EDGEPROBE_EKIND for an exact name
+ * that has no EDGEPROBE_PROBE point (edgeprobe_attach likewise refuses a
+ * PROBE name); EDGEPROBE_EINVAL for a NULL fn. Detach with edgeprobe_detach;
+ * edgeprobe_handler_sync before freeing what the old handler used. */
+int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user);
+
+/* ---- 9.1 the marker ------------------------------------------------------ */
+#define EDGEPROBE__ARGVAL(x) ((x) + 0)
+#ifdef __cplusplus
+template <typename T> struct edgeprobe__argsign { enum { value = !((T)-1 > (T)0) }; };
+template <typename T> struct edgeprobe__argsign<T *> { enum { value = 0 }; };
+#define EDGEPROBE__ARGSIGNED(x) (edgeprobe__argsign<__typeof__(EDGEPROBE__ARGVAL(x))>::value)
+#define EDGEPROBE__ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define EDGEPROBE__ARGINT(x)                                                   \
+    __typeof__(__builtin_choose_expr(__builtin_classify_type(EDGEPROBE__ARGVAL(x)) == 5, 0UL, \
+                                     EDGEPROBE__ARGVAL(x)))
+#define EDGEPROBE__ARGSIGNED(x) (!((EDGEPROBE__ARGINT(x))-1 > (EDGEPROBE__ARGINT(x))0))
+#define EDGEPROBE__ASSERT(cond, msg) __extension__ _Static_assert(cond, msg)
+#endif
+/* __builtin_classify_type: 1 integer, 2 char, 3 enum, 4 bool, 5 pointer,
+ * 6 reference, 14 array; 8 real, 9 complex, 12 struct, 13 union refused. */
+#define EDGEPROBE__ARGCHECK(x)                                                 \
+    EDGEPROBE__ASSERT((__builtin_classify_type(x) >= 1 && __builtin_classify_type(x) <= 6) || \
+                          __builtin_classify_type(x) == 14,                    \
+                      "EDGEPROBE_PROBE arguments must be integers or pointers "\
+                      "(not floating point, struct or union): " #x);           \
+    EDGEPROBE__ASSERT(sizeof(EDGEPROBE__ARGVAL(x)) <= 8,                       \
+                      "EDGEPROBE_PROBE arguments must be at most 64 bits wide: " #x);
+#define EDGEPROBE__ARGSIZE(x)                                                  \
+    (EDGEPROBE__ARGSIGNED(x) ? -(int)sizeof(EDGEPROBE__ARGVAL(x)) : (int)sizeof(EDGEPROBE__ARGVAL(x)))
+#define EDGEPROBE__ARGOPS(i, x)                                                \
+    , [edgeprobe__s##i] "n"(EDGEPROBE__ARGSIZE(x)), [edgeprobe__a##i] "nor"(EDGEPROBE__ARGVAL(x))
+#define EDGEPROBE__SPEC1(i) "%c[edgeprobe__s" #i "]@%[edgeprobe__a" #i "]"
+
+/* Site, note, argsite (data), stub (cold text), record. Operands: %c0 the
+ * point, %c1 the record flags, %c2 the argument count. */
+#define EDGEPROBE__PROBE_ASM(pname, spec)                                      \
+    EDGEPROBE__NOP_ASM                                                         \
+    EDGEPROBE__USDT_ASM(pname, spec)                                           \
+    ".pushsection .data,\"aw\",@progbits\n"                                    \
+    ".balign 8\n"                                                              \
+    "3: .long %c0 - ., %c2, 0, 0\n"                                            \
+    ".fill 2 * %c2, 8, 0\n"                                                     \
+    ".asciz \"" spec "\"\n"                                                    \
+    ".popsection\n"                                                            \
+    ".pushsection .text.unlikely,\"ax\",@progbits\n"                           \
+    ".long 3b - .\n"                                                           \
+    "2: lea -128(%%rsp), %%rsp\n"                                              \
+    "call edgeprobe__args_tramp\n"                                             \
+    "lea 128(%%rsp), %%rsp\n"                                                  \
+    "jmp 1b + " EDGEPROBE__STR(EDGEPROBE_SITE_BYTES) "\n"                      \
+    ".popsection\n"                                                            \
+    ".pushsection edgeprobe_sites,\"aR\",@progbits\n"                          \
+    ".balign 4\n"                                                              \
+    ".long 1b - ., 2b - ., %c0 - ., %c1\n"                                     \
+    ".popsection\n"
+
+#ifdef EDGEPROBE_DISABLE_ALL
+#define EDGEPROBE__PROBE_IMPL(pname, n, spec, checks, ops) do { checks } while (0)
+#else
+#define EDGEPROBE__PROBE_IMPL(pname, n, spec, checks, ops)                     \
+    do {                                                                       \
+        EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, EDGEPROBE_KIND_PROBE);      \
+        checks                                                                 \
+        __asm__ __volatile__(EDGEPROBE__PROBE_ASM(pname, spec)                 \
+                             : : "i"(&edgeprobe__pt), "i"(EDGEPROBE__F_ARGS | EDGEPROBE__F_FORM), \
+                               "i"(n) ops);                                    \
+    } while (0)
+#endif
+
+/* EDGEPROBE_PROBE(name, a0, ..., a11): count the arguments, then one
+ * expansion per count. */
+#define EDGEPROBE__CAT2(a, b) a##b
+#define EDGEPROBE__CAT(a, b) EDGEPROBE__CAT2(a, b)
+#define EDGEPROBE__NARGS(...) EDGEPROBE__NARGS_(__VA_ARGS__, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, _)
+#define EDGEPROBE__NARGS_(n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, N, ...) N
+#define EDGEPROBE_PROBE(...) EDGEPROBE__CAT(EDGEPROBE__PROBE_, EDGEPROBE__NARGS(__VA_ARGS__))(__VA_ARGS__)
+
+#define EDGEPROBE__SPEC_0 ""
+#define EDGEPROBE__SPEC_1 EDGEPROBE__SPEC1(0)
+#define EDGEPROBE__SPEC_2 EDGEPROBE__SPEC_1 " " EDGEPROBE__SPEC1(1)
+#define EDGEPROBE__SPEC_3 EDGEPROBE__SPEC_2 " " EDGEPROBE__SPEC1(2)
+#define EDGEPROBE__SPEC_4 EDGEPROBE__SPEC_3 " " EDGEPROBE__SPEC1(3)
+#define EDGEPROBE__SPEC_5 EDGEPROBE__SPEC_4 " " EDGEPROBE__SPEC1(4)
+#define EDGEPROBE__SPEC_6 EDGEPROBE__SPEC_5 " " EDGEPROBE__SPEC1(5)
+#define EDGEPROBE__SPEC_7 EDGEPROBE__SPEC_6 " " EDGEPROBE__SPEC1(6)
+#define EDGEPROBE__SPEC_8 EDGEPROBE__SPEC_7 " " EDGEPROBE__SPEC1(7)
+#define EDGEPROBE__SPEC_9 EDGEPROBE__SPEC_8 " " EDGEPROBE__SPEC1(8)
+#define EDGEPROBE__SPEC_10 EDGEPROBE__SPEC_9 " " EDGEPROBE__SPEC1(9)
+#define EDGEPROBE__SPEC_11 EDGEPROBE__SPEC_10 " " EDGEPROBE__SPEC1(10)
+#define EDGEPROBE__SPEC_12 EDGEPROBE__SPEC_11 " " EDGEPROBE__SPEC1(11)
+/* Per-argument checks (C) and operands (O), accumulated left to right. */
+#define EDGEPROBE__C1(a) EDGEPROBE__ARGCHECK(a)
+#define EDGEPROBE__O1(a) EDGEPROBE__ARGOPS(0, a)
+#define EDGEPROBE__C2(a, b) EDGEPROBE__C1(a) EDGEPROBE__ARGCHECK(b)
+#define EDGEPROBE__O2(a, b) EDGEPROBE__O1(a) EDGEPROBE__ARGOPS(1, b)
+#define EDGEPROBE__C3(a, b, c) EDGEPROBE__C2(a, b) EDGEPROBE__ARGCHECK(c)
+#define EDGEPROBE__O3(a, b, c) EDGEPROBE__O2(a, b) EDGEPROBE__ARGOPS(2, c)
+#define EDGEPROBE__C4(a, b, c, d) EDGEPROBE__C3(a, b, c) EDGEPROBE__ARGCHECK(d)
+#define EDGEPROBE__O4(a, b, c, d) EDGEPROBE__O3(a, b, c) EDGEPROBE__ARGOPS(3, d)
+#define EDGEPROBE__C5(a, b, c, d, e) EDGEPROBE__C4(a, b, c, d) EDGEPROBE__ARGCHECK(e)
+#define EDGEPROBE__O5(a, b, c, d, e) EDGEPROBE__O4(a, b, c, d) EDGEPROBE__ARGOPS(4, e)
+#define EDGEPROBE__C6(a, b, c, d, e, f) EDGEPROBE__C5(a, b, c, d, e) EDGEPROBE__ARGCHECK(f)
+#define EDGEPROBE__O6(a, b, c, d, e, f) EDGEPROBE__O5(a, b, c, d, e) EDGEPROBE__ARGOPS(5, f)
+#define EDGEPROBE__C7(a, b, c, d, e, f, g) EDGEPROBE__C6(a, b, c, d, e, f) EDGEPROBE__ARGCHECK(g)
+#define EDGEPROBE__O7(a, b, c, d, e, f, g) EDGEPROBE__O6(a, b, c, d, e, f) EDGEPROBE__ARGOPS(6, g)
+#define EDGEPROBE__C8(a, b, c, d, e, f, g, h) EDGEPROBE__C7(a, b, c, d, e, f, g) EDGEPROBE__ARGCHECK(h)
+#define EDGEPROBE__O8(a, b, c, d, e, f, g, h) EDGEPROBE__O7(a, b, c, d, e, f, g) EDGEPROBE__ARGOPS(7, h)
+#define EDGEPROBE__C9(a, b, c, d, e, f, g, h, i) EDGEPROBE__C8(a, b, c, d, e, f, g, h) EDGEPROBE__ARGCHECK(i)
+#define EDGEPROBE__O9(a, b, c, d, e, f, g, h, i) EDGEPROBE__O8(a, b, c, d, e, f, g, h) EDGEPROBE__ARGOPS(8, i)
+#define EDGEPROBE__C10(a, b, c, d, e, f, g, h, i, j) EDGEPROBE__C9(a, b, c, d, e, f, g, h, i) EDGEPROBE__ARGCHECK(j)
+#define EDGEPROBE__O10(a, b, c, d, e, f, g, h, i, j) EDGEPROBE__O9(a, b, c, d, e, f, g, h, i) EDGEPROBE__ARGOPS(9, j)
+#define EDGEPROBE__C11(a, b, c, d, e, f, g, h, i, j, k)                        \
+    EDGEPROBE__C10(a, b, c, d, e, f, g, h, i, j) EDGEPROBE__ARGCHECK(k)
+#define EDGEPROBE__O11(a, b, c, d, e, f, g, h, i, j, k)                        \
+    EDGEPROBE__O10(a, b, c, d, e, f, g, h, i, j) EDGEPROBE__ARGOPS(10, k)
+#define EDGEPROBE__C12(a, b, c, d, e, f, g, h, i, j, k, l)                     \
+    EDGEPROBE__C11(a, b, c, d, e, f, g, h, i, j, k) EDGEPROBE__ARGCHECK(l)
+#define EDGEPROBE__O12(a, b, c, d, e, f, g, h, i, j, k, l)                     \
+    EDGEPROBE__O11(a, b, c, d, e, f, g, h, i, j, k) EDGEPROBE__ARGOPS(11, l)
+#define EDGEPROBE__PROBE_0(pname) EDGEPROBE__PROBE_IMPL(pname, 0, EDGEPROBE__SPEC_0, , )
+#define EDGEPROBE__PROBE_N(n, pname, ...)                                      \
+    EDGEPROBE__PROBE_IMPL(pname, n, EDGEPROBE__SPEC_##n, EDGEPROBE__C##n(__VA_ARGS__), \
+                          EDGEPROBE__O##n(__VA_ARGS__))
+#define EDGEPROBE__PROBE_1(pname, ...) EDGEPROBE__PROBE_N(1, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_2(pname, ...) EDGEPROBE__PROBE_N(2, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_3(pname, ...) EDGEPROBE__PROBE_N(3, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_4(pname, ...) EDGEPROBE__PROBE_N(4, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_5(pname, ...) EDGEPROBE__PROBE_N(5, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_6(pname, ...) EDGEPROBE__PROBE_N(6, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_7(pname, ...) EDGEPROBE__PROBE_N(7, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_8(pname, ...) EDGEPROBE__PROBE_N(8, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_9(pname, ...) EDGEPROBE__PROBE_N(9, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_10(pname, ...) EDGEPROBE__PROBE_N(10, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_11(pname, ...) EDGEPROBE__PROBE_N(11, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_12(pname, ...) EDGEPROBE__PROBE_N(12, pname, __VA_ARGS__)
+
+/* ---- 9.2 the trampoline (x86-64; one per object, COMDAT) -------------------
+ * Entered from a stub with %rsp = site %rsp - 128 - 8. Frame it builds:
+ *     regs[16] (by x86 register number: rax rcx rdx rbx rsp rbp rsi rdi
+ *     r8..r15; the rsp slot holds the site's %rsp), rflags, return address
+ * then xmm0-15 in a 16-byte-aligned area below. %rbx (callee-saved) keeps
+ * the frame across the C call. */
+#define EDGEPROBE__XMM(op, n) op " %xmm" #n ", " #n "*16(%rsp)\n"
+#define EDGEPROBE__XMM_LOAD(n) "movdqa " #n "*16(%rsp), %xmm" #n "\n"
+#define EDGEPROBE__XMM_ALL(m)                                                  \
+    m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7) m(8) m(9) m(10) m(11) m(12) m(13) m(14) m(15)
+#define EDGEPROBE__XMM_SAVE(n) "movdqa %xmm" #n ", " #n "*16(%rsp)\n"
+#define EDGEPROBE__ARGS_FRAME 272 /* 16 regs + rflags + return + red zone */
+__asm__(".pushsection .text.edgeprobe__args_tramp,\"axG\",@progbits,edgeprobe__args_tramp,comdat\n"
+        ".weak edgeprobe__args_tramp\n"
+        ".hidden edgeprobe__args_tramp\n"
+        ".type edgeprobe__args_tramp, @function\n"
+        "edgeprobe__args_tramp:\n"
+        "pushfq\n"
+        "push %r15\npush %r14\npush %r13\npush %r12\npush %r11\npush %r10\npush %r9\npush %r8\n"
+        "push %rdi\npush %rsi\npush %rbp\n"
+        "lea -8(%rsp), %rsp\n"
+        "push %rbx\npush %rdx\npush %rcx\npush %rax\n"
+        "lea " EDGEPROBE__STR(EDGEPROBE__ARGS_FRAME) "(%rsp), %rax\n"
+        "mov %rax, 32(%rsp)\n"
+        "mov %rsp, %rbx\n"
+        "and $-16, %rsp\n"
+        "sub $256, %rsp\n"
+        EDGEPROBE__XMM_ALL(EDGEPROBE__XMM_SAVE)
+        "mov %rbx, %rdi\n"
+        "mov 136(%rbx), %rsi\n"
+        "cld\n"
+        "call edgeprobe__args_hit\n"
+        EDGEPROBE__XMM_ALL(EDGEPROBE__XMM_LOAD)
+        "mov %rbx, %rsp\n"
+        "pop %rax\npop %rcx\npop %rdx\npop %rbx\n"
+        "lea 8(%rsp), %rsp\n"
+        "pop %rbp\npop %rsi\npop %rdi\n"
+        "pop %r8\npop %r9\npop %r10\npop %r11\npop %r12\npop %r13\npop %r14\npop %r15\n"
+        "popfq\n"
+        "ret\n"
+        ".size edgeprobe__args_tramp, . - edgeprobe__args_tramp\n"
+        ".popsection\n");
+
+/* ---- 9.3 argument locations ------------------------------------------------
+ * The argsite the marker emitted (16-byte header, nargs locations, spec):
+ *     .long point - ., nargs, status, 0     status: 0 new, 1 parsed, <0 error
+ *     .fill 2 * nargs, 8, 0                 edgeprobe__argloc, filled at
+ *     .asciz "spec"                         registration from the spec */
+enum { EDGEPROBE__LOC_CONST = 1, EDGEPROBE__LOC_REG, EDGEPROBE__LOC_REG_HIGH8, EDGEPROBE__LOC_MEM };
+#define EDGEPROBE__NOREG 0xff
+#define EDGEPROBE__REG_SP 4
+typedef struct edgeprobe__argloc {
+    signed char size;            /* bytes; negative: signed                 */
+    unsigned char kind, base, index, scale, pad[3];
+    int64_t value;               /* the constant, or the displacement      */
+} edgeprobe__argloc;
+typedef struct edgeprobe__argsite {
+    int32_t point;
+    uint32_t nargs;
+    int32_t status;
+    uint32_t pad;
+} edgeprobe__argsite;
+/* Distance from the return address of the stub's call back to its data. */
+#define EDGEPROBE__STUB_DATA_BACK 14 /* .long (4) + lea (5) + call (5) */
+
+EDGEPROBE__INLINE edgeprobe__argloc *edgeprobe__argsite_locs(edgeprobe__argsite *as) {
+    return (edgeprobe__argloc *)(void *)(as + 1);
+}
+EDGEPROBE__INLINE const char *edgeprobe__argsite_spec(edgeprobe__argsite *as) {
+    return (const char *)(edgeprobe__argsite_locs(as) + as->nargs);
+}
+
+/* Register name (after '%') -> number 0..15 and width; *high for ah..bh. */
+EDGEPROBE__FN int edgeprobe__reg_number(const char **s, int *high);
+EDGEPROBE__FN int edgeprobe__reg_number(const char **s, int *high) {
+    static const char names[] = /* 8 legacy registers in x86 order, per width */
+        "rax rcx rdx rbx rsp rbp rsi rdi "
+        "eax ecx edx ebx esp ebp esi edi "
+        "ax  cx  dx  bx  sp  bp  si  di  "
+        "al  cl  dl  bl  spl bpl sil dil "
+        "ah  ch  dh  bh  ";
+    const char *p = *s;
+    size_t n = 0;
+    int i;
+    while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9')) n++;
+    *high = 0;
+    if (n >= 2 && n <= 4 && p[0] == 'r' && p[1] >= '0' && p[1] <= '9') { /* r8..r15 [dwb] */
+        int num = p[1] - '0', len = 2;
+        if (n >= 3 && p[2] >= '0' && p[2] <= '9') num = num * 10 + (p[2] - '0'), len = 3;
+        if (num < 8 || num > 15 || (n > (size_t)len + 1) ||
+            (n == (size_t)len + 1 && p[len] != 'd' && p[len] != 'w' && p[len] != 'b'))
+            return -1;
+        *s = p + n;
+        return num;
+    }
+    for (i = 0; i < 36; i++) {
+        const char *q = names + 4 * i;
+        size_t k = 0;
+        while (k < 3 && q[k] != ' ') k++;
+        if (k == n && __builtin_memcmp(q, p, n) == 0) {
+            *s = p + n;
+            *high = i >= 32;
+            return i % 8;
+        }
+    }
+    return -1;
+}
+/* A decimal or 0x-hex integer, optionally negative. */
+EDGEPROBE__FN int edgeprobe__parse_int(const char **s, int64_t *out);
+EDGEPROBE__FN int edgeprobe__parse_int(const char **s, int64_t *out) {
+    const char *p = *s;
+    int neg = *p == '-', base = 10, digits = 0;
+    uint64_t v = 0;
+    if (neg) p++;
+    if (p[0] == '0' && p[1] == 'x') base = 16, p += 2;
+    for (;; p++, digits++) {
+        int d = *p >= '0' && *p <= '9' ? *p - '0'
+              : base == 16 && *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+        if (d < 0) break;
+        v = v * (uint64_t)base + (uint64_t)d;
+    }
+    if (!digits) return -1;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    *s = p;
+    return 0;
+}
+/* One operand: %reg, $imm, or [disp](%base[,%index[,scale]]). */
+EDGEPROBE__FN int edgeprobe__parse_operand(const char **s, edgeprobe__argloc *loc);
+EDGEPROBE__FN int edgeprobe__parse_operand(const char **s, edgeprobe__argloc *loc) {
+    const char *p = *s;
+    int high, reg;
+    loc->base = loc->index = EDGEPROBE__NOREG;
+    loc->scale = 1;
+    loc->value = 0;
+    if (*p == '$') {
+        p++;
+        loc->kind = EDGEPROBE__LOC_CONST;
+        if (edgeprobe__parse_int(&p, &loc->value)) return -1;
+    } else if (*p == '%') {
+        p++;
+        if ((reg = edgeprobe__reg_number(&p, &high)) < 0) return -1;
+        loc->kind = (unsigned char)(high ? EDGEPROBE__LOC_REG_HIGH8 : EDGEPROBE__LOC_REG);
+        loc->base = (unsigned char)reg;
+    } else {
+        loc->kind = EDGEPROBE__LOC_MEM;
+        if (*p != '(' && edgeprobe__parse_int(&p, &loc->value)) return -1; /* a symbol: refused */
+        if (*p++ != '(') return -1;
+        if (*p == '%') {
+            p++;
+            if ((reg = edgeprobe__reg_number(&p, &high)) < 0 || high) return -1;
+            loc->base = (unsigned char)reg;
+        }
+        if (*p == ',') {
+            int64_t scale = 1;
+            p++;
+            if (*p++ != '%' || (reg = edgeprobe__reg_number(&p, &high)) < 0 || high) return -1;
+            loc->index = (unsigned char)reg;
+            if (*p == ',') {
+                p++;
+                if (edgeprobe__parse_int(&p, &scale) || (scale != 1 && scale != 2 && scale != 4 && scale != 8))
+                    return -1;
+            }
+            loc->scale = (unsigned char)scale;
+        }
+        if (*p++ != ')') return -1;
+    }
+    *s = p;
+    return 0;
+}
+/* Parse "size@operand size@operand ..." into the argsite's locations. */
+EDGEPROBE__FN int edgeprobe__argsite_parse(edgeprobe__argsite *as);
+EDGEPROBE__FN int edgeprobe__argsite_parse(edgeprobe__argsite *as) {
+    const char *p = edgeprobe__argsite_spec(as);
+    edgeprobe__argloc *loc = edgeprobe__argsite_locs(as);
+    unsigned i;
+    if (as->nargs > EDGEPROBE_ARGS_MAX) return EDGEPROBE_EINVAL;
+    for (i = 0; i < as->nargs; i++) {
+        int64_t size;
+        while (*p == ' ') p++;
+        if (edgeprobe__parse_int(&p, &size) || *p++ != '@' ||
+            !(size == 1 || size == 2 || size == 4 || size == 8 || size == -1 || size == -2 || size == -4 ||
+              size == -8) ||
+            edgeprobe__parse_operand(&p, &loc[i]))
+            return EDGEPROBE_EINVAL;
+        loc[i].size = (signed char)size;
+    }
+    while (*p == ' ') p++;
+    return *p ? EDGEPROBE_EINVAL : 0;
+}
+/* Registration hook (8.8): parse a PROBE site's spec once. Lock held. */
+EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__record *rec) {
+    const unsigned char *stub = (const unsigned char *)edgeprobe__rel(&rec->target);
+    edgeprobe__argsite *as = (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(stub - 4));
+    if (as->status == 0) as->status = edgeprobe__argsite_parse(as) ? EDGEPROBE_EINVAL : 1;
+    if (as->status < 0) {
+        char buf[256];
+        edgeprobe__text t = {buf, sizeof buf, 0};
+        edgeprobe__puts(&t, "EDGEPROBE_PROBE: cannot read argument spec \"");
+        edgeprobe__puts(&t, edgeprobe__argsite_spec(as));
+        edgeprobe__puts(&t, "\"; site left out");
+        edgeprobe__log(r, buf);
+        return EDGEPROBE_EINVAL;
+    }
+    return 0;
+}
+
+/* One argument's value from the saved registers and the stack. */
+EDGEPROBE__INLINE uint64_t edgeprobe__arg_read(const edgeprobe__argloc *loc, const uint64_t *regs) {
+    unsigned bytes = (unsigned)(loc->size < 0 ? -loc->size : loc->size), shift = 64 - 8 * bytes;
+    uint64_t v = 0;
+    switch (loc->kind) {
+    case EDGEPROBE__LOC_CONST: v = (uint64_t)loc->value; break;
+    case EDGEPROBE__LOC_REG: v = regs[loc->base]; break;
+    case EDGEPROBE__LOC_REG_HIGH8: v = regs[loc->base] >> 8; break;
+    default: {
+        uintptr_t a = (uintptr_t)loc->value;
+        if (loc->base != EDGEPROBE__NOREG) a += regs[loc->base];
+        if (loc->index != EDGEPROBE__NOREG) a += regs[loc->index] * loc->scale;
+        __builtin_memcpy(&v, (const void *)a, bytes);
+    }
+    }
+    if (bytes == 8) return v;
+    v <<= shift; /* keep the low `bytes`, then extend by the type's sign */
+    return loc->size < 0 ? (uint64_t)((int64_t)v >> shift) : v >> shift;
+}
+/* Called by the trampoline. `ret` is the stub's return address. */
+EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *regs, const unsigned char *ret);
+EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *regs, const unsigned char *ret) {
+    edgeprobe__argsite *as = (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(ret - EDGEPROBE__STUB_DATA_BACK));
+    edgeprobe__point *pt = (edgeprobe__point *)edgeprobe__rel(&as->point);
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
+    struct edgeprobe__binding_full *b;
+    edgeprobe__ticket t;
+    if (!r) return;
+    t = edgeprobe__reader_enter(r);
+    b = (struct edgeprobe__binding_full *)__atomic_load_n(&pt->binding, __ATOMIC_ACQUIRE);
+    if (b) {
+        uint64_t args[EDGEPROBE_ARGS_MAX];
+        const edgeprobe__argloc *loc = edgeprobe__argsite_locs(as);
+        int i, n = (int)as->nargs;
+        for (i = 0; i < n; i++) args[i] = edgeprobe__arg_read(&loc[i], regs);
+        ((edgeprobe_args_fn)(void (*)(void))b->b.fn)(&b->info, b->b.user, args, n);
+    }
+    edgeprobe__reader_leave(t);
+}
+EDGEPROBE__FN int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user) {
+    if (!fn) return EDGEPROBE_EINVAL;
+    return edgeprobe__attach_matching(pattern, EDGEPROBE_KIND_PROBE, (edgeprobe_handler_fn)(void (*)(void))fn, user);
 }
 
 #ifdef __cplusplus
