@@ -1608,6 +1608,7 @@ EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__rec
     struct edgeprobe__probe *p = pt->probe;
     edgeprobe__site s;
     int rc;
+    if ((rec->flags & EDGEPROBE__F_ARGS) && (rc = edgeprobe__args_prepare(r, rec)) < 0) return rc;
     if (!p) {
         p = edgeprobe__probe_intern(r, pt->name);
         if (!p) return EDGEPROBE_ENOMEM;
@@ -1618,7 +1619,6 @@ EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__rec
         pt->probe = p;
     }
     if (edgeprobe__grow((void **)&p->sites, &p->site_cap, p->nsites + 1, sizeof s)) return EDGEPROBE_ENOMEM;
-    if ((rec->flags & EDGEPROBE__F_ARGS) && (rc = edgeprobe__args_prepare(r, rec)) < 0) return rc;
     s.addr = (unsigned char *)edgeprobe__rel(&rec->site);
     s.target = (unsigned char *)edgeprobe__rel(&rec->target);
     s.flags = rec->flags;
@@ -2986,9 +2986,21 @@ int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user)
 
 /* ---- 9.1 the marker ------------------------------------------------------ */
 #define EDGEPROBE__ARGVAL(x) ((x) + 0)
+#define EDGEPROBE__ARGBYTES(x) ((int)sizeof(__typeof__(EDGEPROBE__ARGVAL(x))))
 #ifdef __cplusplus
+extern "C++" {
 template <typename T> struct edgeprobe__argsign { enum { value = !((T)-1 > (T)0) }; };
 template <typename T> struct edgeprobe__argsign<T *> { enum { value = 0 }; };
+/* g++ does not fold __builtin_classify_type of a variable: type traits. */
+template <typename T> struct edgeprobe__argfloat { enum { value = 0 }; };
+template <typename T> struct edgeprobe__argfloat<const T> : edgeprobe__argfloat<T> {};
+template <typename T> struct edgeprobe__argfloat<volatile T> : edgeprobe__argfloat<T> {};
+template <> struct edgeprobe__argfloat<float> { enum { value = 1 }; };
+template <> struct edgeprobe__argfloat<double> { enum { value = 1 }; };
+template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
+}
+#define EDGEPROBE__ARGOK(x)                                                    \
+    (!edgeprobe__argfloat<__typeof__(x)>::value && !__is_class(__typeof__(x)) && !__is_union(__typeof__(x)))
 #define EDGEPROBE__ARGSIGNED(x) (edgeprobe__argsign<__typeof__(EDGEPROBE__ARGVAL(x))>::value)
 #define EDGEPROBE__ASSERT(cond, msg) static_assert(cond, msg)
 #else
@@ -2997,22 +3009,28 @@ template <typename T> struct edgeprobe__argsign<T *> { enum { value = 0 }; };
                                      EDGEPROBE__ARGVAL(x)))
 #define EDGEPROBE__ARGSIGNED(x) (!((EDGEPROBE__ARGINT(x))-1 > (EDGEPROBE__ARGINT(x))0))
 #define EDGEPROBE__ASSERT(cond, msg) __extension__ _Static_assert(cond, msg)
-#endif
 /* __builtin_classify_type: 1 integer, 2 char, 3 enum, 4 bool, 5 pointer,
  * 6 reference, 14 array; 8 real, 9 complex, 12 struct, 13 union refused. */
+#define EDGEPROBE__ARGOK(x)                                                    \
+    ((__builtin_classify_type(x) >= 1 && __builtin_classify_type(x) <= 6) || __builtin_classify_type(x) == 14)
+#endif
 #define EDGEPROBE__ARGCHECK(x)                                                 \
-    EDGEPROBE__ASSERT((__builtin_classify_type(x) >= 1 && __builtin_classify_type(x) <= 6) || \
-                          __builtin_classify_type(x) == 14,                    \
+    EDGEPROBE__ASSERT(EDGEPROBE__ARGOK(x),                                     \
                       "EDGEPROBE_PROBE arguments must be integers or pointers "\
                       "(not floating point, struct or union): " #x);           \
-    EDGEPROBE__ASSERT(sizeof(EDGEPROBE__ARGVAL(x)) <= 8,                       \
+    EDGEPROBE__ASSERT(EDGEPROBE__ARGBYTES(x) <= 8,                                                    \
                       "EDGEPROBE_PROBE arguments must be at most 64 bits wide: " #x);
 #define EDGEPROBE__ARGSIZE(x)                                                  \
-    (EDGEPROBE__ARGSIGNED(x) ? -(int)sizeof(EDGEPROBE__ARGVAL(x)) : (int)sizeof(EDGEPROBE__ARGVAL(x)))
+    (EDGEPROBE__ARGSIGNED(x) ? -EDGEPROBE__ARGBYTES(x) : EDGEPROBE__ARGBYTES(x))
 #define EDGEPROBE__ARGOPS(i, x)                                                \
     , [edgeprobe__s##i] "n"(EDGEPROBE__ARGSIZE(x)), [edgeprobe__a##i] "nor"(EDGEPROBE__ARGVAL(x))
 #define EDGEPROBE__SPEC1(i) "%c[edgeprobe__s" #i "]@%[edgeprobe__a" #i "]"
 
+/* The System V x86-64 red zone. Tests build a mutant with a smaller step,
+ * which the red-zone test must catch. */
+#ifndef EDGEPROBE__RED_ZONE
+#define EDGEPROBE__RED_ZONE 128
+#endif
 /* Site, note, argsite (data), stub (cold text), record. Operands: %c0 the
  * point, %c1 the record flags, %c2 the argument count. */
 #define EDGEPROBE__PROBE_ASM(pname, spec)                                      \
@@ -3025,10 +3043,10 @@ template <typename T> struct edgeprobe__argsign<T *> { enum { value = 0 }; };
     ".asciz \"" spec "\"\n"                                                    \
     ".popsection\n"                                                            \
     ".pushsection .text.unlikely,\"ax\",@progbits\n"                           \
-    ".long 3b - .\n"                                                           \
-    "2: lea -128(%%rsp), %%rsp\n"                                              \
+    ".balign 4\n.long 3b - .\n"                                               \
+    "2: lea -" EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"          \
     "call edgeprobe__args_tramp\n"                                             \
-    "lea 128(%%rsp), %%rsp\n"                                                  \
+    "lea " EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"              \
     "jmp 1b + " EDGEPROBE__STR(EDGEPROBE_SITE_BYTES) "\n"                      \
     ".popsection\n"                                                            \
     ".pushsection edgeprobe_sites,\"aR\",@progbits\n"                          \
@@ -3127,7 +3145,8 @@ template <typename T> struct edgeprobe__argsign<T *> { enum { value = 0 }; };
 #define EDGEPROBE__XMM_ALL(m)                                                  \
     m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7) m(8) m(9) m(10) m(11) m(12) m(13) m(14) m(15)
 #define EDGEPROBE__XMM_SAVE(n) "movdqa %xmm" #n ", " #n "*16(%rsp)\n"
-#define EDGEPROBE__ARGS_FRAME 272 /* 16 regs + rflags + return + red zone */
+/* Site %rsp, seen from the pushed registers: 16 regs + rflags + return + red zone */
+#define EDGEPROBE__ARGS_FRAME (144 + EDGEPROBE__RED_ZONE)
 __asm__(".pushsection .text.edgeprobe__args_tramp,\"axG\",@progbits,edgeprobe__args_tramp,comdat\n"
         ".weak edgeprobe__args_tramp\n"
         ".hidden edgeprobe__args_tramp\n"
