@@ -50,5 +50,5 @@ clean:
 # Benchmark fragments (each owns its targets and variables). bench-peers
 # installs hyperfine, systemtap-sdt-dev and libclang-rt-14-dev with apt-get
 # when run as root, and names them otherwise.
-include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk
+include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk bench/markers.mk
 bench: bench-core bench-patch bench-peers

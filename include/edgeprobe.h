@@ -2397,18 +2397,23 @@ EDGEPROBE__FN int edgeprobe_call_deactivate(void *site) {
  *
  * Readers (the hot path) take no lock and execute no locked instruction.
  * Each thread owns a record, found through a thread-local pointer, holding
- * one word, state = generation << 8 | depth, that only the owner writes,
- * with a plain (unlocked, single-instruction, so signal-safe) add:
- *     enter: depth + 1                      then load the binding and call
- *     leave: depth - 1, and generation + 1 when the outermost call ends
- * The store of `enter` must be visible before the binding load; x86 may
- * reorder a store with a later load, so sync first runs
- * membarrier(PRIVATE_EXPEDITED), which puts a full barrier on every running
- * thread of the process (liburcu's "memb" flavour): after it, a reader
- * either shows depth > 0 or will load the new binding. Sync then waits, for
- * each record that showed depth > 0, until depth is 0 or the generation
- * moved. Without membarrier (old kernel, EDGEPROBE_MEMBARRIER=0) readers
- * put an mfence after `enter` themselves: correct, slower.
+ * its handler-call depth, which only the owner writes, with plain stores:
+ *     enter: depth = depth + 1              then load the binding and call
+ *     leave: depth = depth - 1; if 0: gen = gen + 1
+ * A signal handler that runs a probe between a load and its store leaves
+ * both words as it found them (or gen moved on), so the pair is
+ * signal-safe. The store of `enter`
+ * must be visible before the binding load; x86 may reorder a store with a
+ * later load, so sync first runs membarrier(PRIVATE_EXPEDITED), which puts
+ * a full barrier on every running thread of the process (liburcu's "memb"
+ * flavour): after it, a reader either shows depth > 0 or will load the new
+ * binding. Sync then waits, for each record that shows depth > 0, until
+ * depth reads 0 or gen has moved: the call that could hold an old binding
+ * has then returned (gen spares sync from having to catch the short moment
+ * between two calls of a thread that is inside handlers nearly all the
+ * time). Without membarrier (old kernel,
+ * EDGEPROBE_MEMBARRIER=0) readers put an mfence after `enter` themselves:
+ * correct, slower.
  * Records are allocated on a thread's first handler call and kept (one per
  * thread and object, 64 bytes); freestanding builds, which have no
  * thread-local storage here, and threads whose record could not be
@@ -2418,20 +2423,14 @@ struct edgeprobe__binding_full {
     edgeprobe_info info;
 };
 typedef struct edgeprobe__reader {
-    unsigned long state;         /* generation << 8 | depth; owner writes  */
+    unsigned long depth;         /* handler calls in progress; owner writes */
+    unsigned long gen;           /* outermost calls completed; owner writes */
     struct edgeprobe__reader *next; /* the root's list: push-only          */
-    char pad[48];                /* one cache line per thread              */
+    char pad[40];                /* one cache line per thread              */
 } edgeprobe__reader;
-#define EDGEPROBE__DEPTH_MASK 0xffUL
 #define EDGEPROBE__MB_PRIVATE_EXPEDITED (1 << 3)
 #define EDGEPROBE__MB_REGISTER_PRIVATE_EXPEDITED (1 << 4)
 
-/* An unlocked add by the owning thread: one instruction, so a signal
- * handler that runs a probe in between sees and leaves a consistent word;
- * "memory" keeps the compiler from moving accesses across it. */
-EDGEPROBE__INLINE void edgeprobe__local_add(unsigned long *p, unsigned long v) {
-    __asm__ volatile("addq %1, %0" : "+m"(*p) : "er"(v) : "memory", "cc");
-}
 #ifndef EDGEPROBE_FREESTANDING
 __attribute__((weak, visibility("hidden"), tls_model("initial-exec")))
 __thread edgeprobe__reader *edgeprobe__my_reader;
@@ -2454,6 +2453,7 @@ EDGEPROBE__FN edgeprobe__reader *edgeprobe__reader_new(edgeprobe__root *r) {
     edgeprobe__my_reader = rd;
     return rd;
 }
+#define edgeprobe__reader_tls() edgeprobe__my_reader
 EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__reader_self(edgeprobe__root *r) {
     edgeprobe__reader *rd = edgeprobe__my_reader;
     return rd ? rd : edgeprobe__reader_new(r);
@@ -2462,27 +2462,38 @@ EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__reader_self(edgeprobe__root *r) 
 EDGEPROBE__FN int edgeprobe__readers_need_fence(void) { return 1; }
 #define EDGEPROBE__MEMBARRIER(cmd) ((void)(cmd), -1L)
 #define edgeprobe__reader_self(r) ((void)(r), (edgeprobe__reader *)0)
+#define edgeprobe__reader_tls() ((edgeprobe__reader *)0)
 #endif
 
 EDGEPROBE__INLINE unsigned edgeprobe__stripe(void) {
     return edgeprobe__hash_ptr((uintptr_t)__builtin_frame_address(0) >> 16) & (EDGEPROBE__STRIPES - 1);
 }
-/* A reader's ticket: its record and depth on entry, or the striped counter
- * it incremented (fallback). */
+/* The fast reader pair on this thread's record. Nothing is kept across
+ * the handler call: `out` finds the record again (one %fs load). */
+EDGEPROBE__INLINE void edgeprobe__reader_in(edgeprobe__root *r, edgeprobe__reader *rd) {
+    __atomic_store_n(&rd->depth, __atomic_load_n(&rd->depth, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* no compiler reordering */
+    if (__atomic_load_n(&r->readers_fence, __ATOMIC_RELAXED)) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+EDGEPROBE__INLINE void edgeprobe__reader_out(edgeprobe__reader *rd) {
+    unsigned long d = __atomic_load_n(&rd->depth, __ATOMIC_RELAXED) - 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&rd->depth, d, __ATOMIC_RELEASE);
+    if (d == 0) __atomic_store_n(&rd->gen, __atomic_load_n(&rd->gen, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
+}
+/* A reader's ticket, for callers that may have no record (first call of a
+ * thread whose record cannot be allocated, freestanding builds): then a
+ * striped counter with locked increments. */
 typedef struct {
     edgeprobe__reader *rd;
-    unsigned long depth;
     volatile unsigned long *count;
 } edgeprobe__ticket;
 EDGEPROBE__INLINE edgeprobe__ticket edgeprobe__reader_enter(edgeprobe__root *r) {
     edgeprobe__ticket t;
     t.rd = edgeprobe__reader_self(r);
     t.count = 0;
-    t.depth = 0;
     if (__builtin_expect(t.rd != 0, 1)) {
-        t.depth = t.rd->state & EDGEPROBE__DEPTH_MASK;
-        edgeprobe__local_add(&t.rd->state, 1);
-        if (__atomic_load_n(&r->readers_fence, __ATOMIC_RELAXED)) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        edgeprobe__reader_in(r, t.rd);
     } else {
         t.count = &r->entering[edgeprobe__stripe()][__atomic_load_n(&r->epoch, __ATOMIC_RELAXED) & 1];
         __atomic_fetch_add(t.count, 1, __ATOMIC_SEQ_CST);
@@ -2490,23 +2501,36 @@ EDGEPROBE__INLINE edgeprobe__ticket edgeprobe__reader_enter(edgeprobe__root *r) 
     return t;
 }
 EDGEPROBE__INLINE void edgeprobe__reader_leave(edgeprobe__ticket t) {
-    if (__builtin_expect(t.rd != 0, 1))
-        edgeprobe__local_add(&t.rd->state, t.depth ? (unsigned long)-1 : EDGEPROBE__DEPTH_MASK);
-    else
-        __atomic_fetch_sub(t.count, 1, __ATOMIC_RELEASE);
+    if (__builtin_expect(t.rd != 0, 1)) edgeprobe__reader_out(t.rd);
+    else __atomic_fetch_sub(t.count, 1, __ATOMIC_RELEASE);
 }
-/* cold: calls to it mark the enabled path of a handler site as unlikely, so
- * the compiler moves that path out of the hot function. */
+EDGEPROBE__INLINE void edgeprobe__call_binding(edgeprobe__point *pt, uintptr_t value) {
+    struct edgeprobe__binding_full *b =
+        (struct edgeprobe__binding_full *)__atomic_load_n(&pt->binding, __ATOMIC_ACQUIRE);
+    if (b) b->b.fn(&b->info, b->b.user, value);
+}
+/* Any thread, any build: with a ticket. */
+EDGEPROBE__FN void edgeprobe__dispatch_ticket(edgeprobe__root *r, edgeprobe__point *pt, uintptr_t value);
+EDGEPROBE__FN void edgeprobe__dispatch_ticket(edgeprobe__root *r, edgeprobe__point *pt, uintptr_t value) {
+    edgeprobe__ticket t = edgeprobe__reader_enter(r);
+    edgeprobe__call_binding(pt, value);
+    edgeprobe__reader_leave(t);
+}
+/* The handler site's enabled path. cold: calls to it mark that path as
+ * unlikely, so the compiler moves it out of the hot function (and keeps
+ * this small function in .text.unlikely; the fast path is a few loads and
+ * stores either way). A thread with its record takes no lock. */
 EDGEPROBE__FN __attribute__((cold)) void edgeprobe__dispatch(edgeprobe__point *pt, uintptr_t value);
 EDGEPROBE__FN void edgeprobe__dispatch(edgeprobe__point *pt, uintptr_t value) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
-    struct edgeprobe__binding_full *b;
-    edgeprobe__ticket t;
-    if (!r) return;
-    t = edgeprobe__reader_enter(r);
-    b = (struct edgeprobe__binding_full *)__atomic_load_n(&pt->binding, __ATOMIC_ACQUIRE);
-    if (b) b->b.fn(&b->info, b->b.user, value);
-    edgeprobe__reader_leave(t);
+    edgeprobe__reader *rd = edgeprobe__reader_tls();
+    if (__builtin_expect(!rd || !r, 0)) {
+        if (r) edgeprobe__dispatch_ticket(r, pt, value);
+        return;
+    }
+    edgeprobe__reader_in(r, rd);
+    edgeprobe__call_binding(pt, value);
+    edgeprobe__reader_out(edgeprobe__reader_tls());
 }
 /* Publish a new binding (or NULL) in a point; retire the old one. Lock held. */
 EDGEPROBE__FN int edgeprobe__bind(edgeprobe__root *r, edgeprobe__point *pt, edgeprobe_handler_fn fn, void *user);
@@ -2580,7 +2604,9 @@ EDGEPROBE__FN void edgeprobe__drain(edgeprobe__root *r, unsigned parity) {
         while (__atomic_load_n(&r->entering[s][parity], __ATOMIC_ACQUIRE)) EDGEPROBE_OS_YIELD();
 }
 /* Wait for every thread that was inside a handler call when the barrier
- * ran: until its depth is 0 or its generation moved. */
+ * ran: until its depth reads 0 or an outermost call has ended (gen moved;
+ * gen is read first, so a call that began later cannot be mistaken for the
+ * old one). */
 EDGEPROBE__FN void edgeprobe__wait_readers(edgeprobe__root *r);
 EDGEPROBE__FN void edgeprobe__wait_readers(edgeprobe__root *r) {
     edgeprobe__reader *rd;
@@ -2589,11 +2615,11 @@ EDGEPROBE__FN void edgeprobe__wait_readers(edgeprobe__root *r) {
         __atomic_store_n(&r->readers_fence, 1, __ATOMIC_SEQ_CST); /* cannot happen once registered */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (rd = __atomic_load_n(&r->readers, __ATOMIC_ACQUIRE); rd; rd = rd->next) {
-        unsigned long s0 = __atomic_load_n(&rd->state, __ATOMIC_ACQUIRE), cur;
-        if (!(s0 & EDGEPROBE__DEPTH_MASK)) continue;
-        while (((cur = __atomic_load_n(&rd->state, __ATOMIC_ACQUIRE)) & EDGEPROBE__DEPTH_MASK) &&
-               (cur >> 8) == (s0 >> 8))
-            EDGEPROBE_OS_YIELD();
+        unsigned long gen = __atomic_load_n(&rd->gen, __ATOMIC_ACQUIRE);
+        int spins = 0;
+        while (__atomic_load_n(&rd->depth, __ATOMIC_ACQUIRE) && __atomic_load_n(&rd->gen, __ATOMIC_ACQUIRE) == gen)
+            if (++spins % 64 == 0) EDGEPROBE_OS_YIELD();
+            else edgeprobe__pause();
     }
 }
 /* Waits with the registry unlocked, so handlers may toggle probes meanwhile;
@@ -2950,8 +2976,8 @@ EDGEPROBE__FN int edgeprobe_provider_deactivate_glob(const char *pattern) {
  *             lea 128(%rsp), %rsp
  *             jmp resume
  *
- * The trampoline (one per object) saves rflags, the 15 other general
- * registers and xmm0-15, aligns the stack, and passes the saved registers
+ * The trampoline (one per object) saves the 15 general registers other
+ * than %rsp and xmm0-15, aligns the stack, and passes the saved registers
  * (with %rsp as it was at the site) to edgeprobe__args_hit. That reads each
  * argument from its location - parsed once, when the object registers its
  * sites, into the `argsite`, a writable block the marker emitted beside the
@@ -3137,22 +3163,25 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
 /* ---- 9.2 the trampoline (x86-64; one per object, COMDAT) -------------------
  * Entered from a stub with %rsp = site %rsp - 128 - 8. Frame it builds:
  *     regs[16] (by x86 register number: rax rcx rdx rbx rsp rbp rsi rdi
- *     r8..r15; the rsp slot holds the site's %rsp), rflags, return address
- * then xmm0-15 in a 16-byte-aligned area below. %rbx (callee-saved) keeps
- * the frame across the C call. */
-#define EDGEPROBE__XMM(op, n) op " %xmm" #n ", " #n "*16(%rsp)\n"
+ *     r8..r15; the rsp slot holds the site's %rsp), return address
+ * rflags are not kept: gcc and clang treat every x86 asm statement as
+ * clobbering the flags, so no compiled code relies on them across a site,
+ * and popfq alone cost a third of the enabled path here. DF is clear, as
+ * the ABI requires at every call and asm boundary. xmm0-15 are saved
+ * because the handler is ordinary C that may use them; they go in a
+ * 16-byte-aligned area below the frame. %rbx (callee-saved) keeps the
+ * frame across the C call. */
 #define EDGEPROBE__XMM_LOAD(n) "movdqa " #n "*16(%rsp), %xmm" #n "\n"
 #define EDGEPROBE__XMM_ALL(m)                                                  \
     m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7) m(8) m(9) m(10) m(11) m(12) m(13) m(14) m(15)
 #define EDGEPROBE__XMM_SAVE(n) "movdqa %xmm" #n ", " #n "*16(%rsp)\n"
-/* Site %rsp, seen from the pushed registers: 16 regs + rflags + return + red zone */
-#define EDGEPROBE__ARGS_FRAME (144 + EDGEPROBE__RED_ZONE)
+/* Site %rsp, seen from the pushed registers: 16 regs + return + red zone */
+#define EDGEPROBE__ARGS_FRAME (136 + EDGEPROBE__RED_ZONE)
 __asm__(".pushsection .text.edgeprobe__args_tramp,\"axG\",@progbits,edgeprobe__args_tramp,comdat\n"
         ".weak edgeprobe__args_tramp\n"
         ".hidden edgeprobe__args_tramp\n"
         ".type edgeprobe__args_tramp, @function\n"
         "edgeprobe__args_tramp:\n"
-        "pushfq\n"
         "push %r15\npush %r14\npush %r13\npush %r12\npush %r11\npush %r10\npush %r9\npush %r8\n"
         "push %rdi\npush %rsi\npush %rbp\n"
         "lea -8(%rsp), %rsp\n"
@@ -3164,8 +3193,7 @@ __asm__(".pushsection .text.edgeprobe__args_tramp,\"axG\",@progbits,edgeprobe__a
         "sub $256, %rsp\n"
         EDGEPROBE__XMM_ALL(EDGEPROBE__XMM_SAVE)
         "mov %rbx, %rdi\n"
-        "mov 136(%rbx), %rsi\n"
-        "cld\n"
+        "mov 128(%rbx), %rsi\n"
         "call edgeprobe__args_hit\n"
         EDGEPROBE__XMM_ALL(EDGEPROBE__XMM_LOAD)
         "mov %rbx, %rsp\n"
@@ -3173,7 +3201,6 @@ __asm__(".pushsection .text.edgeprobe__args_tramp,\"axG\",@progbits,edgeprobe__a
         "lea 8(%rsp), %rsp\n"
         "pop %rbp\npop %rsi\npop %rdi\n"
         "pop %r8\npop %r9\npop %r10\npop %r11\npop %r12\npop %r13\npop %r14\npop %r15\n"
-        "popfq\n"
         "ret\n"
         ".size edgeprobe__args_tramp, . - edgeprobe__args_tramp\n"
         ".popsection\n");
