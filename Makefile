@@ -6,6 +6,7 @@
 #   make bench       all benchmarks; results in bench/RESULTS.md (installs hyperfine etc.)
 #   make calibrate   measure Tmax on this machine (the paper's Figure 9)
 #   make bench-real  profile real programs (bzip2, lua) built with -finstrument-functions
+#   make bench-markers  argument probes, handler dispatch, start-up, LTTng-UST (issue 9)
 #   make tools       build/edgeprobe (the command) and build/libedgeprobe-prof.so
 #   make install PREFIX=/usr/local
 CC ?= gcc
@@ -13,7 +14,7 @@ PREFIX ?= /usr/local
 BUILD := build
 CFLAGS_DEMO := -O2 -Wall -Wextra -Werror -Iinclude -pthread
 
-.PHONY: all demo test soak bench install clean tools
+.PHONY: all demo test test-deps soak bench install clean tools
 all: demo tools
 
 # The edgeprobe command: tools/edgeprobe.c dispatches to tools/cmd_*.c.
@@ -30,8 +31,22 @@ $(BUILD):
 demo: $(BUILD)/demo
 	./$(BUILD)/demo
 
-test:
+test: test-deps
 	bash tests/run.sh
+
+# Packages the tests use (bpftrace: the USDT cases; they skip without it):
+# installed when run as root (CI), named otherwise.
+TEST_PKGS := bpftrace binutils
+test-deps:
+	@missing=""; command -v dpkg >/dev/null 2>&1 && for p in $(TEST_PKGS); do \
+	    dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	        DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing >/dev/null 2>&1 || \
+	        { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing >/dev/null; } || \
+	        echo "test-deps: could not install$$missing; those cases will skip"; \
+	    else echo "test-deps: missing$$missing (apt-get install -y$$missing as root); those cases will skip"; fi; \
+	fi
 
 soak:
 	EDGEPROBE_SOAK=1 bash tests/run.sh stress

@@ -71,7 +71,7 @@ int main(void) {
             s[v][r] = (double)(t1 - t0);
         }
     peers_sink += acc;
-    for (v = 0; v < NV; v++) {
+    for (v = NV - 1; v >= 0; v--) { /* the baseline (V_mn = 0) last: it is rescaled below */
         peers_stats st, rs;
         char extra[200];
         uintptr_t lo = (uintptr_t)-1, hi = 0;
