@@ -48,5 +48,5 @@ $(MARKERS_OUT)/%.o: $(MARKERS_DIR)/%.c bench/peers/peers.h include/edgeprobe.h |
 	$(MARKERS_GCC) $(MARKERS_CFLAGS) -Wall -Wextra -c $< -o $@
 $(MARKERS_OUT)/many: $(MARKERS_OUT)/many.o $(MARKERS_SITES_O) $(MARKERS_OUT)/lttng_tp.o
 	$(MARKERS_GCC) -pthread $^ $(MARKERS_LIBS) -o $@
-$(MARKERS_OUT)/invoke: $(MARKERS_OUT)/invoke.o $(MARKERS_OUT)/lttng_tp.o
+$(MARKERS_OUT)/invoke: $(MARKERS_OUT)/invoke.o $(MARKERS_OUT)/invoke_inline.o $(MARKERS_OUT)/lttng_tp.o
 	$(MARKERS_GCC) -pthread $^ $(MARKERS_LIBS) -o $@

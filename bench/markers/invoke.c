@@ -5,6 +5,8 @@
  *   ep_probe      EDGEPROBE_PROBE(inv_probe, i, i*3) with an empty args handler
  *   direct_handler a direct call of an empty edgeprobe_handler_fn (0, 0, i)
  *   ep_handler    EDGEPROBE_HANDLER(inv_handler, i) with that empty handler
+ *   ep_handler_inline  the same, compiled with EDGEPROBE_HANDLER_INLINE=1
+ *                 (invoke_inline.c)
  *   lttng_ust     lttng_ust_tracepoint(ep_bench, hit, i): its cost with the
  *                 session the driver set up (enabled) or none (disabled)
  * Phase "off": no handler attached; phase "on": both attached. One sample
@@ -39,6 +41,7 @@ static __attribute__((noinline)) void loop_handler(void) {
     uintptr_t i;
     for (i = 0; i < BLOCK; i++) EDGEPROBE_HANDLER(inv_handler, i);
 }
+void loop_handler_inline(void); /* invoke_inline.c */
 static __attribute__((noinline)) void loop_lttng(void) {
     int i;
     for (i = 0; i < BLOCK; i++) lttng_ust_tracepoint(ep_bench, hit, i);
@@ -49,6 +52,7 @@ static __attribute__((noinline)) void loop_lttng(void) {
     X(loop_probe, "ep_probe")                                                  \
     X(loop_direct_handler, "direct_handler")                                   \
     X(loop_handler, "ep_handler")                                              \
+    X(loop_handler_inline, "ep_handler_inline")                                \
     X(loop_lttng, "lttng_ust")
 static void (*const loops[])(void) = {
 #define FN(f, n) f,
@@ -88,7 +92,8 @@ int main(void) {
     peers_pin((int)peers_env_long("PEERS_CPU", 1));
     phase("off", reps);
     if (edgeprobe_attach_args("inv_probe", empty_args_handler, NULL) != 1 ||
-        edgeprobe_attach("inv_handler", empty_handler, NULL) != 1) {
+        edgeprobe_attach("inv_handler", empty_handler, NULL) != 1 ||
+        edgeprobe_attach("inv_handler_inline", empty_handler, NULL) != 1) {
         fprintf(stderr, "invoke: attach failed\n");
         return 1;
     }

@@ -22,6 +22,9 @@ on = lambda n: get("markers_invoke_on", n)["median"]
 if get("markers_invoke_on", "ep_probe"):
     print("\nenabled PROBE / direct call with the same args: %.2fx" % (on("ep_probe") / on("direct_args")))
     print("enabled HANDLER / direct call: %.2fx" % (on("ep_handler") / on("direct_handler")))
+    if get("markers_invoke_on", "ep_handler_inline"):
+        print("enabled HANDLER, EDGEPROBE_HANDLER_INLINE=1 / direct call: %.2fx" %
+              (on("ep_handler_inline") / on("direct_handler")))
 lt = get("markers_invoke_on_lttng", "lttng_ust")
 if lt:
     base = get("markers_invoke_on_lttng", "none")["median"]

@@ -147,6 +147,10 @@ handlers_fence() { gcc -O2 $WARN $INC -pthread tests/t_handlers.c -o "$B/t_handl
 case_ handlers-fence-mode handlers_fence
 probe_fence() { gcc -O2 $WARN $INC -pthread tests/t_probe.c tests/probe/sites.c -o "$B/t_probe_fence" && EDGEPROBE_MEMBARRIER=0 "./$B/t_probe_fence"; }
 case_ probe-fence-mode probe_fence
+# The inlined handler dispatch (EDGEPROBE_HANDLER_INLINE=1), gcc and clang, ASan.
+case_ handlers-inline-gcc unit handlers-inline-gcc gcc "-O2 -DEDGEPROBE_HANDLER_INLINE=1" tests/t_handlers.c
+case_ handlers-inline-clang unit handlers-inline-clang clang "-O2 -DEDGEPROBE_HANDLER_INLINE=1" tests/t_handlers.c
+case_ asan-ubsan-handlers-inline unit asan-handlers-inline gcc "$SAN -DEDGEPROBE_HANDLER_INLINE=1" tests/t_handlers.c
 # A handler_sync that waits for nobody must be caught (ASan or the magic check).
 sync_mutant() {
     gcc $SAN -DEDGEPROBE__MUTANT_NOOP_SYNC $INC -pthread "$@" -o "$B/t_sync_mutant" || return 1
