@@ -76,7 +76,8 @@ usdt_notes() {
     notes=$(readelf -n "$B/t_usdt_notes" | grep -c 'Provider: edgeprobe')
     sites=$("./$B/t_usdt_notes" sites)
     echo "readelf: $notes stapsdt notes with provider edgeprobe; edgeprobe: $sites sites"
-    readelf -n "$B/t_usdt_notes" | grep -A3 'Name: us_args' | grep -q 'Arguments: -4@%edi -4@' || {
+    # sizes and signs as declared; locations as the compiler chose (gcc: registers, clang: stack slots)
+    readelf -n "$B/t_usdt_notes" | grep -A3 'Name: us_args' | grep -Eq 'Arguments: -4@[^ ]+ -4@[^ ]+ 8@[^ ]+ 8@[^ ]+ -4@\$99$' || {
         readelf -n "$B/t_usdt_notes" | grep -A3 'Name: us_args'
         return 1
     }
