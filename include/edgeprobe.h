@@ -44,7 +44,7 @@
  *                                 instruction: ~2.4x a direct call (1.5x
  *                                 with EDGEPROBE_HANDLER_INLINE)
  *   enabled PROBE                 jmp + stub + register save + indirect call:
- *                                 ~7x a direct call (USDT's trap: ~3000x)
+ *                                 ~7-9x a direct call (USDT trap: ~3000x)
  *   edgeprobe_probe_on/off        lock + one compare-and-swap per site
  *   edgeprobe_enable/disable      slow: hash lookup, or a walk of all names for a glob
  *   edgeprobe_patch (straddler)   slow: two waits of Tmax ticks, or two membarriers
@@ -76,7 +76,7 @@
  *                          __cyg_profile_func_enter/exit (section 6).
  *   EDGEPROBE_DISABLE_ALL  compile every marker to nothing (no site at all).
  *   EDGEPROBE_HANDLER_INLINE  1: EDGEPROBE_HANDLER's enabled path holds the
- *                          dispatch itself (1.5-1.7x a direct call instead of
+ *                          dispatch itself (1.5x a direct call instead of
  *                          2.4x, at the price of a larger function; section 8.13).
  *   EDGEPROBE_USDT_PROVIDER  provider of the stapsdt notes (a bare token;
  *                          default edgeprobe).
