@@ -8,6 +8,7 @@
 #   make bench       all benchmarks; results in bench/RESULTS.md (installs hyperfine etc.)
 #   make calibrate   measure Tmax on this machine (the paper's Figure 9)
 #   make bench-real  profile real programs (bzip2, lua) built with -finstrument-functions
+#   make bench-markers  argument probes, handler dispatch, start-up, LTTng-UST (issue 9)
 #   make tools       build/edgeprobe (the command) and build/libedgeprobe-prof.so
 #                    (edgeprobe prof -- PROGRAM: the latency profiler)
 #   make install PREFIX=/usr/local
@@ -16,7 +17,7 @@ PREFIX ?= /usr/local
 BUILD := build
 CFLAGS_DEMO := -O2 -Wall -Wextra -Werror -Iinclude -pthread
 
-.PHONY: all demo test soak bench install clean tools aarch64-tools test-aarch64
+.PHONY: all demo test test-deps soak bench install clean tools aarch64-tools test-aarch64
 all: demo tools
 
 # The edgeprobe command: tools/edgeprobe.c dispatches to tools/cmd_*.c.
@@ -40,7 +41,7 @@ $(BUILD):
 demo: $(BUILD)/demo
 	./$(BUILD)/demo
 
-test: aarch64-tools
+test: aarch64-tools test-deps
 	bash tests/run.sh
 
 # aarch64 (tests/drivers/embedded.sh): cross-built tests run under
@@ -58,6 +59,20 @@ aarch64-tools:
 test-aarch64: aarch64-tools
 	@$(A64_HAVE) || { echo "make test-aarch64: missing $(A64_PACKAGES)"; exit 1; }
 	bash tests/run.sh aarch64
+
+# Packages the tests use (bpftrace: the USDT cases; they skip without it):
+# installed when run as root (CI), named otherwise.
+TEST_PKGS := bpftrace binutils
+test-deps:
+	@missing=""; command -v dpkg >/dev/null 2>&1 && for p in $(TEST_PKGS); do \
+	    dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	        DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing >/dev/null 2>&1 || \
+	        { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing >/dev/null; } || \
+	        echo "test-deps: could not install$$missing; those cases will skip"; \
+	    else echo "test-deps: missing$$missing (apt-get install -y$$missing as root); those cases will skip"; fi; \
+	fi
 
 soak:
 	EDGEPROBE_SOAK=1 bash tests/run.sh stress
@@ -79,5 +94,5 @@ clean:
 # Benchmark fragments (each owns its targets and variables). bench-peers
 # installs hyperfine, systemtap-sdt-dev and libclang-rt-14-dev with apt-get
 # when run as root, and names them otherwise.
-include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk bench/fprobe.mk bench/size.mk bench/control.mk
-bench: bench-core bench-patch bench-peers bench-size bench-fprobe bench-control
+include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk bench/fprobe.mk bench/size.mk bench/control.mk bench/markers.mk
+bench: bench-core bench-patch bench-peers bench-size bench-fprobe bench-control bench-markers

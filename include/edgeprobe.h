@@ -37,6 +37,8 @@
  *                                     the function-probe back end
  *                                  9. control endpoint (hosted only):
  *                                     operate probes from the shell
+ *                                  10. argument probes (EDGEPROBE_PROBE):
+ *                                     marker, trampoline, locations
  *
  * ARCHITECTURES. x86-64 and (little-endian) aarch64 share everything but a
  * small back end (section 8.1: marker bytes, site forms, the code store and
@@ -58,8 +60,11 @@
  *                                 plus a hit count: a call to a cold function doing
  *                                 one unlocked add to a per-CPU line (about 9 ticks;
  *                                 EDGEPROBE_HIT_COUNTS=0: none)
- *   enabled HANDLER               jmp + indirect call + two locked increments
- *                                 (for edgeprobe_handler_sync): ~8x a direct call
+ *   enabled HANDLER               jmp + call + indirect call, no locked
+ *                                 instruction: ~2.4x a direct call (1.5x
+ *                                 with EDGEPROBE_HANDLER_INLINE)
+ *   enabled PROBE                 jmp + stub + register save + indirect call:
+ *                                 ~7-9x a direct call (USDT trap: ~3000x)
  *   edgeprobe_probe_on/off        lock + one compare-and-swap per site
  *   edgeprobe_enable/disable      slow: hash lookup, or a walk of all names for a glob
  *   edgeprobe_patch (straddler)   slow: two waits of Tmax ticks, or two membarriers
@@ -98,6 +103,11 @@
  *                          as one NOP5 (section 6b); 0: leave them (tests).
  *   EDGEPROBE_HIT_COUNTS   1 (default): enabled TRACE, BRANCH and HANDLER
  *                          sites count their hits (section 8.12a); 0: not.
+ *   EDGEPROBE_HANDLER_INLINE  1: EDGEPROBE_HANDLER's enabled path holds the
+ *                          dispatch itself (1.5x a direct call instead of
+ *                          2.4x, at the price of a larger function; section 8.13).
+ *   EDGEPROBE_USDT_PROVIDER  provider of the stapsdt notes (a bare token;
+ *                          default edgeprobe).
  *
  * Global (every TU of the program must agree):
  *   EDGEPROBE_FREESTANDING no libc headers; supply the EDGEPROBE_OS_* hooks
@@ -203,7 +213,8 @@ extern "C" {
     X(EDGEPROBE_EABI, 71, "another copy of edgeprobe with a different ABI owns the registry") \
     X(EDGEPROBE_ENOFUNC, 65, "no loaded object was built with -fpatchable-function-entry=5") \
     X(EDGEPROBE_EUNSAFE, 26, "function entry cannot be switched safely here (see edgeprobe_func_scan)") \
-    X(EDGEPROBE_EPERM, 1, "permission denied (control endpoint: another user, or an unsafe directory)")
+    X(EDGEPROBE_EPERM, 1, "permission denied (control endpoint: another user, or an unsafe directory)") \
+    X(EDGEPROBE_EKIND, 91, "wrong kind of probe: edgeprobe_attach needs EDGEPROBE_HANDLER, edgeprobe_attach_args needs EDGEPROBE_PROBE")
 
 #define EDGEPROBE__ERR_ENUM(name, errno_value, text) name = -(errno_value),
 enum edgeprobe_error { EDGEPROBE_OK = 0, EDGEPROBE__ERRORS(EDGEPROBE__ERR_ENUM) };
@@ -262,7 +273,8 @@ enum edgeprobe_kind {
     EDGEPROBE_KIND_HANDLER,     /* EDGEPROBE_HANDLER                       */
     EDGEPROBE_KIND_ENTRY,       /* provider: function entry                */
     EDGEPROBE_KIND_EXIT,        /* provider: function exit                 */
-    EDGEPROBE_KIND_FUNCTION     /* patchable function entry: entry + exit  */
+    EDGEPROBE_KIND_FUNCTION,    /* patchable function entry: entry + exit  */
+    EDGEPROBE_KIND_PROBE        /* EDGEPROBE_PROBE (section 10)            */
 };
 typedef struct edgeprobe_info {
     int id;                     /* dense, from 0; stable for the process   */
@@ -505,6 +517,7 @@ typedef struct edgeprobe__point {
 #define EDGEPROBE__PF_ON 1u         /* point flag: function probe is on   */
 #define EDGEPROBE__PF_UNSAFE 2u     /* point flag: listed, never switched */
 #define EDGEPROBE__F_DEFAULT_ON 2u  /* record flag: NOP means "on"        */
+#define EDGEPROBE__F_ARGS 4u        /* record flag: PROBE site, target = its stub (section 10) */
 
 /* Marker bytes: the one part of the architecture back ends (section 8.1)
  * that must come before the markers. "S" is aarch64's symbol operand, which
@@ -532,6 +545,32 @@ typedef struct edgeprobe__point {
     static edgeprobe__point var = {#pname, __FILE__, __func__, __LINE__,       \
                                    (kind), 0, 0, 0, 0, 0, 0}
 
+/* USDT interoperability: every site also gets a standard `.note.stapsdt`
+ * entry (the format of systemtap's <sys/sdt.h>, version 3: pc, base,
+ * semaphore 0, provider, name, argument specs), so `readelf -n`, bpftrace
+ * and `perf probe` list edgeprobe markers. The note is not allocated: it
+ * costs nothing at run time. `_.stapsdt.base` lets tools correct for
+ * prelinking, as in sdt.h. Provider: EDGEPROBE_USDT_PROVIDER (a bare token,
+ * per TU), default `edgeprobe`. */
+#ifndef EDGEPROBE_USDT_PROVIDER
+#define EDGEPROBE_USDT_PROVIDER edgeprobe
+#endif
+#define EDGEPROBE__STR2(x) #x
+#define EDGEPROBE__STR(x) EDGEPROBE__STR2(x)
+#define EDGEPROBE__USDT_ASM(pname, argspec)                                    \
+    ".ifndef _.stapsdt.base\n"                                                \
+    ".pushsection .stapsdt.base,\"aG\",@progbits,.stapsdt.base,comdat\n"      \
+    ".weak _.stapsdt.base\n.hidden _.stapsdt.base\n"                           \
+    "_.stapsdt.base: .space 1\n.size _.stapsdt.base, 1\n.popsection\n.endif\n" \
+    ".pushsection .note.stapsdt,\"?\",@note\n"                                 \
+    ".balign 4\n.4byte 992f-991f, 994f-993f, 3\n"                               \
+    "991: .asciz \"stapsdt\"\n992: .balign 4\n"                                 \
+    "993: .8byte 1b, _.stapsdt.base, 0\n"                                      \
+    ".asciz \"" EDGEPROBE__STR(EDGEPROBE_USDT_PROVIDER) "\"\n"                  \
+    ".asciz \"" #pname "\"\n"                                                  \
+    ".asciz \"" argspec "\"\n"                                                 \
+    "994: .balign 4\n.popsection\n"
+
 #define EDGEPROBE__SITE_ASM                                                    \
     EDGEPROBE__NOP_ASM                                                         \
     ".pushsection edgeprobe_sites,\"aR\",@progbits\n"                          \
@@ -554,18 +593,27 @@ static inline __attribute__((always_inline)) int edgeprobe__jumps(void) {
 edgeprobe__taken:
     return 1;
 }
-#define EDGEPROBE__JUMPS(var, flags) (edgeprobe__jumps<&(var), (flags)>())
+/* No stapsdt note here: the name cannot reach the template's asm. */
+#define EDGEPROBE__JUMPS(var, flags, pname) (edgeprobe__jumps<&(var), (flags)>())
+#define EDGEPROBE__JUMPS_ATTR(var, flags, pname, label_attr) EDGEPROBE__JUMPS(var, flags, pname)
 #else
-/* 1 when the site jumps (taken), 0 when it falls through the NOP. */
-#define EDGEPROBE__JUMPS(var, flags)                                           \
+/* 1 when the site jumps (taken), 0 when it falls through the NOP. gcc
+ * takes a `cold` attribute on the taken label (clang does not). */
+#if defined(__clang__)
+#define EDGEPROBE__COLD_LABEL
+#else
+#define EDGEPROBE__COLD_LABEL __attribute__((cold));
+#endif
+#define EDGEPROBE__JUMPS(var, flags, pname) EDGEPROBE__JUMPS_ATTR(var, flags, pname, )
+#define EDGEPROBE__JUMPS_ATTR(var, flags, pname, label_attr)                  \
     __extension__({                                                            \
         __label__ edgeprobe__taken, edgeprobe__done;                           \
         int edgeprobe__r = 0;                                                  \
-        __asm__ goto(EDGEPROBE__SITE_ASM                                       \
+        __asm__ goto(EDGEPROBE__SITE_ASM EDGEPROBE__USDT_ASM(pname, "")        \
                      : : EDGEPROBE__SYM(&(var)), "i"((flags) | EDGEPROBE__F_FORM) \
                      : : edgeprobe__taken);                                    \
         goto edgeprobe__done;                                                  \
-    edgeprobe__taken:                                                          \
+    edgeprobe__taken: label_attr                                               \
         edgeprobe__r = 1;                                                      \
     edgeprobe__done:                                                           \
         edgeprobe__r;                                                          \
@@ -585,29 +633,36 @@ edgeprobe__taken:
 #define EDGEPROBE__TEST(pname, kind, flags)                                    \
     __extension__({                                                            \
         EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, kind);                      \
-        EDGEPROBE__JUMPS(edgeprobe__pt, flags);                                \
+        EDGEPROBE__JUMPS(edgeprobe__pt, flags, pname);                         \
     })
 #define EDGEPROBE_BRANCH_ON(pname)                                             \
     __builtin_expect(!EDGEPROBE__TEST(pname, EDGEPROBE_KIND_BRANCH_ON,         \
                                       EDGEPROBE__F_DEFAULT_ON), 1)
+#if defined(EDGEPROBE_HANDLER_INLINE) && EDGEPROBE_HANDLER_INLINE
+#define EDGEPROBE__HANDLER_CALL edgeprobe__dispatch_inline
+#define EDGEPROBE__HANDLER_LABEL EDGEPROBE__COLD_LABEL
+#else
+#define EDGEPROBE__HANDLER_CALL edgeprobe__dispatch
+#define EDGEPROBE__HANDLER_LABEL
+#endif
 #define EDGEPROBE_HANDLER(pname, value)                                        \
     do {                                                                       \
         EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, EDGEPROBE_KIND_HANDLER);    \
-        if (__builtin_expect(EDGEPROBE__JUMPS(edgeprobe__pt, 0), 0))           \
-            edgeprobe__dispatch(&edgeprobe__pt, (uintptr_t)(value));           \
+        if (__builtin_expect(EDGEPROBE__JUMPS_ATTR(edgeprobe__pt, 0, pname, EDGEPROBE__HANDLER_LABEL), 0)) \
+            EDGEPROBE__HANDLER_CALL(&edgeprobe__pt, (uintptr_t)(value));       \
     } while (0)
 /* The taken side counts the hit (section 8.12a); the NOP side is untouched. */
 #define EDGEPROBE__TEST_COUNTED(pname, kind)                                   \
     __extension__({                                                            \
         EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, kind);                      \
-        EDGEPROBE__JUMPS(edgeprobe__pt, 0) ? (edgeprobe__count_hit(&edgeprobe__pt), 1) : 0; \
+        EDGEPROBE__JUMPS(edgeprobe__pt, 0, pname) ? (edgeprobe__count_hit(&edgeprobe__pt), 1) : 0; \
     })
 /* A TRACE line goes to EDGEPROBE_SINK, or, while `edgeprobe trace` holds
  * the probe, to that client only (section 9). Arguments are evaluated once. */
 #define EDGEPROBE_TRACE(pname, ...)                                            \
     do {                                                                       \
         EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, EDGEPROBE_KIND_TRACE);      \
-        if (__builtin_expect(EDGEPROBE__JUMPS(edgeprobe__pt, 0), 0)) {         \
+        if (__builtin_expect(EDGEPROBE__JUMPS(edgeprobe__pt, 0, pname), 0)) {  \
             if (__builtin_expect(!edgeprobe__trace_hit(&edgeprobe__pt), 1))    \
                 (void)EDGEPROBE_SINK(__VA_ARGS__);                             \
             else                                                               \
@@ -1230,6 +1285,8 @@ typedef struct edgeprobe__root {
     unsigned epoch;
     edgeprobe__binding *retired;
     edgeprobe__lock_t sync_lock; /* one edgeprobe_handler_sync at a time   */
+    struct edgeprobe__reader *readers; /* per-thread handler state (8.13)  */
+    int readers_fence;           /* 1: no membarrier; readers fence instead */
     /* code pages */
     edgeprobe__page *pages;
     unsigned page_cap, npages;
@@ -1551,6 +1608,7 @@ EDGEPROBE__FN void edgeprobe__root_configure(edgeprobe__root *r) {
 
 EDGEPROBE__FN int edgeprobe__set_sync_locked(edgeprobe__root *r, int mode);
 EDGEPROBE__FN void edgeprobe__env_report(const edgeprobe__root *r);
+EDGEPROBE__FN int edgeprobe__readers_need_fence(void);
 EDGEPROBE__FN edgeprobe__root *edgeprobe__root_create(void);
 EDGEPROBE__FN edgeprobe__root *edgeprobe__root_create(void) {
     edgeprobe__root *r = (edgeprobe__root *)EDGEPROBE_OS_ALLOC(sizeof *r);
@@ -1561,6 +1619,7 @@ EDGEPROBE__FN edgeprobe__root *edgeprobe__root_create(void) {
     r->size = (unsigned)sizeof *r;
     edgeprobe__root_configure(r);
     edgeprobe__env_report(r);
+    r->readers_fence = edgeprobe__readers_need_fence();
 #if EDGEPROBE__HAS_PATCH
     if ((s = EDGEPROBE__GETENV("EDGEPROBE_SYNC")) && edgeprobe__streq(s, "serialize") &&
         edgeprobe__set_sync_locked(r, EDGEPROBE_SYNC_SERIALIZE) < 0)
@@ -1906,6 +1965,7 @@ EDGEPROBE__FN int edgeprobe__point_add(edgeprobe__root *r, edgeprobe__point *pt)
     return 0;
 }
 
+EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__record *rec); /* 9.3 */
 /* Register one table record: point, probe, site; then give the new site the
  * probe's current state. Lock held. */
 EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__record *rec);
@@ -1914,6 +1974,7 @@ EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__rec
     struct edgeprobe__probe *p = pt->probe;
     edgeprobe__site s;
     int rc;
+    if ((rec->flags & EDGEPROBE__F_ARGS) && (rc = edgeprobe__args_prepare(r, rec)) < 0) return rc;
     if (!p) {
         p = edgeprobe__probe_intern(r, pt->name);
         if (!p) return EDGEPROBE_ENOMEM;
@@ -1962,7 +2023,6 @@ EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe_
 
 /* Section 8.15: function probes need these from the layers below. */
 EDGEPROBE__FN void edgeprobe__fconvert_own(edgeprobe__root *r);
-EDGEPROBE__FN void edgeprobe__fsync_handlers(edgeprobe__root *r);
 
 /* Constructor and destructor of every object: register its site table with
  * the root, and drop it before the object's code goes away (dlclose). They
@@ -2809,31 +2869,161 @@ EDGEPROBE__FN int edgeprobe_point_hits(int id, uint64_t *out) {
 
 /* ---- 8.13 handlers ---------------------------------------------------------
  * A binding {fn, user, identity} is immutable once published in a point, so
- * replacing a handler is one pointer store. Threads count themselves in a
- * striped pair of counters (by epoch parity) around the call; sync flips the
- * epoch twice and waits for each side to drain, after which no thread can
- * hold a binding retired before the sync began. */
+ * replacing a handler is one pointer store. edgeprobe_handler_sync must wait
+ * for every thread that may still hold a binding retired before it began.
+ *
+ * Readers (the hot path) take no lock and execute no locked instruction.
+ * Each thread owns a record, found through a thread-local pointer, holding
+ * its handler-call depth, which only the owner writes, with plain stores:
+ *     enter: depth = depth + 1              then load the binding and call
+ *     leave: depth = depth - 1; if 0: gen = gen + 1
+ * A signal handler that runs a probe between a load and its store leaves
+ * both words as it found them (or gen moved on), so the pair is
+ * signal-safe. The store of `enter`
+ * must be visible before the binding load; x86 may reorder a store with a
+ * later load, so sync first runs membarrier(PRIVATE_EXPEDITED), which puts
+ * a full barrier on every running thread of the process (liburcu's "memb"
+ * flavour): after it, a reader either shows depth > 0 or will load the new
+ * binding. Sync then waits, for each record that shows depth > 0, until
+ * depth reads 0 or gen has moved: the call that could hold an old binding
+ * has then returned (gen spares sync from having to catch the short moment
+ * between two calls of a thread that is inside handlers nearly all the
+ * time). Without membarrier (old kernel,
+ * EDGEPROBE_MEMBARRIER=0) readers put an mfence after `enter` themselves:
+ * correct, slower.
+ * Records are allocated on a thread's first handler call and kept (one per
+ * thread and object, 64 bytes); freestanding builds, which have no
+ * thread-local storage here, and threads whose record could not be
+ * allocated fall back to striped counters with locked increments. */
 struct edgeprobe__binding_full {
     edgeprobe__binding b;
     edgeprobe_info info;
 };
+typedef struct edgeprobe__reader {
+    unsigned long depth;         /* handler calls in progress; owner writes */
+    unsigned long gen;           /* outermost calls completed; owner writes */
+    struct edgeprobe__reader *next; /* the root's list: push-only          */
+    char pad[40];                /* one cache line per thread              */
+} edgeprobe__reader;
+#define EDGEPROBE__MB_PRIVATE_EXPEDITED (1 << 3)
+#define EDGEPROBE__MB_REGISTER_PRIVATE_EXPEDITED (1 << 4)
+
+#ifndef EDGEPROBE_FREESTANDING
+__attribute__((weak, visibility("hidden"), tls_model("initial-exec")))
+__thread edgeprobe__reader *edgeprobe__my_reader;
+/* Register for membarrier's private expedited command at root creation.
+ * Returns 1 when readers must fence themselves. */
+EDGEPROBE__FN int edgeprobe__readers_need_fence(void) {
+    const char *s = EDGEPROBE__GETENV("EDGEPROBE_MEMBARRIER");
+    if (s && *s == '0') return 1;
+    return edgeprobe__syscall3(EDGEPROBE__SYS_MEMBARRIER, EDGEPROBE__MB_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0;
+}
+#define EDGEPROBE__MEMBARRIER(cmd) edgeprobe__syscall3(EDGEPROBE__SYS_MEMBARRIER, cmd, 0, 0)
+/* This thread's record; slow path on its first handler call. */
+EDGEPROBE__FN edgeprobe__reader *edgeprobe__reader_new(edgeprobe__root *r);
+EDGEPROBE__FN edgeprobe__reader *edgeprobe__reader_new(edgeprobe__root *r) {
+    edgeprobe__reader *rd = (edgeprobe__reader *)EDGEPROBE_OS_ALLOC(sizeof *rd), *head;
+    if (!rd) return 0;
+    head = __atomic_load_n(&r->readers, __ATOMIC_RELAXED);
+    do rd->next = head;
+    while (!__atomic_compare_exchange_n(&r->readers, &head, rd, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+    edgeprobe__my_reader = rd;
+    return rd;
+}
+#define edgeprobe__reader_tls() edgeprobe__my_reader
+EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__reader_self(edgeprobe__root *r) {
+    edgeprobe__reader *rd = edgeprobe__my_reader;
+    return rd ? rd : edgeprobe__reader_new(r);
+}
+#else
+EDGEPROBE__FN int edgeprobe__readers_need_fence(void) { return 1; }
+#define EDGEPROBE__MEMBARRIER(cmd) ((void)(cmd), -1L)
+#define edgeprobe__reader_self(r) ((void)(r), (edgeprobe__reader *)0)
+#define edgeprobe__reader_tls() ((edgeprobe__reader *)0)
+#endif
+
 EDGEPROBE__INLINE unsigned edgeprobe__stripe(void) {
     return edgeprobe__hash_ptr((uintptr_t)__builtin_frame_address(0) >> 16) & (EDGEPROBE__STRIPES - 1);
 }
-/* cold: calls to it mark the enabled path of a handler site as unlikely, so
- * the compiler moves that path out of the hot function. */
+/* The fast reader pair on this thread's record. Nothing is kept across
+ * the handler call: `out` finds the record again (one %fs load). */
+EDGEPROBE__INLINE void edgeprobe__reader_in(edgeprobe__root *r, edgeprobe__reader *rd) {
+    __atomic_store_n(&rd->depth, __atomic_load_n(&rd->depth, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* no compiler reordering */
+    if (__atomic_load_n(&r->readers_fence, __ATOMIC_RELAXED)) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+EDGEPROBE__INLINE void edgeprobe__reader_out(edgeprobe__reader *rd) {
+    unsigned long d = __atomic_load_n(&rd->depth, __ATOMIC_RELAXED) - 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&rd->depth, d, __ATOMIC_RELEASE);
+    if (d == 0) __atomic_store_n(&rd->gen, __atomic_load_n(&rd->gen, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
+}
+/* A reader's ticket, for callers that may have no record (first call of a
+ * thread whose record cannot be allocated, freestanding builds): then a
+ * striped counter with locked increments. */
+typedef struct {
+    edgeprobe__reader *rd;
+    volatile unsigned long *count;
+} edgeprobe__ticket;
+EDGEPROBE__INLINE edgeprobe__ticket edgeprobe__reader_enter(edgeprobe__root *r) {
+    edgeprobe__ticket t;
+    t.rd = edgeprobe__reader_self(r);
+    t.count = 0;
+    if (__builtin_expect(t.rd != 0, 1)) {
+        edgeprobe__reader_in(r, t.rd);
+    } else {
+        t.count = &r->entering[edgeprobe__stripe()][__atomic_load_n(&r->epoch, __ATOMIC_RELAXED) & 1];
+        __atomic_fetch_add(t.count, 1, __ATOMIC_SEQ_CST);
+    }
+    return t;
+}
+EDGEPROBE__INLINE void edgeprobe__reader_leave(edgeprobe__ticket t) {
+    if (__builtin_expect(t.rd != 0, 1)) edgeprobe__reader_out(t.rd);
+    else __atomic_fetch_sub(t.count, 1, __ATOMIC_RELEASE);
+}
+EDGEPROBE__INLINE void edgeprobe__call_binding(edgeprobe__point *pt, uintptr_t value) {
+    struct edgeprobe__binding_full *b =
+        (struct edgeprobe__binding_full *)__atomic_load_n(&pt->binding, __ATOMIC_ACQUIRE);
+    if (b) b->b.fn(&b->info, b->b.user, value);
+}
+/* Any thread, any build: with a ticket. */
+EDGEPROBE__FN void edgeprobe__dispatch_ticket(edgeprobe__root *r, edgeprobe__point *pt, uintptr_t value);
+EDGEPROBE__FN void edgeprobe__dispatch_ticket(edgeprobe__root *r, edgeprobe__point *pt, uintptr_t value) {
+    edgeprobe__ticket t = edgeprobe__reader_enter(r);
+    edgeprobe__call_binding(pt, value);
+    edgeprobe__reader_leave(t);
+}
+/* The handler site's enabled path. cold: calls to it mark that path as
+ * unlikely, so the compiler moves it out of the hot function (and keeps
+ * this small function in .text.unlikely; the fast path is a few loads and
+ * stores either way). A thread with its record takes no lock. */
 EDGEPROBE__FN __attribute__((cold)) void edgeprobe__dispatch(edgeprobe__point *pt, uintptr_t value);
 EDGEPROBE__FN void edgeprobe__dispatch(edgeprobe__point *pt, uintptr_t value) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
-    volatile unsigned long *count;
-    struct edgeprobe__binding_full *b;
-    if (!r) return;
+    edgeprobe__reader *rd = edgeprobe__reader_tls();
+    if (__builtin_expect(!rd || !r, 0)) {
+        if (r) edgeprobe__count_hit(pt), edgeprobe__dispatch_ticket(r, pt, value);
+        return;
+    }
     edgeprobe__count_hit(pt);
-    count = &r->entering[edgeprobe__stripe()][__atomic_load_n(&r->epoch, __ATOMIC_RELAXED) & 1];
-    __atomic_fetch_add(count, 1, __ATOMIC_SEQ_CST);
-    b = (struct edgeprobe__binding_full *)__atomic_load_n(&pt->binding, __ATOMIC_ACQUIRE);
-    if (b) b->b.fn(&b->info, b->b.user, value);
-    __atomic_fetch_sub(count, 1, __ATOMIC_RELEASE);
+    edgeprobe__reader_in(r, rd);
+    edgeprobe__call_binding(pt, value);
+    edgeprobe__reader_out(edgeprobe__reader_tls());
+}
+/* EDGEPROBE_HANDLER_INLINE: the same fast path, inlined into the site's
+ * enabled block (one call/return pair less); anything unusual goes to
+ * edgeprobe__dispatch. */
+EDGEPROBE__INLINE void edgeprobe__dispatch_inline(edgeprobe__point *pt, uintptr_t value) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
+    edgeprobe__reader *rd = edgeprobe__reader_tls();
+    if (__builtin_expect(!rd || !r || __atomic_load_n(&r->readers_fence, __ATOMIC_RELAXED), 0)) {
+        edgeprobe__dispatch(pt, value);
+        return;
+    }
+    edgeprobe__count_hit(pt);
+    edgeprobe__reader_in(r, rd);
+    edgeprobe__call_binding(pt, value);
+    edgeprobe__reader_out(edgeprobe__reader_tls());
 }
 /* Publish a new binding (or NULL) in a point; retire the old one. Lock held. */
 EDGEPROBE__FN int edgeprobe__bind(edgeprobe__root *r, edgeprobe__point *pt, edgeprobe_handler_fn fn, void *user);
@@ -2854,10 +3044,19 @@ EDGEPROBE__FN int edgeprobe__bind(edgeprobe__root *r, edgeprobe__point *pt, edge
     }
     return 0;
 }
-/* Attach (fn != NULL) or detach every probe matching pattern. */
-EDGEPROBE__FN int edgeprobe__attach_matching(const char *pattern, edgeprobe_handler_fn fn, void *user);
-EDGEPROBE__FN int edgeprobe__attach_matching(const char *pattern, edgeprobe_handler_fn fn, void *user) {
-    int rc = edgeprobe__check_pattern(pattern), matched = 0;
+/* How many points of probe p a handler of `kind` binds to. */
+EDGEPROBE__INLINE int edgeprobe__points_of_kind(const struct edgeprobe__probe *p, int kind) {
+    int k, n = 0;
+    for (k = 0; k < p->npoints; k++) n += p->points[k]->kind == kind;
+    return n;
+}
+/* Attach (fn != NULL) a handler to the points of `kind` of every probe
+ * matching pattern, or detach (fn == NULL) every handler and args handler.
+ * An exact name with no point of that kind is EDGEPROBE_EKIND; a glob
+ * skips such names. */
+EDGEPROBE__FN int edgeprobe__attach_matching(const char *pattern, int kind, edgeprobe_handler_fn fn, void *user);
+EDGEPROBE__FN int edgeprobe__attach_matching(const char *pattern, int kind, edgeprobe_handler_fn fn, void *user) {
+    int rc = edgeprobe__check_pattern(pattern), matched = 0, wrong_kind = 0;
     unsigned i;
     EDGEPROBE__READY_OR_RETURN(r);
     if (rc) return rc;
@@ -2867,28 +3066,54 @@ EDGEPROBE__FN int edgeprobe__attach_matching(const char *pattern, edgeprobe_hand
         for (p = r->hash[i]; p && rc >= 0; p = p->next_hash) {
             int k;
             if (!p->npoints || !edgeprobe__glob_match(pattern, p->name)) continue;
+            if (fn && !edgeprobe__points_of_kind(p, kind)) {
+                wrong_kind++;
+                continue;
+            }
             matched++;
             if (!fn) rc = edgeprobe__probe_count(r, p, 0); /* off before unbinding */
             for (k = 0; k < p->npoints && rc >= 0; k++)
-                if (p->points[k]->kind == EDGEPROBE_KIND_HANDLER) rc = edgeprobe__bind(r, p->points[k], fn, user);
+                if (fn ? p->points[k]->kind == kind
+                       : (p->points[k]->kind == EDGEPROBE_KIND_HANDLER || p->points[k]->kind == EDGEPROBE_KIND_PROBE))
+                    rc = edgeprobe__bind(r, p->points[k], fn, user);
             if (fn && rc >= 0) rc = edgeprobe__probe_count(r, p, p->count > 0 ? p->count : 1);
         }
     }
     edgeprobe__unlock(&r->lock);
     if (rc < 0) return rc;
-    return matched || edgeprobe__is_glob(pattern) ? matched : EDGEPROBE_ENOENT;
+    if (matched || edgeprobe__is_glob(pattern)) return matched;
+    return wrong_kind ? EDGEPROBE_EKIND : EDGEPROBE_ENOENT;
 }
 EDGEPROBE__FN int edgeprobe_attach(const char *pattern, edgeprobe_handler_fn fn, void *user) {
-    return fn ? edgeprobe__attach_matching(pattern, fn, user) : EDGEPROBE_EINVAL;
+    return fn ? edgeprobe__attach_matching(pattern, EDGEPROBE_KIND_HANDLER, fn, user) : EDGEPROBE_EINVAL;
 }
-EDGEPROBE__FN int edgeprobe_detach(const char *pattern) { return edgeprobe__attach_matching(pattern, 0, 0); }
+EDGEPROBE__FN int edgeprobe_detach(const char *pattern) { return edgeprobe__attach_matching(pattern, 0, 0, 0); }
 
-/* Wait until every counter of one epoch parity reads zero. */
+/* Wait until every counter of one epoch parity reads zero (fallback). */
 EDGEPROBE__FN void edgeprobe__drain(edgeprobe__root *r, unsigned parity);
 EDGEPROBE__FN void edgeprobe__drain(edgeprobe__root *r, unsigned parity) {
     unsigned s;
     for (s = 0; s < EDGEPROBE__STRIPES; s++)
         while (__atomic_load_n(&r->entering[s][parity], __ATOMIC_ACQUIRE)) EDGEPROBE_OS_YIELD();
+}
+/* Wait for every thread that was inside a handler call when the barrier
+ * ran: until its depth reads 0 or an outermost call has ended (gen moved;
+ * gen is read first, so a call that began later cannot be mistaken for the
+ * old one). */
+EDGEPROBE__FN void edgeprobe__wait_readers(edgeprobe__root *r);
+EDGEPROBE__FN void edgeprobe__wait_readers(edgeprobe__root *r) {
+    edgeprobe__reader *rd;
+    if (!__atomic_load_n(&r->readers_fence, __ATOMIC_RELAXED) &&
+        EDGEPROBE__MEMBARRIER(EDGEPROBE__MB_PRIVATE_EXPEDITED) != 0)
+        __atomic_store_n(&r->readers_fence, 1, __ATOMIC_SEQ_CST); /* cannot happen once registered */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    for (rd = __atomic_load_n(&r->readers, __ATOMIC_ACQUIRE); rd; rd = rd->next) {
+        unsigned long gen = __atomic_load_n(&rd->gen, __ATOMIC_ACQUIRE);
+        int spins = 0;
+        while (__atomic_load_n(&rd->depth, __ATOMIC_ACQUIRE) && __atomic_load_n(&rd->gen, __ATOMIC_ACQUIRE) == gen)
+            if (++spins % 64 == 0) EDGEPROBE_OS_YIELD();
+            else edgeprobe__pause();
+    }
 }
 /* Waits with the registry unlocked, so handlers may toggle probes meanwhile;
  * syncs are serialised by their own lock. Never call it from a handler: it
@@ -2902,11 +3127,15 @@ EDGEPROBE__FN int edgeprobe_handler_sync(void) {
     list = r->retired; /* retired before this call: safe to free after it */
     r->retired = 0;
     edgeprobe__unlock(&r->lock);
+#ifndef EDGEPROBE__MUTANT_NOOP_SYNC /* tests: a sync that waits for nobody must be caught */
+    edgeprobe__wait_readers(r);
     e = __atomic_add_fetch(&r->epoch, 1, __ATOMIC_SEQ_CST);
     edgeprobe__drain(r, (e - 1) & 1);
     e = __atomic_add_fetch(&r->epoch, 1, __ATOMIC_SEQ_CST);
     edgeprobe__drain(r, (e - 1) & 1);
-    edgeprobe__fsync_handlers(r);
+#else
+    (void)e;
+#endif
     edgeprobe__unlock(&r->sync_lock);
     for (; list; list = next) {
         next = list->next_retired;
@@ -3240,8 +3469,6 @@ void *edgeprobe__libc_dlsym(void *, const char *) __asm__("dlsym");
 void edgeprobe__libc_abort(void) __asm__("abort");
 void edgeprobe__libc_qsort(void *, size_t, size_t, int (*)(const void *, const void *)) __asm__("qsort");
 #define EDGEPROBE__MAP_NORESERVE 0x4000
-#define EDGEPROBE__MB_PRIVATE_EXPEDITED (1 << 3)
-#define EDGEPROBE__MB_REGISTER_PRIVATE_EXPEDITED (1 << 4)
 
 /* The gcc form's call, e8 90 90 90 90, lands this far below the function:
  * -(int32_t)0x90909090 - 5. */
@@ -3294,15 +3521,12 @@ typedef struct edgeprobe__fframe {
     uint64_t data;
 } edgeprobe__fframe;
 
-/* Per-thread state; one mapping each, listed in the root, reused after the
- * thread exits. nesting/gen let edgeprobe_handler_sync wait for handlers. */
+/* Per-thread shadow stack; one mapping each, listed in the root, reused
+ * after the thread exits. (edgeprobe_handler_sync waits for function-probe
+ * handlers through the thread's reader record, section 8.13.) */
 typedef struct edgeprobe__fthread {
     struct edgeprobe__fthread *next;
     int live;
-    int tid;                   /* the thread using it (for sync after fork)   */
-    int fence;                 /* no membarrier: a full fence per handler     */
-    volatile unsigned nesting; /* > 0 while a handler runs on this thread     */
-    volatile unsigned long gen;/* +1 when nesting returns to 0                */
     unsigned depth;
     unsigned long lost;
     edgeprobe__fframe frames[EDGEPROBE_FUNC_DEPTH];
@@ -3314,7 +3538,6 @@ struct edgeprobe__fstate {
     unsigned long long adds, subs; /* loader counters at the last sync        */
     uintptr_t entry_tramp, ret_tramp;
     unsigned thread_key;
-    int membarrier_ok;
     unsigned char *mirror_pages[64]; /* pages we mapped below text, by chunk */
 };
 
@@ -3335,8 +3558,6 @@ struct edgeprobe__fstate {
  *
  *     frame:  0 rax  8 rdx  16 x87 depth  64.. x87 values (16 each, <= 8)
  *             192.. vector registers 0-1 */
-#define EDGEPROBE__STR_(x) #x
-#define EDGEPROBE__STR(x) EDGEPROBE__STR_(x)
 #define EDGEPROBE__TEXT(sym)                                                   \
     ".pushsection .text." #sym ",\"axG\",@progbits," #sym ",comdat\n"          \
     ".weak " #sym "\n.hidden " #sym "\n.type " #sym ",@function\n"
@@ -3451,40 +3672,33 @@ EDGEPROBE__FN edgeprobe__fthread *edgeprobe__fthread_new(void) {
         if (m == (void *)-1) return 0;
         t = (edgeprobe__fthread *)m;
         t->live = 1;
-        t->fence = !fs->membarrier_ok;
         t->next = __atomic_load_n(&fs->threads, __ATOMIC_RELAXED);
         while (!__atomic_compare_exchange_n(&fs->threads, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
     }
-    t->tid = (int)edgeprobe__syscall3(186 /* gettid */, 0, 0, 0);
     edgeprobe__libc_setspecific(fs->thread_key, t); /* frees it at thread exit */
     edgeprobe__fthread_tls = t;
     return t;
 }
-/* Enter / leave handler context. The store of nesting is ordered before
- * the binding load by membarrier in edgeprobe_handler_sync (or, without
- * it, by a fence here). Returns 0 if a handler already runs: no recursion. */
-EDGEPROBE__INLINE int edgeprobe__fenter(edgeprobe__fthread *t) {
-    if (t->nesting) return 0;
-    t->nesting = 1;
-    if (t->fence) __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    __asm__ volatile("" ::: "memory");
-    return 1;
+/* Enter handler context on this thread's reader record (8.13), unless a
+ * handler already runs here: probed functions called from handlers, or
+ * from signal handlers interrupting one, do not run handlers again. */
+EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__fenter(edgeprobe__root *r) {
+    edgeprobe__reader *rd = r ? edgeprobe__reader_self(r) : 0;
+    if (!rd || __atomic_load_n(&rd->depth, __ATOMIC_RELAXED)) return 0;
+    edgeprobe__reader_in(r, rd);
+    return rd;
 }
-EDGEPROBE__INLINE void edgeprobe__fleave(edgeprobe__fthread *t) {
-    __asm__ volatile("" ::: "memory");
-    t->gen++;
-    __atomic_store_n(&t->nesting, 0, __ATOMIC_RELEASE);
-}
-
 /* Called by the entry trampoline. */
 /* called from the trampolines' assembly: kept under LTO */
 EDGEPROBE__FN __attribute__((used)) void edgeprobe__fentry_c(edgeprobe__fpoint *fp, uint64_t *regs, uintptr_t *slot);
 EDGEPROBE__FN void edgeprobe__fentry_c(edgeprobe__fpoint *fp, uint64_t *regs, uintptr_t *slot) {
     edgeprobe__fthread *t = edgeprobe__fthread_tls;
+    edgeprobe__root *r = edgeprobe__this_object.root;
+    edgeprobe__reader *rd;
     edgeprobe__fbind *b;
     edgeprobe_call call;
     if (!t && !(t = edgeprobe__fthread_new())) return;
-    if (!edgeprobe__fenter(t)) return;
+    if (!(rd = edgeprobe__fenter(r))) return;
     b = (edgeprobe__fbind *)__atomic_load_n(&fp->pt.binding, __ATOMIC_ACQUIRE);
     if (b) {
         call.probe = &b->info;
@@ -3505,13 +3719,13 @@ EDGEPROBE__FN void edgeprobe__fentry_c(edgeprobe__fpoint *fp, uint64_t *regs, ui
                 f->bind = b;
                 f->data = call.data;
                 __asm__ volatile("" ::: "memory");
-                *slot = edgeprobe__this_object.root->fstate->ret_tramp;
+                *slot = r->fstate->ret_tramp;
             } else {
                 t->lost++;
             }
         }
     }
-    edgeprobe__fleave(t);
+    edgeprobe__reader_out(rd);
 }
 
 /* Called by the return trampoline with the slot the function returned
@@ -3522,6 +3736,7 @@ EDGEPROBE__FN void edgeprobe__fentry_c(edgeprobe__fpoint *fp, uint64_t *regs, ui
 EDGEPROBE__FN __attribute__((used)) uintptr_t edgeprobe__fexit_c(uint64_t *regs, uintptr_t slot);
 EDGEPROBE__FN uintptr_t edgeprobe__fexit_c(uint64_t *regs, uintptr_t slot) {
     edgeprobe__fthread *t = edgeprobe__fthread_tls;
+    edgeprobe__reader *rd;
     edgeprobe__fframe f;
     unsigned d = t ? t->depth : 0;
     while (d > 0 && t->frames[d - 1].slot != slot) d--;
@@ -3534,7 +3749,7 @@ EDGEPROBE__FN uintptr_t edgeprobe__fexit_c(uint64_t *regs, uintptr_t slot) {
     f = t->frames[d - 1];
     t->depth = d - 1;
     *(uintptr_t *)slot = f.ret; /* backtraces from the exit handler see the caller */
-    if (edgeprobe__fenter(t)) {
+    if ((rd = edgeprobe__fenter(edgeprobe__this_object.root)) != 0) {
         edgeprobe__fbind *b = (edgeprobe__fbind *)__atomic_load_n(&f.fp->pt.binding, __ATOMIC_ACQUIRE);
         if (b == f.bind && b->exit) {
             edgeprobe_call call;
@@ -3547,7 +3762,7 @@ EDGEPROBE__FN uintptr_t edgeprobe__fexit_c(uint64_t *regs, uintptr_t slot) {
             call.data = f.data;
             b->exit(&call, b->b.user);
         }
-        edgeprobe__fleave(t);
+        edgeprobe__reader_out(rd);
     }
     return f.ret;
 }
@@ -3584,27 +3799,6 @@ EDGEPROBE__FN int edgeprobe__fret_personality(int version, int actions, uint64_t
         return CONTINUE_UNWIND;
     }
     return (actions & 1) ? FATAL_PHASE1 : FATAL_PHASE2;
-}
-
-/* Wait until every thread that may run a function-probe handler of a
- * binding retired before this call has left it. Called by
- * edgeprobe_handler_sync without the registry lock. */
-EDGEPROBE__FN void edgeprobe__fsync_handlers(edgeprobe__root *r);
-EDGEPROBE__FN void edgeprobe__fsync_handlers(edgeprobe__root *r) {
-    struct edgeprobe__fstate *fs = r->fstate;
-    edgeprobe__fthread *t;
-    if (!fs) return;
-    if (fs->membarrier_ok) edgeprobe__syscall3(EDGEPROBE__SYS_MEMBARRIER, EDGEPROBE__MB_PRIVATE_EXPEDITED, 0, 0);
-    else __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    for (t = __atomic_load_n(&fs->threads, __ATOMIC_ACQUIRE); t; t = t->next) {
-        unsigned long gen = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
-        long pid = edgeprobe__syscall3(39 /* getpid */, 0, 0, 0);
-        while (__atomic_load_n(&t->nesting, __ATOMIC_ACQUIRE) && __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE) == gen) {
-            /* a thread of the parent, in a child made by fork, never leaves */
-            if (edgeprobe__syscall3(234 /* tgkill */, pid, t->tid, 0) == -3 /* ESRCH */) break;
-            EDGEPROBE_OS_YIELD();
-        }
-    }
 }
 
 /* ---- finding the entries: ELF section headers and symbols ---------------- */
@@ -4137,7 +4331,6 @@ EDGEPROBE__FN struct edgeprobe__fstate *edgeprobe__fstate_get(edgeprobe__root *r
         EDGEPROBE_OS_FREE(fs);
         return 0;
     }
-    fs->membarrier_ok = edgeprobe__syscall3(EDGEPROBE__SYS_MEMBARRIER, EDGEPROBE__MB_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
     edgeprobe__trap_install(r); /* now, not later with the loader lock held */
     __atomic_store_n(&r->fstate, fs, __ATOMIC_RELEASE);
     edgeprobe__fsync_objects(r, 1);
@@ -4355,7 +4548,6 @@ EDGEPROBE__FN void edgeprobe__fconvert_own(edgeprobe__root *r) {
     }
 }
 #else /* freestanding, aarch64 or EDGEPROBE_CORE_ONLY: no function probes */
-EDGEPROBE__FN void edgeprobe__fsync_handlers(edgeprobe__root *r) { (void)r; }
 EDGEPROBE__FN void edgeprobe__fconvert_own(edgeprobe__root *r) { (void)r; }
 #if EDGEPROBE__HAS_PATCH /* x86-64 freestanding: the API is there, and says no */
 EDGEPROBE__FN int edgeprobe_func_scan(void) { return EDGEPROBE_ENOTSUP; }
@@ -4626,7 +4818,7 @@ EDGEPROBE__FN void edgeprobe__out_error(edgeprobe__client *c, int err, const cha
 /* ---- 9.3 requests ------------------------------------------------------------ */
 EDGEPROBE__FN const char *edgeprobe__kind_name(int kind);
 EDGEPROBE__FN const char *edgeprobe__kind_name(int kind) {
-    static const char *const names[] = {"?", "trace", "branch", "branch_on", "handler", "entry", "exit", "function"};
+    static const char *const names[] = {"?", "trace", "branch", "branch_on", "handler", "entry", "exit", "function", "probe"};
     return kind > 0 && kind < (int)(sizeof names / sizeof names[0]) ? names[kind] : "other";
 }
 /* Refill a LISTING client's output: rows while room remains, the registry
@@ -5127,6 +5319,467 @@ void edgeprobe__control_autostart(void) {
     }
 }
 #endif /* !EDGEPROBE_FREESTANDING: section 9 */
+
+/* ======================================================================
+ * 10. ARGUMENT PROBES: EDGEPROBE_PROBE(name, args...)
+ *
+ *   EDGEPROBE_PROBE(name);                no arguments
+ *   EDGEPROBE_PROBE(name, a, b, ...);     up to 12 integer or pointer args
+ *   edgeprobe_attach_args("name*", fn, user);   edgeprobe_detach("name*");
+ *
+ * The function holds no code for the enabled path. As in a USDT probe, the
+ * marker only describes where each argument lives at the site - a
+ * register, a memory operand, a constant - as the asm operand text that is
+ * also the stapsdt note's argument list ("-4@%edi 8@-24(%rbp) 4@$7"; size
+ * in bytes, negative for signed). The compiler merely keeps each value
+ * somewhere at the site: a disabled PROBE is the NOP and nothing else.
+ *
+ * Enabled, the site jumps to a stub the marker emitted in .text.unlikely:
+ *
+ *   site:     jmp stub                     (off: the NOP5 / NOP8)
+ *   resume:   ...
+ *
+ *             .long argsite - .            the stub's own data (no lookup)
+ *   stub:     lea -128(%rsp), %rsp         step over the red zone before
+ *             call edgeprobe__args_tramp   anything is pushed or called
+ *             lea 128(%rsp), %rsp
+ *             jmp resume
+ *
+ * The trampoline (one per object) saves the 15 general registers other
+ * than %rsp and xmm0-15, aligns the stack, and passes the saved registers
+ * (with %rsp as it was at the site) to edgeprobe__args_hit. That reads each
+ * argument from its location - parsed once, when the object registers its
+ * sites, into the `argsite`, a writable block the marker emitted beside the
+ * stub (no allocation per site) - and calls the handler:
+ *
+ *   fn(info, user, args, nargs)           args[i]: 64 bits, sign-extended
+ *                                         for signed types, zero-extended
+ *                                         for unsigned ones and pointers
+ *
+ * Arguments are passed as `(x) + 0`: arrays decay to pointers, small types
+ * are promoted (same value), and an operand is never a symbol (`var(%rip)`)
+ * that a run-time parser could not resolve. Floating-point, struct, union
+ * and 128-bit arguments are compile-time errors. Handler dispatch is the
+ * lock-free reader protocol of 8.13; edgeprobe_handler_sync covers args
+ * handlers too. Upper halves of ymm/zmm registers are not saved: an args
+ * handler must not use AVX (compile it without -mavx), as in a signal
+ * handler. The trampoline carries no unwind information: a handler may not
+ * throw or unwind through it.
+ *
+ * A site whose spec cannot be parsed is logged and left out (not enabled).
+ * Cost: disabled, one NOP; enabled, jmp + the register save/restore + one
+ * indirect call (bench/RESULTS.md, "argument probes").
+ * ====================================================================== */
+#define EDGEPROBE_ARGS_MAX 12
+typedef void (*edgeprobe_args_fn)(const edgeprobe_info *probe, void *user, const uint64_t *args, int nargs);
+/* Attach fn to every EDGEPROBE_PROBE matching pattern (and switch it on).
+ * Returns the number of probes matched; EDGEPROBE_EKIND for an exact name
+ * that has no EDGEPROBE_PROBE point (edgeprobe_attach likewise refuses a
+ * PROBE name); EDGEPROBE_EINVAL for a NULL fn. Detach with edgeprobe_detach;
+ * edgeprobe_handler_sync before freeing what the old handler used. */
+int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user);
+
+/* ---- 10.1 the marker ------------------------------------------------------ */
+#define EDGEPROBE__ARGVAL(x) ((x) + 0)
+#define EDGEPROBE__ARGBYTES(x) ((int)sizeof(__typeof__(EDGEPROBE__ARGVAL(x))))
+#ifdef __cplusplus
+extern "C++" {
+template <typename T> struct edgeprobe__argsign { enum { value = !((T)-1 > (T)0) }; };
+template <typename T> struct edgeprobe__argsign<T *> { enum { value = 0 }; };
+/* g++ does not fold __builtin_classify_type of a variable: type traits. */
+template <typename T> struct edgeprobe__argfloat { enum { value = 0 }; };
+template <typename T> struct edgeprobe__argfloat<const T> : edgeprobe__argfloat<T> {};
+template <typename T> struct edgeprobe__argfloat<volatile T> : edgeprobe__argfloat<T> {};
+template <> struct edgeprobe__argfloat<float> { enum { value = 1 }; };
+template <> struct edgeprobe__argfloat<double> { enum { value = 1 }; };
+template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
+}
+#define EDGEPROBE__ARGOK(x)                                                    \
+    (!edgeprobe__argfloat<__typeof__(x)>::value && !__is_class(__typeof__(x)) && !__is_union(__typeof__(x)))
+#define EDGEPROBE__ARGSIGNED(x) (edgeprobe__argsign<__typeof__(EDGEPROBE__ARGVAL(x))>::value)
+#define EDGEPROBE__ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define EDGEPROBE__ARGINT(x)                                                   \
+    __typeof__(__builtin_choose_expr(__builtin_classify_type(EDGEPROBE__ARGVAL(x)) == 5, 0UL, \
+                                     EDGEPROBE__ARGVAL(x)))
+#define EDGEPROBE__ARGSIGNED(x) (!((EDGEPROBE__ARGINT(x))-1 > (EDGEPROBE__ARGINT(x))0))
+#define EDGEPROBE__ASSERT(cond, msg) __extension__ _Static_assert(cond, msg)
+/* __builtin_classify_type: 1 integer, 2 char, 3 enum, 4 bool, 5 pointer,
+ * 6 reference, 14 array; 8 real, 9 complex, 12 struct, 13 union refused. */
+#define EDGEPROBE__ARGOK(x)                                                    \
+    ((__builtin_classify_type(x) >= 1 && __builtin_classify_type(x) <= 6) || __builtin_classify_type(x) == 14)
+#endif
+#define EDGEPROBE__ARGCHECK(x)                                                 \
+    EDGEPROBE__ASSERT(EDGEPROBE__ARGOK(x),                                     \
+                      "EDGEPROBE_PROBE arguments must be integers or pointers "\
+                      "(not floating point, struct or union): " #x);           \
+    EDGEPROBE__ASSERT(EDGEPROBE__ARGBYTES(x) <= 8,                                                    \
+                      "EDGEPROBE_PROBE arguments must be at most 64 bits wide: " #x);
+#define EDGEPROBE__ARGSIZE(x)                                                  \
+    (EDGEPROBE__ARGSIGNED(x) ? -EDGEPROBE__ARGBYTES(x) : EDGEPROBE__ARGBYTES(x))
+#define EDGEPROBE__ARGOPS(i, x)                                                \
+    , [edgeprobe__s##i] "n"(EDGEPROBE__ARGSIZE(x)), [edgeprobe__a##i] "nor"(EDGEPROBE__ARGVAL(x))
+#define EDGEPROBE__SPEC1(i) "%c[edgeprobe__s" #i "]@%[edgeprobe__a" #i "]"
+
+/* The System V x86-64 red zone. Tests build a mutant with a smaller step,
+ * which the red-zone test must catch. */
+#ifndef EDGEPROBE__RED_ZONE
+#define EDGEPROBE__RED_ZONE 128
+#endif
+/* Site, note, argsite (data), stub (cold text), record. Operands: %c0 the
+ * point, %c1 the record flags, %c2 the argument count. */
+#define EDGEPROBE__PROBE_ASM(pname, spec)                                      \
+    EDGEPROBE__NOP_ASM                                                         \
+    EDGEPROBE__USDT_ASM(pname, spec)                                           \
+    ".pushsection .data,\"aw\",@progbits\n"                                    \
+    ".balign 8\n"                                                              \
+    "3: .long %c0 - ., %c2, 0, 0\n"                                            \
+    ".fill 2 * %c2, 8, 0\n"                                                     \
+    ".asciz \"" spec "\"\n"                                                    \
+    ".popsection\n"                                                            \
+    ".pushsection .text.unlikely,\"ax\",@progbits\n"                           \
+    ".balign 4\n.long 3b - .\n"                                               \
+    "2: lea -" EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"          \
+    "call edgeprobe__args_tramp\n"                                             \
+    "lea " EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"              \
+    "jmp 1b + " EDGEPROBE__STR(EDGEPROBE_SITE_BYTES) "\n"                      \
+    ".popsection\n"                                                            \
+    ".pushsection edgeprobe_sites,\"aR\",@progbits\n"                          \
+    ".balign 4\n"                                                              \
+    ".long 1b - ., 2b - ., %c0 - ., %c1\n"                                     \
+    ".popsection\n"
+
+#ifdef EDGEPROBE_DISABLE_ALL
+#define EDGEPROBE__PROBE_IMPL(pname, n, spec, checks, ops) do { checks } while (0)
+#else
+#define EDGEPROBE__PROBE_IMPL(pname, n, spec, checks, ops)                     \
+    do {                                                                       \
+        EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, EDGEPROBE_KIND_PROBE);      \
+        checks                                                                 \
+        __asm__ __volatile__(EDGEPROBE__PROBE_ASM(pname, spec)                 \
+                             : : "i"(&edgeprobe__pt), "i"(EDGEPROBE__F_ARGS | EDGEPROBE__F_FORM), \
+                               "i"(n) ops);                                    \
+    } while (0)
+#endif
+
+/* EDGEPROBE_PROBE(name, a0, ..., a11): count the arguments, then one
+ * expansion per count. */
+#define EDGEPROBE__CAT2(a, b) a##b
+#define EDGEPROBE__CAT(a, b) EDGEPROBE__CAT2(a, b)
+#define EDGEPROBE__NARGS(...) EDGEPROBE__NARGS_(__VA_ARGS__, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, _)
+#define EDGEPROBE__NARGS_(n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, N, ...) N
+#define EDGEPROBE_PROBE(...) EDGEPROBE__CAT(EDGEPROBE__PROBE_, EDGEPROBE__NARGS(__VA_ARGS__))(__VA_ARGS__)
+
+#define EDGEPROBE__SPEC_0 ""
+#define EDGEPROBE__SPEC_1 EDGEPROBE__SPEC1(0)
+#define EDGEPROBE__SPEC_2 EDGEPROBE__SPEC_1 " " EDGEPROBE__SPEC1(1)
+#define EDGEPROBE__SPEC_3 EDGEPROBE__SPEC_2 " " EDGEPROBE__SPEC1(2)
+#define EDGEPROBE__SPEC_4 EDGEPROBE__SPEC_3 " " EDGEPROBE__SPEC1(3)
+#define EDGEPROBE__SPEC_5 EDGEPROBE__SPEC_4 " " EDGEPROBE__SPEC1(4)
+#define EDGEPROBE__SPEC_6 EDGEPROBE__SPEC_5 " " EDGEPROBE__SPEC1(5)
+#define EDGEPROBE__SPEC_7 EDGEPROBE__SPEC_6 " " EDGEPROBE__SPEC1(6)
+#define EDGEPROBE__SPEC_8 EDGEPROBE__SPEC_7 " " EDGEPROBE__SPEC1(7)
+#define EDGEPROBE__SPEC_9 EDGEPROBE__SPEC_8 " " EDGEPROBE__SPEC1(8)
+#define EDGEPROBE__SPEC_10 EDGEPROBE__SPEC_9 " " EDGEPROBE__SPEC1(9)
+#define EDGEPROBE__SPEC_11 EDGEPROBE__SPEC_10 " " EDGEPROBE__SPEC1(10)
+#define EDGEPROBE__SPEC_12 EDGEPROBE__SPEC_11 " " EDGEPROBE__SPEC1(11)
+/* Per-argument checks (C) and operands (O), accumulated left to right. */
+#define EDGEPROBE__C1(a) EDGEPROBE__ARGCHECK(a)
+#define EDGEPROBE__O1(a) EDGEPROBE__ARGOPS(0, a)
+#define EDGEPROBE__C2(a, b) EDGEPROBE__C1(a) EDGEPROBE__ARGCHECK(b)
+#define EDGEPROBE__O2(a, b) EDGEPROBE__O1(a) EDGEPROBE__ARGOPS(1, b)
+#define EDGEPROBE__C3(a, b, c) EDGEPROBE__C2(a, b) EDGEPROBE__ARGCHECK(c)
+#define EDGEPROBE__O3(a, b, c) EDGEPROBE__O2(a, b) EDGEPROBE__ARGOPS(2, c)
+#define EDGEPROBE__C4(a, b, c, d) EDGEPROBE__C3(a, b, c) EDGEPROBE__ARGCHECK(d)
+#define EDGEPROBE__O4(a, b, c, d) EDGEPROBE__O3(a, b, c) EDGEPROBE__ARGOPS(3, d)
+#define EDGEPROBE__C5(a, b, c, d, e) EDGEPROBE__C4(a, b, c, d) EDGEPROBE__ARGCHECK(e)
+#define EDGEPROBE__O5(a, b, c, d, e) EDGEPROBE__O4(a, b, c, d) EDGEPROBE__ARGOPS(4, e)
+#define EDGEPROBE__C6(a, b, c, d, e, f) EDGEPROBE__C5(a, b, c, d, e) EDGEPROBE__ARGCHECK(f)
+#define EDGEPROBE__O6(a, b, c, d, e, f) EDGEPROBE__O5(a, b, c, d, e) EDGEPROBE__ARGOPS(5, f)
+#define EDGEPROBE__C7(a, b, c, d, e, f, g) EDGEPROBE__C6(a, b, c, d, e, f) EDGEPROBE__ARGCHECK(g)
+#define EDGEPROBE__O7(a, b, c, d, e, f, g) EDGEPROBE__O6(a, b, c, d, e, f) EDGEPROBE__ARGOPS(6, g)
+#define EDGEPROBE__C8(a, b, c, d, e, f, g, h) EDGEPROBE__C7(a, b, c, d, e, f, g) EDGEPROBE__ARGCHECK(h)
+#define EDGEPROBE__O8(a, b, c, d, e, f, g, h) EDGEPROBE__O7(a, b, c, d, e, f, g) EDGEPROBE__ARGOPS(7, h)
+#define EDGEPROBE__C9(a, b, c, d, e, f, g, h, i) EDGEPROBE__C8(a, b, c, d, e, f, g, h) EDGEPROBE__ARGCHECK(i)
+#define EDGEPROBE__O9(a, b, c, d, e, f, g, h, i) EDGEPROBE__O8(a, b, c, d, e, f, g, h) EDGEPROBE__ARGOPS(8, i)
+#define EDGEPROBE__C10(a, b, c, d, e, f, g, h, i, j) EDGEPROBE__C9(a, b, c, d, e, f, g, h, i) EDGEPROBE__ARGCHECK(j)
+#define EDGEPROBE__O10(a, b, c, d, e, f, g, h, i, j) EDGEPROBE__O9(a, b, c, d, e, f, g, h, i) EDGEPROBE__ARGOPS(9, j)
+#define EDGEPROBE__C11(a, b, c, d, e, f, g, h, i, j, k)                        \
+    EDGEPROBE__C10(a, b, c, d, e, f, g, h, i, j) EDGEPROBE__ARGCHECK(k)
+#define EDGEPROBE__O11(a, b, c, d, e, f, g, h, i, j, k)                        \
+    EDGEPROBE__O10(a, b, c, d, e, f, g, h, i, j) EDGEPROBE__ARGOPS(10, k)
+#define EDGEPROBE__C12(a, b, c, d, e, f, g, h, i, j, k, l)                     \
+    EDGEPROBE__C11(a, b, c, d, e, f, g, h, i, j, k) EDGEPROBE__ARGCHECK(l)
+#define EDGEPROBE__O12(a, b, c, d, e, f, g, h, i, j, k, l)                     \
+    EDGEPROBE__O11(a, b, c, d, e, f, g, h, i, j, k) EDGEPROBE__ARGOPS(11, l)
+#define EDGEPROBE__PROBE_0(pname) EDGEPROBE__PROBE_IMPL(pname, 0, EDGEPROBE__SPEC_0, , )
+#define EDGEPROBE__PROBE_N(n, pname, ...)                                      \
+    EDGEPROBE__PROBE_IMPL(pname, n, EDGEPROBE__SPEC_##n, EDGEPROBE__C##n(__VA_ARGS__), \
+                          EDGEPROBE__O##n(__VA_ARGS__))
+#define EDGEPROBE__PROBE_1(pname, ...) EDGEPROBE__PROBE_N(1, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_2(pname, ...) EDGEPROBE__PROBE_N(2, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_3(pname, ...) EDGEPROBE__PROBE_N(3, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_4(pname, ...) EDGEPROBE__PROBE_N(4, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_5(pname, ...) EDGEPROBE__PROBE_N(5, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_6(pname, ...) EDGEPROBE__PROBE_N(6, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_7(pname, ...) EDGEPROBE__PROBE_N(7, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_8(pname, ...) EDGEPROBE__PROBE_N(8, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_9(pname, ...) EDGEPROBE__PROBE_N(9, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_10(pname, ...) EDGEPROBE__PROBE_N(10, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_11(pname, ...) EDGEPROBE__PROBE_N(11, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_12(pname, ...) EDGEPROBE__PROBE_N(12, pname, __VA_ARGS__)
+
+/* ---- 10.2 the trampoline (x86-64; one per object, COMDAT) -------------------
+ * Entered from a stub with %rsp = site %rsp - 128 - 8. Frame it builds:
+ *     regs[16] (by x86 register number: rax rcx rdx rbx rsp rbp rsi rdi
+ *     r8..r15; the rsp slot holds the site's %rsp), return address
+ * rflags are not kept: gcc and clang treat every x86 asm statement as
+ * clobbering the flags, so no compiled code relies on them across a site,
+ * and popfq alone cost a third of the enabled path here. DF is clear, as
+ * the ABI requires at every call and asm boundary. xmm0-15 are saved
+ * because the handler is ordinary C that may use them; they go in a
+ * 16-byte-aligned area below the frame. %rbx (callee-saved) keeps the
+ * frame across the C call. */
+#define EDGEPROBE__XMM_LOAD(n) "movdqa " #n "*16(%rsp), %xmm" #n "\n"
+#define EDGEPROBE__XMM_ALL(m)                                                  \
+    m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7) m(8) m(9) m(10) m(11) m(12) m(13) m(14) m(15)
+#define EDGEPROBE__XMM_SAVE(n) "movdqa %xmm" #n ", " #n "*16(%rsp)\n"
+/* Site %rsp, seen from the pushed registers: 16 regs + return + red zone */
+#define EDGEPROBE__ARGS_FRAME (136 + EDGEPROBE__RED_ZONE)
+__asm__(".pushsection .text.edgeprobe__args_tramp,\"axG\",@progbits,edgeprobe__args_tramp,comdat\n"
+        ".weak edgeprobe__args_tramp\n"
+        ".hidden edgeprobe__args_tramp\n"
+        ".type edgeprobe__args_tramp, @function\n"
+        "edgeprobe__args_tramp:\n"
+        "push %r15\npush %r14\npush %r13\npush %r12\npush %r11\npush %r10\npush %r9\npush %r8\n"
+        "push %rdi\npush %rsi\npush %rbp\n"
+        "lea -8(%rsp), %rsp\n"
+        "push %rbx\npush %rdx\npush %rcx\npush %rax\n"
+        "lea " EDGEPROBE__STR(EDGEPROBE__ARGS_FRAME) "(%rsp), %rax\n"
+        "mov %rax, 32(%rsp)\n"
+        "mov %rsp, %rbx\n"
+        "and $-16, %rsp\n"
+        "sub $256, %rsp\n"
+        EDGEPROBE__XMM_ALL(EDGEPROBE__XMM_SAVE)
+        "mov %rbx, %rdi\n"
+        "mov 128(%rbx), %rsi\n"
+        "call edgeprobe__args_hit\n"
+        EDGEPROBE__XMM_ALL(EDGEPROBE__XMM_LOAD)
+        "mov %rbx, %rsp\n"
+        "pop %rax\npop %rcx\npop %rdx\npop %rbx\n"
+        "lea 8(%rsp), %rsp\n"
+        "pop %rbp\npop %rsi\npop %rdi\n"
+        "pop %r8\npop %r9\npop %r10\npop %r11\npop %r12\npop %r13\npop %r14\npop %r15\n"
+        "ret\n"
+        ".size edgeprobe__args_tramp, . - edgeprobe__args_tramp\n"
+        ".popsection\n");
+
+/* ---- 10.3 argument locations ------------------------------------------------
+ * The argsite the marker emitted (16-byte header, nargs locations, spec):
+ *     .long point - ., nargs, status, 0     status: 0 new, 1 parsed, <0 error
+ *     .fill 2 * nargs, 8, 0                 edgeprobe__argloc, filled at
+ *     .asciz "spec"                         registration from the spec */
+enum { EDGEPROBE__LOC_CONST = 1, EDGEPROBE__LOC_REG, EDGEPROBE__LOC_REG_HIGH8, EDGEPROBE__LOC_MEM };
+#define EDGEPROBE__NOREG 0xff
+#define EDGEPROBE__REG_SP 4
+typedef struct edgeprobe__argloc {
+    signed char size;            /* bytes; negative: signed                 */
+    unsigned char kind, base, index, scale, pad[3];
+    int64_t value;               /* the constant, or the displacement      */
+} edgeprobe__argloc;
+typedef struct edgeprobe__argsite {
+    int32_t point;
+    uint32_t nargs;
+    int32_t status;
+    uint32_t pad;
+} edgeprobe__argsite;
+/* Distance from the return address of the stub's call back to its data. */
+#define EDGEPROBE__STUB_DATA_BACK 14 /* .long (4) + lea (5) + call (5) */
+
+EDGEPROBE__INLINE edgeprobe__argloc *edgeprobe__argsite_locs(edgeprobe__argsite *as) {
+    return (edgeprobe__argloc *)(void *)(as + 1);
+}
+EDGEPROBE__INLINE const char *edgeprobe__argsite_spec(edgeprobe__argsite *as) {
+    return (const char *)(edgeprobe__argsite_locs(as) + as->nargs);
+}
+
+/* Register name (after '%') -> number 0..15 and width; *high for ah..bh. */
+EDGEPROBE__FN int edgeprobe__reg_number(const char **s, int *high);
+EDGEPROBE__FN int edgeprobe__reg_number(const char **s, int *high) {
+    static const char names[] = /* 8 legacy registers in x86 order, per width */
+        "rax rcx rdx rbx rsp rbp rsi rdi "
+        "eax ecx edx ebx esp ebp esi edi "
+        "ax  cx  dx  bx  sp  bp  si  di  "
+        "al  cl  dl  bl  spl bpl sil dil "
+        "ah  ch  dh  bh  ";
+    const char *p = *s;
+    size_t n = 0;
+    int i;
+    while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9')) n++;
+    *high = 0;
+    if (n >= 2 && n <= 4 && p[0] == 'r' && p[1] >= '0' && p[1] <= '9') { /* r8..r15 [dwb] */
+        int num = p[1] - '0', len = 2;
+        if (n >= 3 && p[2] >= '0' && p[2] <= '9') num = num * 10 + (p[2] - '0'), len = 3;
+        if (num < 8 || num > 15 || (n > (size_t)len + 1) ||
+            (n == (size_t)len + 1 && p[len] != 'd' && p[len] != 'w' && p[len] != 'b'))
+            return -1;
+        *s = p + n;
+        return num;
+    }
+    for (i = 0; i < 36; i++) {
+        const char *q = names + 4 * i;
+        size_t k = 0;
+        while (k < 3 && q[k] != ' ') k++;
+        if (k == n && __builtin_memcmp(q, p, n) == 0) {
+            *s = p + n;
+            *high = i >= 32;
+            return i % 8;
+        }
+    }
+    return -1;
+}
+/* A decimal or 0x-hex integer, optionally negative. */
+EDGEPROBE__FN int edgeprobe__parse_int(const char **s, int64_t *out);
+EDGEPROBE__FN int edgeprobe__parse_int(const char **s, int64_t *out) {
+    const char *p = *s;
+    int neg = *p == '-', base = 10, digits = 0;
+    uint64_t v = 0;
+    if (neg) p++;
+    if (p[0] == '0' && p[1] == 'x') base = 16, p += 2;
+    for (;; p++, digits++) {
+        int d = *p >= '0' && *p <= '9' ? *p - '0'
+              : base == 16 && *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+        if (d < 0) break;
+        v = v * (uint64_t)base + (uint64_t)d;
+    }
+    if (!digits) return -1;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    *s = p;
+    return 0;
+}
+/* One operand: %reg, $imm, or [disp](%base[,%index[,scale]]). */
+EDGEPROBE__FN int edgeprobe__parse_operand(const char **s, edgeprobe__argloc *loc);
+EDGEPROBE__FN int edgeprobe__parse_operand(const char **s, edgeprobe__argloc *loc) {
+    const char *p = *s;
+    int high, reg;
+    loc->base = loc->index = EDGEPROBE__NOREG;
+    loc->scale = 1;
+    loc->value = 0;
+    if (*p == '$') {
+        p++;
+        loc->kind = EDGEPROBE__LOC_CONST;
+        if (edgeprobe__parse_int(&p, &loc->value)) return -1;
+    } else if (*p == '%') {
+        p++;
+        if ((reg = edgeprobe__reg_number(&p, &high)) < 0) return -1;
+        loc->kind = (unsigned char)(high ? EDGEPROBE__LOC_REG_HIGH8 : EDGEPROBE__LOC_REG);
+        loc->base = (unsigned char)reg;
+    } else {
+        loc->kind = EDGEPROBE__LOC_MEM;
+        if (*p != '(' && edgeprobe__parse_int(&p, &loc->value)) return -1; /* a symbol: refused */
+        if (*p++ != '(') return -1;
+        if (*p == '%') {
+            p++;
+            if ((reg = edgeprobe__reg_number(&p, &high)) < 0 || high) return -1;
+            loc->base = (unsigned char)reg;
+        }
+        if (*p == ',') {
+            int64_t scale = 1;
+            p++;
+            if (*p++ != '%' || (reg = edgeprobe__reg_number(&p, &high)) < 0 || high) return -1;
+            loc->index = (unsigned char)reg;
+            if (*p == ',') {
+                p++;
+                if (edgeprobe__parse_int(&p, &scale) || (scale != 1 && scale != 2 && scale != 4 && scale != 8))
+                    return -1;
+            }
+            loc->scale = (unsigned char)scale;
+        }
+        if (*p++ != ')') return -1;
+    }
+    *s = p;
+    return 0;
+}
+/* Parse "size@operand size@operand ..." into the argsite's locations. */
+EDGEPROBE__FN int edgeprobe__argsite_parse(edgeprobe__argsite *as);
+EDGEPROBE__FN int edgeprobe__argsite_parse(edgeprobe__argsite *as) {
+    const char *p = edgeprobe__argsite_spec(as);
+    edgeprobe__argloc *loc = edgeprobe__argsite_locs(as);
+    unsigned i;
+    if (as->nargs > EDGEPROBE_ARGS_MAX) return EDGEPROBE_EINVAL;
+    for (i = 0; i < as->nargs; i++) {
+        int64_t size;
+        while (*p == ' ') p++;
+        if (edgeprobe__parse_int(&p, &size) || *p++ != '@' ||
+            !(size == 1 || size == 2 || size == 4 || size == 8 || size == -1 || size == -2 || size == -4 ||
+              size == -8) ||
+            edgeprobe__parse_operand(&p, &loc[i]))
+            return EDGEPROBE_EINVAL;
+        loc[i].size = (signed char)size;
+    }
+    while (*p == ' ') p++;
+    return *p ? EDGEPROBE_EINVAL : 0;
+}
+/* Registration hook (8.8): parse a PROBE site's spec once. Lock held. */
+EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__record *rec) {
+    const unsigned char *stub = (const unsigned char *)edgeprobe__rel(&rec->target);
+    edgeprobe__argsite *as = (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(stub - 4));
+    if (as->status == 0) as->status = edgeprobe__argsite_parse(as) ? EDGEPROBE_EINVAL : 1;
+    if (as->status < 0) {
+        char buf[256];
+        edgeprobe__text t = {buf, sizeof buf, 0};
+        edgeprobe__puts(&t, "EDGEPROBE_PROBE: cannot read argument spec \"");
+        edgeprobe__puts(&t, edgeprobe__argsite_spec(as));
+        edgeprobe__puts(&t, "\"; site left out");
+        edgeprobe__log(r, buf);
+        return EDGEPROBE_EINVAL;
+    }
+    return 0;
+}
+
+/* One argument's value from the saved registers and the stack. */
+EDGEPROBE__INLINE uint64_t edgeprobe__arg_read(const edgeprobe__argloc *loc, const uint64_t *regs) {
+    unsigned bytes = (unsigned)(loc->size < 0 ? -loc->size : loc->size), shift = 64 - 8 * bytes;
+    uint64_t v = 0;
+    switch (loc->kind) {
+    case EDGEPROBE__LOC_CONST: v = (uint64_t)loc->value; break;
+    case EDGEPROBE__LOC_REG: v = regs[loc->base]; break;
+    case EDGEPROBE__LOC_REG_HIGH8: v = regs[loc->base] >> 8; break;
+    default: {
+        uintptr_t a = (uintptr_t)loc->value;
+        if (loc->base != EDGEPROBE__NOREG) a += regs[loc->base];
+        if (loc->index != EDGEPROBE__NOREG) a += regs[loc->index] * loc->scale;
+        __builtin_memcpy(&v, (const void *)a, bytes);
+    }
+    }
+    if (bytes == 8) return v;
+    v <<= shift; /* keep the low `bytes`, then extend by the type's sign */
+    return loc->size < 0 ? (uint64_t)((int64_t)v >> shift) : v >> shift;
+}
+/* Called by the trampoline. `ret` is the stub's return address. */
+EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *regs, const unsigned char *ret);
+EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *regs, const unsigned char *ret) {
+    edgeprobe__argsite *as = (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(ret - EDGEPROBE__STUB_DATA_BACK));
+    edgeprobe__point *pt = (edgeprobe__point *)edgeprobe__rel(&as->point);
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
+    struct edgeprobe__binding_full *b;
+    edgeprobe__ticket t;
+    if (!r) return;
+    t = edgeprobe__reader_enter(r);
+    b = (struct edgeprobe__binding_full *)__atomic_load_n(&pt->binding, __ATOMIC_ACQUIRE);
+    if (b) {
+        uint64_t args[EDGEPROBE_ARGS_MAX];
+        const edgeprobe__argloc *loc = edgeprobe__argsite_locs(as);
+        int i, n = (int)as->nargs;
+        for (i = 0; i < n; i++) args[i] = edgeprobe__arg_read(&loc[i], regs);
+        ((edgeprobe_args_fn)(void (*)(void))b->b.fn)(&b->info, b->b.user, args, n);
+    }
+    edgeprobe__reader_leave(t);
+}
+EDGEPROBE__FN int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user) {
+    if (!fn) return EDGEPROBE_EINVAL;
+    return edgeprobe__attach_matching(pattern, EDGEPROBE_KIND_PROBE, (edgeprobe_handler_fn)(void (*)(void))fn, user);
+}
 
 #ifdef __cplusplus
 }

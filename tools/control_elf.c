@@ -123,7 +123,7 @@ static int read_str(const image *im, uint64_t vaddr, char *buf, size_t cap) {
 
 static const char *kind_name(unsigned kind) {
     /* enum edgeprobe_kind (include/edgeprobe.h section 4) */
-    static const char *const names[] = {"?", "trace", "branch", "branch_on", "handler", "entry", "exit", "function"};
+    static const char *const names[] = {"?", "trace", "branch", "branch_on", "handler", "entry", "exit", "function", "probe"};
     return kind < sizeof names / sizeof names[0] ? names[kind] : "other";
 }
 

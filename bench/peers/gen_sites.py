@@ -18,6 +18,9 @@ KIND (the probe):
   ep_trace   EDGEPROBE_TRACE(name, "fmt", x)
   ep_branch  if (EDGEPROBE_BRANCH(name)) peers_hit(...)
   ep_handler EDGEPROBE_HANDLER(name, x)
+  ep_probe   EDGEPROBE_PROBE(name, x): no enabled path in the function
+  lttng      lttng_ust_tracepoint(ep_bench, hit, x) (bench/markers/lttng_tp.h):
+             every site tests its event's state, one event for all sites
   flag_cold, ep_branch_cold
              as flag / ep_branch, but the enabled path calls a function
              declared __attribute__((cold)), so gcc moves that path to
@@ -30,7 +33,7 @@ KIND (the probe):
 import sys
 
 KINDS = ("none", "flag", "usdt", "usdt_sem", "ep_trace", "ep_branch",
-         "ep_handler", "blog", "xray", "flag_cold", "ep_branch_cold")
+         "ep_handler", "blog", "xray", "flag_cold", "ep_branch_cold", "ep_probe", "lttng")
 
 
 def header(kind, prefix):
@@ -41,6 +44,8 @@ def header(kind, prefix):
         out.append("#include <sys/sdt.h>")
     if kind.startswith("ep_"):
         out.append('#include "edgeprobe.h"')
+    if kind == "lttng":
+        out.append('#include "lttng_tp.h"')
     out.append("extern void peers_hit(const void *tp, int x);")
     out.append("extern void peers_hit_cold(const void *tp, int x) __attribute__((cold));")
     if kind in ("flag", "flag_cold"):
@@ -80,6 +85,10 @@ def probe(kind, prefix, i):
             name, "peers_hit_cold" if kind == "ep_branch_cold" else "peers_hit")
     if kind == "ep_handler":
         return "EDGEPROBE_HANDLER(%s, x);" % name
+    if kind == "ep_probe":
+        return "EDGEPROBE_PROBE(%s, x);" % name
+    if kind == "lttng":
+        return "lttng_ust_tracepoint(ep_bench, hit, x);"
     if kind == "blog":
         return 'PEERS_BLOG_TRACE("peers_blog_%s", x);' % prefix
     raise SystemExit("unknown kind " + kind)

@@ -1,0 +1,102 @@
+/* invoke.c (markers) - enabled cost per hit, against a direct call with the
+ * same arguments, in one process, interleaved sample by sample:
+ *   none          the loop alone
+ *   direct_args   a direct call of an empty function taking (i, i*3)
+ *   ep_probe      EDGEPROBE_PROBE(inv_probe, i, i*3) with an empty args handler
+ *   direct_handler a direct call of an empty edgeprobe_handler_fn (0, 0, i)
+ *   ep_handler    EDGEPROBE_HANDLER(inv_handler, i) with that empty handler
+ *   ep_handler_inline  the same, compiled with EDGEPROBE_HANDLER_INLINE=1
+ *                 (invoke_inline.c)
+ *   lttng_ust     lttng_ust_tracepoint(ep_bench, hit, i): its cost with the
+ *                 session the driver set up (enabled) or none (disabled)
+ * Phase "off": no handler attached; phase "on": both attached. One sample
+ * times a block of BLOCK iterations; ticks per iteration. */
+#include "../peers/peers.h"
+#include "edgeprobe.h"
+#include "lttng_tp.h"
+
+#define BLOCK 256
+__attribute__((noipa)) void empty_args(uintptr_t a, uintptr_t b) { (void)a, (void)b; }
+__attribute__((noipa)) void empty_handler(const edgeprobe_info *p, void *u, uintptr_t v) { (void)p, (void)u, (void)v; }
+__attribute__((noipa)) void empty_args_handler(const edgeprobe_info *p, void *u, const uint64_t *a, int n) {
+    (void)p, (void)u, (void)a, (void)n;
+}
+static __attribute__((noinline)) void loop_none(void) {
+    uintptr_t i;
+    for (i = 0; i < BLOCK; i++) __asm__ volatile("" ::"r"(i));
+}
+static __attribute__((noinline)) void loop_direct_args(void) {
+    uintptr_t i;
+    for (i = 0; i < BLOCK; i++) empty_args(i, i * 3);
+}
+static __attribute__((noinline)) void loop_probe(void) {
+    uintptr_t i;
+    for (i = 0; i < BLOCK; i++) EDGEPROBE_PROBE(inv_probe, i, i * 3);
+}
+static __attribute__((noinline)) void loop_direct_handler(void) {
+    uintptr_t i;
+    for (i = 0; i < BLOCK; i++) empty_handler(0, 0, i);
+}
+static __attribute__((noinline)) void loop_handler(void) {
+    uintptr_t i;
+    for (i = 0; i < BLOCK; i++) EDGEPROBE_HANDLER(inv_handler, i);
+}
+void loop_handler_inline(void); /* invoke_inline.c */
+static __attribute__((noinline)) void loop_lttng(void) {
+    int i;
+    for (i = 0; i < BLOCK; i++) lttng_ust_tracepoint(ep_bench, hit, i);
+}
+#define LOOPS(X)                                                               \
+    X(loop_none, "none")                                                       \
+    X(loop_direct_args, "direct_args")                                         \
+    X(loop_probe, "ep_probe")                                                  \
+    X(loop_direct_handler, "direct_handler")                                   \
+    X(loop_handler, "ep_handler")                                              \
+    X(loop_handler_inline, "ep_handler_inline")                                \
+    X(loop_lttng, "lttng_ust")
+static void (*const loops[])(void) = {
+#define FN(f, n) f,
+    LOOPS(FN)};
+static const char *const names[] = {
+#define NM(f, n) n,
+    LOOPS(NM)};
+#define NL ((int)(sizeof loops / sizeof loops[0]))
+
+static void phase(const char *label, size_t reps) {
+    double *s[NL];
+    size_t r;
+    int v, i;
+    char bench[64];
+    for (v = 0; v < NL; v++) s[v] = peers_xcalloc(reps, sizeof(double));
+    for (r = 0; r < 200; r++)
+        for (v = 0; v < NL; v++) loops[v]();
+    for (r = 0; r < reps; r++)
+        for (i = 0; i < NL; i++) {
+            uint64_t t0, t1;
+            v = (int)((i + r) % NL);
+            t0 = peers_tsc();
+            loops[v]();
+            t1 = peers_tsc();
+            s[v][r] = (double)(t1 - t0) / BLOCK;
+        }
+    snprintf(bench, sizeof bench, "markers_invoke_%s", label);
+    for (v = 0; v < NL; v++) {
+        peers_stats st = peers_summarize(s[v], reps);
+        peers_emit(bench, names[v], &st, "");
+        free(s[v]);
+    }
+}
+int main(void) {
+    size_t reps = (size_t)peers_env_long("MARKERS_INVOKE_REPS", 20000);
+    const char *lt = getenv("MARKERS_LTTNG_LABEL");
+    peers_pin((int)peers_env_long("PEERS_CPU", 1));
+    phase("off", reps);
+    if (edgeprobe_attach_args("inv_probe", empty_args_handler, NULL) != 1 ||
+        edgeprobe_attach("inv_handler", empty_handler, NULL) != 1 ||
+        edgeprobe_attach("inv_handler_inline", empty_handler, NULL) != 1) {
+        fprintf(stderr, "invoke: attach failed\n");
+        return 1;
+    }
+    phase(lt && *lt ? lt : "on", reps);
+    return 0;
+}
