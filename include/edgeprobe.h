@@ -1965,7 +1965,7 @@ EDGEPROBE__FN int edgeprobe__point_add(edgeprobe__root *r, edgeprobe__point *pt)
     return 0;
 }
 
-EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__record *rec); /* 9.3 */
+EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__record *rec); /* 10.3 */
 /* Register one table record: point, probe, site; then give the new site the
  * probe's current state. Lock held. */
 EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__record *rec);
@@ -2913,12 +2913,19 @@ __attribute__((weak, visibility("hidden"), tls_model("initial-exec")))
 __thread edgeprobe__reader *edgeprobe__my_reader;
 /* Register for membarrier's private expedited command at root creation.
  * Returns 1 when readers must fence themselves. */
+long edgeprobe__libc_syscall(long, ...) __asm__("syscall");
+#if defined(__x86_64__)
+#define EDGEPROBE__NR_MEMBARRIER 324L
+#else
+#define EDGEPROBE__NR_MEMBARRIER 283L /* aarch64 (the generic syscall table) */
+#endif
+/* 0, or non-zero when membarrier refuses (libc's syscall(): -1, errno). */
+#define EDGEPROBE__MEMBARRIER(cmd) edgeprobe__libc_syscall(EDGEPROBE__NR_MEMBARRIER, (long)(cmd), 0L, 0L)
 EDGEPROBE__FN int edgeprobe__readers_need_fence(void) {
     const char *s = EDGEPROBE__GETENV("EDGEPROBE_MEMBARRIER");
     if (s && *s == '0') return 1;
-    return edgeprobe__syscall3(EDGEPROBE__SYS_MEMBARRIER, EDGEPROBE__MB_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0;
+    return EDGEPROBE__MEMBARRIER(EDGEPROBE__MB_REGISTER_PRIVATE_EXPEDITED) != 0;
 }
-#define EDGEPROBE__MEMBARRIER(cmd) edgeprobe__syscall3(EDGEPROBE__SYS_MEMBARRIER, cmd, 0, 0)
 /* This thread's record; slow path on its first handler call. */
 EDGEPROBE__FN edgeprobe__reader *edgeprobe__reader_new(edgeprobe__root *r);
 EDGEPROBE__FN edgeprobe__reader *edgeprobe__reader_new(edgeprobe__root *r) {
@@ -5319,6 +5326,7 @@ void edgeprobe__control_autostart(void) {
     }
 }
 #endif /* !EDGEPROBE_FREESTANDING: section 9 */
+#if defined(__x86_64__) /* section 10 is x86-64 only: its stubs and trampoline */
 
 /* ======================================================================
  * 10. ARGUMENT PROBES: EDGEPROBE_PROBE(name, args...)
@@ -5781,6 +5789,17 @@ EDGEPROBE__FN int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn f
     return edgeprobe__attach_matching(pattern, EDGEPROBE_KIND_PROBE, (edgeprobe_handler_fn)(void (*)(void))fn, user);
 }
 
+#else /* aarch64: argument probes are not there */
+typedef void (*edgeprobe_args_fn)(const edgeprobe_info *probe, void *user, const uint64_t *args, int nargs);
+__attribute__((error("edgeprobe: EDGEPROBE_PROBE and edgeprobe_attach_args are x86-64 only")))
+int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user);
+__attribute__((error("edgeprobe: EDGEPROBE_PROBE is x86-64 only"))) void edgeprobe__probe_x86_64_only(void);
+#define EDGEPROBE_PROBE(...) edgeprobe__probe_x86_64_only()
+EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__record *rec) {
+    (void)r, (void)rec;
+    return EDGEPROBE_ENOTSUP;
+}
+#endif /* section 10 */
 #ifdef __cplusplus
 }
 #endif
