@@ -1099,6 +1099,8 @@ int edgeprobe__libc_dladdr(const void *, edgeprobe__dl_info *) __asm__("dladdr")
 void *edgeprobe__libc_dlopen(const char *, int) __asm__("dlopen");
 long edgeprobe__libc_readlink(const char *, char *, size_t) __asm__("readlink");
 int edgeprobe__libc_open(const char *, int, ...) __asm__("open");
+int edgeprobe__libc_getpid(void) __asm__("getpid");
+int edgeprobe__libc_pthread_atfork(void (*)(void), void (*)(void), void (*)(void)) __asm__("pthread_atfork");
 long edgeprobe__libc_read(int, void *, size_t) __asm__("read");
 int edgeprobe__libc_close(int) __asm__("close");
 
@@ -2023,6 +2025,7 @@ EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe_
 
 /* Section 8.15: function probes need these from the layers below. */
 EDGEPROBE__FN void edgeprobe__fconvert_own(edgeprobe__root *r);
+EDGEPROBE__FN void edgeprobe__reader_forked(void); /* 8.13 */
 
 /* Constructor and destructor of every object: register its site table with
  * the root, and drop it before the object's code goes away (dlclose). They
@@ -2049,6 +2052,9 @@ void edgeprobe__object_init(void) {
                                      edgeprobe__site_len(rec->flags));
         }
         edgeprobe__fconvert_own(r);
+#ifndef EDGEPROBE_FREESTANDING
+        edgeprobe__libc_pthread_atfork(0, 0, edgeprobe__reader_forked); /* this object's records */
+#endif
         __atomic_store_n(&edgeprobe__this_object.registered, 1, __ATOMIC_RELEASE);
     }
     edgeprobe__unlock(&r->lock);
@@ -2903,7 +2909,8 @@ typedef struct edgeprobe__reader {
     unsigned long depth;         /* handler calls in progress; owner writes */
     unsigned long gen;           /* outermost calls completed; owner writes */
     struct edgeprobe__reader *next; /* the root's list: push-only          */
-    char pad[40];                /* one cache line per thread              */
+    int tid;                     /* the owner (0: unknown); see wait_readers */
+    char pad[36];                /* one cache line per thread              */
 } edgeprobe__reader;
 #define EDGEPROBE__MB_PRIVATE_EXPEDITED (1 << 3)
 #define EDGEPROBE__MB_REGISTER_PRIVATE_EXPEDITED (1 << 4)
@@ -2921,6 +2928,25 @@ long edgeprobe__libc_syscall(long, ...) __asm__("syscall");
 #endif
 /* 0, or non-zero when membarrier refuses (libc's syscall(): -1, errno). */
 #define EDGEPROBE__MEMBARRIER(cmd) edgeprobe__libc_syscall(EDGEPROBE__NR_MEMBARRIER, (long)(cmd), 0L, 0L)
+#if defined(__x86_64__)
+#define EDGEPROBE__NR_GETTID 186L
+#define EDGEPROBE__NR_TGKILL 234L
+#else
+#define EDGEPROBE__NR_GETTID 178L
+#define EDGEPROBE__NR_TGKILL 131L
+#endif
+#define EDGEPROBE__GETTID() ((int)edgeprobe__libc_syscall(EDGEPROBE__NR_GETTID))
+/* Is the owner of a reader record gone from this process? The threads of a
+ * parent that forked do not exist in the child, but their records (one
+ * maybe inside a handler at the fork) do: sync must not wait for those. */
+EDGEPROBE__INLINE int edgeprobe__reader_gone(const edgeprobe__reader *rd) {
+    return rd->tid && edgeprobe__libc_syscall(EDGEPROBE__NR_TGKILL, (long)edgeprobe__libc_getpid(), (long)rd->tid, 0L) != 0;
+}
+/* In a child made by fork: this thread's record now belongs to a new tid. */
+EDGEPROBE__FN void edgeprobe__reader_forked(void);
+EDGEPROBE__FN void edgeprobe__reader_forked(void) {
+    if (edgeprobe__my_reader) edgeprobe__my_reader->tid = EDGEPROBE__GETTID();
+}
 EDGEPROBE__FN int edgeprobe__readers_need_fence(void) {
     const char *s = EDGEPROBE__GETENV("EDGEPROBE_MEMBARRIER");
     if (s && *s == '0') return 1;
@@ -2931,6 +2957,7 @@ EDGEPROBE__FN edgeprobe__reader *edgeprobe__reader_new(edgeprobe__root *r);
 EDGEPROBE__FN edgeprobe__reader *edgeprobe__reader_new(edgeprobe__root *r) {
     edgeprobe__reader *rd = (edgeprobe__reader *)EDGEPROBE_OS_ALLOC(sizeof *rd), *head;
     if (!rd) return 0;
+    rd->tid = EDGEPROBE__GETTID();
     head = __atomic_load_n(&r->readers, __ATOMIC_RELAXED);
     do rd->next = head;
     while (!__atomic_compare_exchange_n(&r->readers, &head, rd, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
@@ -2946,6 +2973,7 @@ EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__reader_self(edgeprobe__root *r) 
 EDGEPROBE__FN int edgeprobe__readers_need_fence(void) { return 1; }
 #define EDGEPROBE__MEMBARRIER(cmd) ((void)(cmd), -1L)
 #define edgeprobe__reader_self(r) ((void)(r), (edgeprobe__reader *)0)
+#define edgeprobe__reader_gone(rd) ((void)(rd), 0)
 #define edgeprobe__reader_tls() ((edgeprobe__reader *)0)
 #endif
 
@@ -3117,9 +3145,14 @@ EDGEPROBE__FN void edgeprobe__wait_readers(edgeprobe__root *r) {
     for (rd = __atomic_load_n(&r->readers, __ATOMIC_ACQUIRE); rd; rd = rd->next) {
         unsigned long gen = __atomic_load_n(&rd->gen, __ATOMIC_ACQUIRE);
         int spins = 0;
-        while (__atomic_load_n(&rd->depth, __ATOMIC_ACQUIRE) && __atomic_load_n(&rd->gen, __ATOMIC_ACQUIRE) == gen)
-            if (++spins % 64 == 0) EDGEPROBE_OS_YIELD();
-            else edgeprobe__pause();
+        while (__atomic_load_n(&rd->depth, __ATOMIC_ACQUIRE) && __atomic_load_n(&rd->gen, __ATOMIC_ACQUIRE) == gen) {
+            if (++spins % 64) {
+                edgeprobe__pause();
+                continue;
+            }
+            if (edgeprobe__reader_gone(rd)) break; /* a parent's thread, in a forked child */
+            EDGEPROBE_OS_YIELD();
+        }
     }
 }
 /* Waits with the registry unlocked, so handlers may toggle probes meanwhile;
@@ -4664,10 +4697,8 @@ long edgeprobe__libc_send(int, const void *, size_t, int) __asm__("send");
 int edgeprobe__libc_poll(edgeprobe__pollfd *, unsigned long, int) __asm__("poll");
 int edgeprobe__libc_unlink(const char *) __asm__("unlink");
 int edgeprobe__libc_mkdir(const char *, unsigned) __asm__("mkdir");
-int edgeprobe__libc_getpid(void) __asm__("getpid");
 unsigned edgeprobe__libc_geteuid(void) __asm__("geteuid");
 int edgeprobe__libc_atexit(void (*)(void)) __asm__("atexit");
-int edgeprobe__libc_pthread_atfork(void (*)(void), void (*)(void), void (*)(void)) __asm__("pthread_atfork");
 int edgeprobe__libc_pthread_create(unsigned long *, const void *, void *(*)(void *), void *) __asm__("pthread_create");
 int edgeprobe__libc_pthread_detach(unsigned long) __asm__("pthread_detach");
 int edgeprobe__libc_pthread_sigmask(int, const void *, void *) __asm__("pthread_sigmask");

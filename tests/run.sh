@@ -61,6 +61,9 @@ done
 case_ core-nop8-gcc unit core-nop8-gcc gcc "-O2 -DEDGEPROBE_SITE_BYTES=8" tests/t_core.c
 case_ core-nop8-clang unit core-nop8-clang clang "-O0 -DEDGEPROBE_SITE_BYTES=8" tests/t_core.c
 case_ core-strict-wx unit core-strict-wx gcc "-O2 -DEDGEPROBE_WX_STRICT=1" tests/t_core.c
+# handler sync in a child forked while a parent thread was inside a handler
+case_ fork-sync-gcc unit fork-sync-gcc gcc "-O2" tests/t_fork_sync.c
+case_ fork-sync-clang unit fork-sync-clang clang "-O0" tests/t_fork_sync.c
 
 # ---- start-up enabling ----------------------------------------------------
 env_build() { gcc -O2 $WARN $INC tests/t_env.c -o "$B/t_env"; }
