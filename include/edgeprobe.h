@@ -71,6 +71,10 @@
  *   strict W^X (any toggle)       slow: two mprotect calls
  *   edgeprobe_control_start       slow: a socket and a thread (section 9)
  *   edgeprobe_call_activate/...   lock + one compare-and-swap, never waits
+ *   enabled function probe        entry: call stub + register save + handler
+ *                                 call, ~11 ticks over the plain call; with
+ *                                 exit ~45 (section 6b, bench/RESULTS.md)
+ *   edgeprobe_func_on/off(id)     lock + loader lock + one compare-and-swap
  *
  * Not async-signal-safe: do not toggle probes from a signal handler (a lock
  * is taken). Executing probes from signal handlers is fine.
@@ -4132,7 +4136,13 @@ EDGEPROBE__FN int edgeprobe__fsite_set(edgeprobe__root *r, edgeprobe__fpoint *fp
             rc = edgeprobe__write_code(r, site, on ? nop5 : call, on ? call : nop5, 5);
             break;
         }
-        /* a straddler: the word patch once, the call patch from then on */
+        /* a straddler: the word patch once, the call patch from then on;
+         * patch_begin checks only that one 5-byte instruction is there.
+         * (Only reached to switch on: a NOP5 straddler is never on.) */
+        if (__builtin_memcmp(site, nop5, 5) != 0) {
+            edgeprobe__log_bytes(r, "refusing to patch unexpected bytes", site, nop5, 5);
+            return EDGEPROBE_EBYTES;
+        }
         if ((rc = edgeprobe__patch_begin(r, site, call, 5)) < 0) return rc;
         while (rc == 0) {
             edgeprobe__flight *f = edgeprobe__flight_find(r, (uintptr_t)site);
@@ -4250,7 +4260,7 @@ EDGEPROBE__FN edgeprobe__fobject *edgeprobe__fobject_scan(edgeprobe__root *r, co
     const char *path = s->name;
     edgeprobe__elf e;
     edgeprobe__fobject *o;
-    uintptr_t *addr = 0;
+    uintptr_t *addr = 0, *name_of = 0; /* entries; their names' strtab offset + 1 */
     size_t i, n = 0, count, names = 0, plen;
     if (!*path) { /* the main program */
         long k = edgeprobe__libc_readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -4261,7 +4271,8 @@ EDGEPROBE__FN edgeprobe__fobject *edgeprobe__fobject_scan(edgeprobe__root *r, co
     if (edgeprobe__elf_read(path, &e) == 0) {
         const uintptr_t *table = (const uintptr_t *)(s->base + e.entries_addr);
         count = e.entries_size / 8;
-        if ((addr = (uintptr_t *)EDGEPROBE_OS_ALLOC(count * sizeof *addr + 1)) != 0) {
+        if ((addr = (uintptr_t *)EDGEPROBE_OS_ALLOC(2 * count * sizeof *addr + 1)) != 0) {
+            name_of = addr + count;
             for (i = 0; i < count; i++) /* drop entries of discarded functions */
                 if (table[i] >= s->text_lo && table[i] + 5 <= s->text_hi) addr[n++] = table[i];
             edgeprobe__libc_qsort(addr, n, sizeof *addr, edgeprobe__addr_cmp);
@@ -4269,8 +4280,9 @@ EDGEPROBE__FN edgeprobe__fobject *edgeprobe__fobject_scan(edgeprobe__root *r, co
                 if (!i || addr[i] != addr[i - 1]) addr[count++] = addr[i];
             n = count;
         }
-        for (i = 0; i < n; i++) {
+        for (i = 0; i < n; i++) { /* one symbol lookup per entry */
             const edgeprobe__sym *sym = edgeprobe__elf_symbol_at(&e, addr[i] - s->base);
+            name_of[i] = sym ? (uintptr_t)sym->name + 1 : 0;
             names += sym ? edgeprobe__strnlen(e.strtab + sym->name, 4096) + 1 : 20;
         }
     }
@@ -4292,10 +4304,9 @@ EDGEPROBE__FN edgeprobe__fobject *edgeprobe__fobject_scan(edgeprobe__root *r, co
         o->loaded = 1;
         for (i = 0; i < n; i++) {
             edgeprobe__fpoint *fp = &o->fn[i];
-            const edgeprobe__sym *sym = edgeprobe__elf_symbol_at(&e, addr[i] - s->base);
             fp->pt.name = t.buf + t.len;
-            if (sym) {
-                edgeprobe__puts(&t, e.strtab + sym->name);
+            if (name_of[i]) {
+                edgeprobe__puts(&t, e.strtab + name_of[i] - 1);
                 t.len++;
             } else {
                 edgeprobe__fname_hex(&t, addr[i] - s->base);
@@ -4439,9 +4450,14 @@ EDGEPROBE__FN int edgeprobe__fop_one(edgeprobe__root *r, edgeprobe__fpoint *fp, 
         *b = *op->bind;
         edgeprobe__fill_info(&fp->pt, &b->info);
         b->info.enabled = 1;
+        /* switch first: a failure changes nothing. Until the new binding is
+         * published the site runs the old one, or none (entry skipped). */
+        if ((rc = edgeprobe__fsite_set(r, fp, 1)) < 0) {
+            EDGEPROBE_OS_FREE(b);
+            return rc;
+        }
         edgeprobe__fbind_set(r, fp, b);
-        rc = edgeprobe__fsite_set(r, fp, 1);
-        return rc < 0 ? rc : 1;
+        return 1;
     case EDGEPROBE__FOP_DETACH:
         rc = edgeprobe__fsite_set(r, fp, 0);
         if (rc >= 0) edgeprobe__fbind_set(r, fp, 0);
