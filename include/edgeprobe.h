@@ -98,6 +98,19 @@
  *                          aarch64 ignores it: a site is one 4-byte NOP.
  *   EDGEPROBE_SINK(...)    where EDGEPROBE_TRACE prints; printf-style.
  *                          Default: edgeprobe_printf, which writes to stderr.
+ *                          With the argument form of TRACE (below) the sink
+ *                          is called as EDGEPROBE_SINK("%s", line), from a
+ *                          function this header defines: a sink function
+ *                          must be declared before the header is included.
+ *   EDGEPROBE_TRACE_ARGS   1 (default where it exists: x86-64, hosted, C):
+ *                          EDGEPROBE_TRACE is an argument probe (section 10):
+ *                          no C code for the enabled path in the function,
+ *                          arguments always evaluated, formatted from their
+ *                          recorded locations when the probe is on. 0: every
+ *                          TRACE is EDGEPROBE_TRACE_LAZY (arguments evaluated
+ *                          only while on; the compiler's enabled path stays
+ *                          in the function). C++, aarch64 and freestanding
+ *                          builds always use the lazy form.
  *   EDGEPROBE_PROVIDER     define in ONE translation unit to make it define
  *                          __cyg_profile_func_enter/exit (section 6).
  *   EDGEPROBE_DISABLE_ALL  compile every marker to nothing (no site at all).
@@ -171,6 +184,15 @@
 #endif
 #ifndef EDGEPROBE_HIT_COUNTS
 #define EDGEPROBE_HIT_COUNTS 1
+#endif
+#ifndef EDGEPROBE_TRACE_ARGS
+#define EDGEPROBE_TRACE_ARGS 1
+#endif
+/* 1 when EDGEPROBE_TRACE is the argument form (section 10.4). */
+#if EDGEPROBE_TRACE_ARGS && defined(__x86_64__) && !defined(EDGEPROBE_FREESTANDING) && !defined(__cplusplus)
+#define EDGEPROBE__TRACE_ARGS_FORM 1
+#else
+#define EDGEPROBE__TRACE_ARGS_FORM 0
 #endif
 /* Longest probe name or pattern, without the terminating NUL. */
 #define EDGEPROBE_NAME_MAX 127
@@ -483,6 +505,8 @@ EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_lost_exits(void);
  * 3. MARKERS
  *
  *   EDGEPROBE_TRACE(name, fmt, ...)   printf-style tracepoint via EDGEPROBE_SINK
+ *   EDGEPROBE_TRACE_LAZY(name, fmt, ...)  the same, arguments evaluated only
+ *                                     while on (see below)
  *   if (EDGEPROBE_BRANCH(name)) ...   static branch, off by default
  *   if (EDGEPROBE_BRANCH_ON(name)) ...static branch, on by default
  *   EDGEPROBE_HANDLER(name, value)    calls the handler attached to `name`
@@ -500,6 +524,19 @@ EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_lost_exits(void);
  * NOP (no padding), `b target` when enabled. The out-of-line code may use the
  * function's local variables; the compiler wrote it, so the enabled path is
  * as good as an `if`. The statement-expression forms need GNU C (gcc, clang).
+ *
+ * TRACE comes in two forms. EDGEPROBE_TRACE_LAZY is the one above: the
+ * compiler's enabled path (evaluate the arguments, call the sink) sits in
+ * the function, so a disabled site still shapes it: values the path needs
+ * are kept in callee-saved registers (pushes and pops) and the code grows.
+ * EDGEPROBE_TRACE is, on x86-64 hosted C builds (EDGEPROBE_TRACE_ARGS), an
+ * argument probe like EDGEPROBE_PROBE (section 10): the site records where
+ * each argument lives, the function holds nothing else, and an enabled site
+ * formats the line from those locations. Its arguments are therefore always
+ * evaluated, as in a USDT probe: give it values the code has anyway (or use
+ * the lazy form for costly ones). Its format must be a string literal; its
+ * arguments integers, pointers, float or double, at most 12. Elsewhere
+ * (C++, aarch64, freestanding) EDGEPROBE_TRACE is the lazy form.
  * ====================================================================== */
 
 /* A point descriptor: one per source-level marker (static, writable). */
@@ -629,10 +666,11 @@ edgeprobe__taken:
 #define EDGEPROBE__TEST_COUNTED(pname, kind) 0
 #define EDGEPROBE_BRANCH_ON(pname) 1
 #define EDGEPROBE_HANDLER(pname, value) ((void)(value))
-#define EDGEPROBE_TRACE(pname, ...)                                            \
+#define EDGEPROBE_TRACE_LAZY(pname, ...)                                       \
     do {                                                                       \
         if (0) (void)EDGEPROBE_SINK(__VA_ARGS__);                              \
     } while (0)
+#define EDGEPROBE_TRACE EDGEPROBE_TRACE_LAZY
 #else
 #define EDGEPROBE__TEST(pname, kind, flags)                                    \
     __extension__({                                                            \
@@ -662,8 +700,9 @@ edgeprobe__taken:
         EDGEPROBE__JUMPS(edgeprobe__pt, 0, pname) ? (edgeprobe__count_hit(&edgeprobe__pt), 1) : 0; \
     })
 /* A TRACE line goes to EDGEPROBE_SINK, or, while `edgeprobe trace` holds
- * the probe, to that client only (section 9). Arguments are evaluated once. */
-#define EDGEPROBE_TRACE(pname, ...)                                            \
+ * the probe, to that client only (section 9). Arguments are evaluated once,
+ * and only while the probe is on. */
+#define EDGEPROBE_TRACE_LAZY(pname, ...)                                       \
     do {                                                                       \
         EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, EDGEPROBE_KIND_TRACE);      \
         if (__builtin_expect(EDGEPROBE__JUMPS(edgeprobe__pt, 0, pname), 0)) {  \
@@ -673,6 +712,11 @@ edgeprobe__taken:
                 EDGEPROBE__ROUTE(&edgeprobe__pt, __VA_ARGS__);                 \
         }                                                                      \
     } while (0)
+#if EDGEPROBE__TRACE_ARGS_FORM
+#define EDGEPROBE_TRACE(pname, ...) EDGEPROBE__TRACE_ARGS(pname, __VA_ARGS__) /* 10.4 */
+#else
+#define EDGEPROBE_TRACE EDGEPROBE_TRACE_LAZY
+#endif
 #endif
 #ifndef EDGEPROBE_FREESTANDING
 #define EDGEPROBE__ROUTE(pt, ...) edgeprobe__route_printf(__VA_ARGS__)
@@ -5472,8 +5516,21 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
                       "EDGEPROBE_PROBE arguments must be at most 64 bits wide: " #x);
 #define EDGEPROBE__ARGSIZE(x)                                                  \
     (EDGEPROBE__ARGSIGNED(x) ? -EDGEPROBE__ARGBYTES(x) : EDGEPROBE__ARGBYTES(x))
+/* Where an argument may live at the site. clang takes the first register
+ * class it finds and, offered memory, spills every value to the stack (one
+ * store per argument on the hot path), so clang gets registers and
+ * constants only. gcc keeps values where they are. TRACE's floating-point
+ * values: gcc leaves them in their xmm register ("x"); clang moves the bits
+ * to a general register (one movq). */
+#if defined(__clang__)
+#define EDGEPROBE__WHERE "nr"
+#define EDGEPROBE__WHERE_FP "nr"
+#else
+#define EDGEPROBE__WHERE "nor"
+#define EDGEPROBE__WHERE_FP "norx"
+#endif
 #define EDGEPROBE__ARGOPS(i, x)                                                \
-    , [edgeprobe__s##i] "n"(EDGEPROBE__ARGSIZE(x)), [edgeprobe__a##i] "nor"(EDGEPROBE__ARGVAL(x))
+    , [edgeprobe__s##i] "n"(EDGEPROBE__ARGSIZE(x)), [edgeprobe__a##i] EDGEPROBE__WHERE(EDGEPROBE__ARGVAL(x))
 #define EDGEPROBE__SPEC1(i) "%c[edgeprobe__s" #i "]@%[edgeprobe__a" #i "]"
 
 /* The System V x86-64 red zone. Tests build a mutant with a smaller step,
@@ -5481,21 +5538,47 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
 #ifndef EDGEPROBE__RED_ZONE
 #define EDGEPROBE__RED_ZONE 128
 #endif
+/* The trampoline this translation unit's stubs call (10.2): it saves the
+ * vector registers code compiled like this TU can hold live at a site.
+ * 0 xmm, 1 ymm, 2 zmm with 16-bit masks, 3 zmm with 64-bit masks. Tests
+ * build a mutant with too narrow a variant, which they must catch. */
+#ifndef EDGEPROBE__ARGS_VEC
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+#define EDGEPROBE__ARGS_VEC 3
+#elif defined(__AVX512F__)
+#define EDGEPROBE__ARGS_VEC 2
+#elif defined(__AVX__)
+#define EDGEPROBE__ARGS_VEC 1
+#else
+#define EDGEPROBE__ARGS_VEC 0
+#endif
+#endif
+#if EDGEPROBE__ARGS_VEC == 3
+#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp_zmm_bw"
+#elif EDGEPROBE__ARGS_VEC == 2
+#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp_zmm"
+#elif EDGEPROBE__ARGS_VEC == 1
+#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp_ymm"
+#else
+#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp"
+#endif
 /* Site, note, argsite (data), stub (cold text), record. Operands: %c0 the
- * point, %c1 the record flags, %c2 the argument count. */
-#define EDGEPROBE__PROBE_ASM(pname, spec)                                      \
+ * point, %c1 the record flags, %c2 the argument count. `tail` ends the
+ * argsite's header: "0, 0" for PROBE, the format and sink for TRACE. */
+#define EDGEPROBE__PROBE_ASM(pname, spec) EDGEPROBE__ARGSITE_ASM(pname, spec, "0, 0")
+#define EDGEPROBE__ARGSITE_ASM(pname, spec, tail)                              \
     EDGEPROBE__NOP_ASM                                                         \
     EDGEPROBE__USDT_ASM(pname, spec)                                           \
     ".pushsection .data,\"aw\",@progbits\n"                                    \
     ".balign 8\n"                                                              \
-    "3: .long %c0 - ., %c2, 0, 0\n"                                            \
+    "3: .long %c0 - ., %c2, 0, 0, " tail "\n"                                  \
     ".fill 2 * %c2, 8, 0\n"                                                     \
     ".asciz \"" spec "\"\n"                                                    \
     ".popsection\n"                                                            \
     ".pushsection .text.unlikely,\"ax\",@progbits\n"                           \
     ".balign 4\n.long 3b - .\n"                                               \
     "2: lea -" EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"          \
-    "call edgeprobe__args_tramp\n"                                             \
+    "call " EDGEPROBE__ARGS_TRAMP "\n"                                          \
     "lea " EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"              \
     "jmp 1b + " EDGEPROBE__STR(EDGEPROBE_SITE_BYTES) "\n"                      \
     ".popsection\n"                                                            \
@@ -5538,39 +5621,40 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
 #define EDGEPROBE__SPEC_10 EDGEPROBE__SPEC_9 " " EDGEPROBE__SPEC1(9)
 #define EDGEPROBE__SPEC_11 EDGEPROBE__SPEC_10 " " EDGEPROBE__SPEC1(10)
 #define EDGEPROBE__SPEC_12 EDGEPROBE__SPEC_11 " " EDGEPROBE__SPEC1(11)
-/* Per-argument checks (C) and operands (O), accumulated left to right. */
-#define EDGEPROBE__C1(a) EDGEPROBE__ARGCHECK(a)
-#define EDGEPROBE__O1(a) EDGEPROBE__ARGOPS(0, a)
-#define EDGEPROBE__C2(a, b) EDGEPROBE__C1(a) EDGEPROBE__ARGCHECK(b)
-#define EDGEPROBE__O2(a, b) EDGEPROBE__O1(a) EDGEPROBE__ARGOPS(1, b)
-#define EDGEPROBE__C3(a, b, c) EDGEPROBE__C2(a, b) EDGEPROBE__ARGCHECK(c)
-#define EDGEPROBE__O3(a, b, c) EDGEPROBE__O2(a, b) EDGEPROBE__ARGOPS(2, c)
-#define EDGEPROBE__C4(a, b, c, d) EDGEPROBE__C3(a, b, c) EDGEPROBE__ARGCHECK(d)
-#define EDGEPROBE__O4(a, b, c, d) EDGEPROBE__O3(a, b, c) EDGEPROBE__ARGOPS(3, d)
-#define EDGEPROBE__C5(a, b, c, d, e) EDGEPROBE__C4(a, b, c, d) EDGEPROBE__ARGCHECK(e)
-#define EDGEPROBE__O5(a, b, c, d, e) EDGEPROBE__O4(a, b, c, d) EDGEPROBE__ARGOPS(4, e)
-#define EDGEPROBE__C6(a, b, c, d, e, f) EDGEPROBE__C5(a, b, c, d, e) EDGEPROBE__ARGCHECK(f)
-#define EDGEPROBE__O6(a, b, c, d, e, f) EDGEPROBE__O5(a, b, c, d, e) EDGEPROBE__ARGOPS(5, f)
-#define EDGEPROBE__C7(a, b, c, d, e, f, g) EDGEPROBE__C6(a, b, c, d, e, f) EDGEPROBE__ARGCHECK(g)
-#define EDGEPROBE__O7(a, b, c, d, e, f, g) EDGEPROBE__O6(a, b, c, d, e, f) EDGEPROBE__ARGOPS(6, g)
-#define EDGEPROBE__C8(a, b, c, d, e, f, g, h) EDGEPROBE__C7(a, b, c, d, e, f, g) EDGEPROBE__ARGCHECK(h)
-#define EDGEPROBE__O8(a, b, c, d, e, f, g, h) EDGEPROBE__O7(a, b, c, d, e, f, g) EDGEPROBE__ARGOPS(7, h)
-#define EDGEPROBE__C9(a, b, c, d, e, f, g, h, i) EDGEPROBE__C8(a, b, c, d, e, f, g, h) EDGEPROBE__ARGCHECK(i)
-#define EDGEPROBE__O9(a, b, c, d, e, f, g, h, i) EDGEPROBE__O8(a, b, c, d, e, f, g, h) EDGEPROBE__ARGOPS(8, i)
-#define EDGEPROBE__C10(a, b, c, d, e, f, g, h, i, j) EDGEPROBE__C9(a, b, c, d, e, f, g, h, i) EDGEPROBE__ARGCHECK(j)
-#define EDGEPROBE__O10(a, b, c, d, e, f, g, h, i, j) EDGEPROBE__O9(a, b, c, d, e, f, g, h, i) EDGEPROBE__ARGOPS(9, j)
-#define EDGEPROBE__C11(a, b, c, d, e, f, g, h, i, j, k)                        \
-    EDGEPROBE__C10(a, b, c, d, e, f, g, h, i, j) EDGEPROBE__ARGCHECK(k)
-#define EDGEPROBE__O11(a, b, c, d, e, f, g, h, i, j, k)                        \
-    EDGEPROBE__O10(a, b, c, d, e, f, g, h, i, j) EDGEPROBE__ARGOPS(10, k)
-#define EDGEPROBE__C12(a, b, c, d, e, f, g, h, i, j, k, l)                     \
-    EDGEPROBE__C11(a, b, c, d, e, f, g, h, i, j, k) EDGEPROBE__ARGCHECK(l)
-#define EDGEPROBE__O12(a, b, c, d, e, f, g, h, i, j, k, l)                     \
-    EDGEPROBE__O11(a, b, c, d, e, f, g, h, i, j, k) EDGEPROBE__ARGOPS(11, l)
+/* Per-argument checks (C: m(x)) and operands (O: m(i, x)), accumulated left
+ * to right; m is the per-argument macro of PROBE or TRACE. */
+#define EDGEPROBE__C1(m, a) m(a)
+#define EDGEPROBE__O1(m, a) m(0, a)
+#define EDGEPROBE__C2(m, a, b) EDGEPROBE__C1(m, a) m(b)
+#define EDGEPROBE__O2(m, a, b) EDGEPROBE__O1(m, a) m(1, b)
+#define EDGEPROBE__C3(m, a, b, c) EDGEPROBE__C2(m, a, b) m(c)
+#define EDGEPROBE__O3(m, a, b, c) EDGEPROBE__O2(m, a, b) m(2, c)
+#define EDGEPROBE__C4(m, a, b, c, d) EDGEPROBE__C3(m, a, b, c) m(d)
+#define EDGEPROBE__O4(m, a, b, c, d) EDGEPROBE__O3(m, a, b, c) m(3, d)
+#define EDGEPROBE__C5(m, a, b, c, d, e) EDGEPROBE__C4(m, a, b, c, d) m(e)
+#define EDGEPROBE__O5(m, a, b, c, d, e) EDGEPROBE__O4(m, a, b, c, d) m(4, e)
+#define EDGEPROBE__C6(m, a, b, c, d, e, f) EDGEPROBE__C5(m, a, b, c, d, e) m(f)
+#define EDGEPROBE__O6(m, a, b, c, d, e, f) EDGEPROBE__O5(m, a, b, c, d, e) m(5, f)
+#define EDGEPROBE__C7(m, a, b, c, d, e, f, g) EDGEPROBE__C6(m, a, b, c, d, e, f) m(g)
+#define EDGEPROBE__O7(m, a, b, c, d, e, f, g) EDGEPROBE__O6(m, a, b, c, d, e, f) m(6, g)
+#define EDGEPROBE__C8(m, a, b, c, d, e, f, g, h) EDGEPROBE__C7(m, a, b, c, d, e, f, g) m(h)
+#define EDGEPROBE__O8(m, a, b, c, d, e, f, g, h) EDGEPROBE__O7(m, a, b, c, d, e, f, g) m(7, h)
+#define EDGEPROBE__C9(m, a, b, c, d, e, f, g, h, i) EDGEPROBE__C8(m, a, b, c, d, e, f, g, h) m(i)
+#define EDGEPROBE__O9(m, a, b, c, d, e, f, g, h, i) EDGEPROBE__O8(m, a, b, c, d, e, f, g, h) m(8, i)
+#define EDGEPROBE__C10(m, a, b, c, d, e, f, g, h, i, j) EDGEPROBE__C9(m, a, b, c, d, e, f, g, h, i) m(j)
+#define EDGEPROBE__O10(m, a, b, c, d, e, f, g, h, i, j) EDGEPROBE__O9(m, a, b, c, d, e, f, g, h, i) m(9, j)
+#define EDGEPROBE__C11(m, a, b, c, d, e, f, g, h, i, j, k) \
+    EDGEPROBE__C10(m, a, b, c, d, e, f, g, h, i, j) m(k)
+#define EDGEPROBE__O11(m, a, b, c, d, e, f, g, h, i, j, k) \
+    EDGEPROBE__O10(m, a, b, c, d, e, f, g, h, i, j) m(10, k)
+#define EDGEPROBE__C12(m, a, b, c, d, e, f, g, h, i, j, k, l) \
+    EDGEPROBE__C11(m, a, b, c, d, e, f, g, h, i, j, k) m(l)
+#define EDGEPROBE__O12(m, a, b, c, d, e, f, g, h, i, j, k, l) \
+    EDGEPROBE__O11(m, a, b, c, d, e, f, g, h, i, j, k) m(11, l)
 #define EDGEPROBE__PROBE_0(pname) EDGEPROBE__PROBE_IMPL(pname, 0, EDGEPROBE__SPEC_0, , )
 #define EDGEPROBE__PROBE_N(n, pname, ...)                                      \
-    EDGEPROBE__PROBE_IMPL(pname, n, EDGEPROBE__SPEC_##n, EDGEPROBE__C##n(__VA_ARGS__), \
-                          EDGEPROBE__O##n(__VA_ARGS__))
+    EDGEPROBE__PROBE_IMPL(pname, n, EDGEPROBE__SPEC_##n, EDGEPROBE__C##n(EDGEPROBE__ARGCHECK, __VA_ARGS__), \
+                          EDGEPROBE__O##n(EDGEPROBE__ARGOPS, __VA_ARGS__))
 #define EDGEPROBE__PROBE_1(pname, ...) EDGEPROBE__PROBE_N(1, pname, __VA_ARGS__)
 #define EDGEPROBE__PROBE_2(pname, ...) EDGEPROBE__PROBE_N(2, pname, __VA_ARGS__)
 #define EDGEPROBE__PROBE_3(pname, ...) EDGEPROBE__PROBE_N(3, pname, __VA_ARGS__)
@@ -5584,57 +5668,103 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
 #define EDGEPROBE__PROBE_11(pname, ...) EDGEPROBE__PROBE_N(11, pname, __VA_ARGS__)
 #define EDGEPROBE__PROBE_12(pname, ...) EDGEPROBE__PROBE_N(12, pname, __VA_ARGS__)
 
-/* ---- 10.2 the trampoline (x86-64; one per object, COMDAT) -------------------
+/* ---- 10.2 the trampoline (x86-64; one per object and variant, COMDAT) -------
  * Entered from a stub with %rsp = site %rsp - 128 - 8. Frame it builds:
  *     regs[16] (by x86 register number: rax rcx rdx rbx rsp rbp rsi rdi
  *     r8..r15; the rsp slot holds the site's %rsp), return address
  * rflags are not kept: gcc and clang treat every x86 asm statement as
  * clobbering the flags, so no compiled code relies on them across a site,
  * and popfq alone cost a third of the enabled path here. DF is clear, as
- * the ABI requires at every call and asm boundary. xmm0-15 are saved
- * because the handler is ordinary C that may use them; they go in a
- * 16-byte-aligned area below the frame. %rbx (callee-saved) keeps the
- * frame across the C call. */
-#define EDGEPROBE__XMM_LOAD(n) "movdqa " #n "*16(%rsp), %xmm" #n "\n"
-#define EDGEPROBE__XMM_ALL(m)                                                  \
-    m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7) m(8) m(9) m(10) m(11) m(12) m(13) m(14) m(15)
+ * the ABI requires at every call and asm boundary. %rbx (callee-saved)
+ * keeps the frame across the C call.
+ *
+ * Vector registers are saved because the handler is ordinary C, and the
+ * libc it calls (printf for TRACE) uses AVX or AVX-512 where the CPU has
+ * them, vzeroupper included. Which registers can hold live values at a site
+ * depends on how its TU was compiled, so each TU's stubs call the variant
+ * that covers its code (EDGEPROBE__ARGS_TRAMP), into an area aligned below
+ * the frame:
+ *     edgeprobe__args_tramp              xmm0-15          16 x 16 bytes
+ *     edgeprobe__args_tramp_ymm          ymm0-15 (-mavx)  16 x 32
+ *     edgeprobe__args_tramp_zmm[_bw]     zmm0-31, k0-7    32 x 64 + 8 x 8
+ *                                        (-mavx512f; _bw: 64-bit masks)
+ * A TU compiled without AVX has no live upper halves to lose. Not covered:
+ * a function made AVX by a target attribute in a TU built without -mavx,
+ * and x87 registers held across a site (the handler must not use long
+ * double). edgeprobe__args_hit gets the area and its stride, to read
+ * TRACE's floating-point arguments from xmm registers. */
+#define EDGEPROBE__VEC16(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7) m(8) m(9) m(10) m(11) m(12) m(13) m(14) m(15)
+#define EDGEPROBE__VEC32(m)                                                    \
+    EDGEPROBE__VEC16(m) m(16) m(17) m(18) m(19) m(20) m(21) m(22) m(23) m(24) m(25) m(26) m(27) m(28) \
+        m(29) m(30) m(31)
+#define EDGEPROBE__KREGS(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7)
 #define EDGEPROBE__XMM_SAVE(n) "movdqa %xmm" #n ", " #n "*16(%rsp)\n"
+#define EDGEPROBE__XMM_LOAD(n) "movdqa " #n "*16(%rsp), %xmm" #n "\n"
+#define EDGEPROBE__YMM_SAVE(n) "vmovdqa %ymm" #n ", " #n "*32(%rsp)\n"
+#define EDGEPROBE__YMM_LOAD(n) "vmovdqa " #n "*32(%rsp), %ymm" #n "\n"
+#define EDGEPROBE__ZMM_SAVE(n) "vmovdqa64 %zmm" #n ", " #n "*64(%rsp)\n"
+#define EDGEPROBE__ZMM_LOAD(n) "vmovdqa64 " #n "*64(%rsp), %zmm" #n "\n"
+#define EDGEPROBE__KW_SAVE(n) "kmovw %k" #n ", 2048+" #n "*8(%rsp)\n"
+#define EDGEPROBE__KW_LOAD(n) "kmovw 2048+" #n "*8(%rsp), %k" #n "\n"
+#define EDGEPROBE__KQ_SAVE(n) "kmovq %k" #n ", 2048+" #n "*8(%rsp)\n"
+#define EDGEPROBE__KQ_LOAD(n) "kmovq 2048+" #n "*8(%rsp), %k" #n "\n"
 /* Site %rsp, seen from the pushed registers: 16 regs + return + red zone */
 #define EDGEPROBE__ARGS_FRAME (136 + EDGEPROBE__RED_ZONE)
-__asm__(".pushsection .text.edgeprobe__args_tramp,\"axG\",@progbits,edgeprobe__args_tramp,comdat\n"
-        ".weak edgeprobe__args_tramp\n"
-        ".hidden edgeprobe__args_tramp\n"
-        ".type edgeprobe__args_tramp, @function\n"
-        "edgeprobe__args_tramp:\n"
-        "push %r15\npush %r14\npush %r13\npush %r12\npush %r11\npush %r10\npush %r9\npush %r8\n"
-        "push %rdi\npush %rsi\npush %rbp\n"
-        "lea -8(%rsp), %rsp\n"
-        "push %rbx\npush %rdx\npush %rcx\npush %rax\n"
-        "lea " EDGEPROBE__STR(EDGEPROBE__ARGS_FRAME) "(%rsp), %rax\n"
-        "mov %rax, 32(%rsp)\n"
-        "mov %rsp, %rbx\n"
-        "and $-16, %rsp\n"
-        "sub $256, %rsp\n"
-        EDGEPROBE__XMM_ALL(EDGEPROBE__XMM_SAVE)
-        "mov %rbx, %rdi\n"
-        "mov 128(%rbx), %rsi\n"
-        "call edgeprobe__args_hit\n"
-        EDGEPROBE__XMM_ALL(EDGEPROBE__XMM_LOAD)
-        "mov %rbx, %rsp\n"
-        "pop %rax\npop %rcx\npop %rdx\npop %rbx\n"
-        "lea 8(%rsp), %rsp\n"
-        "pop %rbp\npop %rsi\npop %rdi\n"
-        "pop %r8\npop %r9\npop %r10\npop %r11\npop %r12\npop %r13\npop %r14\npop %r15\n"
-        "ret\n"
-        ".size edgeprobe__args_tramp, . - edgeprobe__args_tramp\n"
-        ".popsection\n");
+/* One variant: its name, the area's alignment, size and stride (strings),
+ * and the save and restore sequences. */
+#define EDGEPROBE__ARGS_TRAMP_ASM(name, align, area, stride, save, load)        \
+    ".pushsection .text." name ",\"axG\",@progbits," name ",comdat\n"          \
+    ".weak " name "\n.hidden " name "\n.type " name ", @function\n"             \
+    name ":\n"                                                                 \
+    "push %r15\npush %r14\npush %r13\npush %r12\npush %r11\npush %r10\npush %r9\npush %r8\n" \
+    "push %rdi\npush %rsi\npush %rbp\n"                                        \
+    "lea -8(%rsp), %rsp\n"                                                     \
+    "push %rbx\npush %rdx\npush %rcx\npush %rax\n"                             \
+    "lea " EDGEPROBE__STR(EDGEPROBE__ARGS_FRAME) "(%rsp), %rax\n"              \
+    "mov %rax, 32(%rsp)\n"                                                     \
+    "mov %rsp, %rbx\n"                                                         \
+    "and $-" align ", %rsp\n"                                                  \
+    "sub $" area ", %rsp\n"                                                    \
+    save                                                                       \
+    "mov %rbx, %rdi\n"                                                         \
+    "mov 128(%rbx), %rsi\n"                                                    \
+    "mov %rsp, %rdx\n"                                                         \
+    "mov $" stride ", %ecx\n"                                                  \
+    "call edgeprobe__args_hit\n"                                               \
+    load                                                                       \
+    "mov %rbx, %rsp\n"                                                         \
+    "pop %rax\npop %rcx\npop %rdx\npop %rbx\n"                                 \
+    "lea 8(%rsp), %rsp\n"                                                      \
+    "pop %rbp\npop %rsi\npop %rdi\n"                                           \
+    "pop %r8\npop %r9\npop %r10\npop %r11\npop %r12\npop %r13\npop %r14\npop %r15\n" \
+    "ret\n"                                                                    \
+    ".size " name ", . - " name "\n"                                           \
+    ".popsection\n"
+#if EDGEPROBE__ARGS_VEC == 3
+__asm__(EDGEPROBE__ARGS_TRAMP_ASM(EDGEPROBE__ARGS_TRAMP, "64", "2112", "64",
+                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_SAVE) EDGEPROBE__KREGS(EDGEPROBE__KQ_SAVE),
+                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_LOAD) EDGEPROBE__KREGS(EDGEPROBE__KQ_LOAD)));
+#elif EDGEPROBE__ARGS_VEC == 2
+__asm__(EDGEPROBE__ARGS_TRAMP_ASM(EDGEPROBE__ARGS_TRAMP, "64", "2112", "64",
+                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_SAVE) EDGEPROBE__KREGS(EDGEPROBE__KW_SAVE),
+                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_LOAD) EDGEPROBE__KREGS(EDGEPROBE__KW_LOAD)));
+#elif EDGEPROBE__ARGS_VEC == 1
+__asm__(EDGEPROBE__ARGS_TRAMP_ASM(EDGEPROBE__ARGS_TRAMP, "32", "512", "32", EDGEPROBE__VEC16(EDGEPROBE__YMM_SAVE),
+                                  EDGEPROBE__VEC16(EDGEPROBE__YMM_LOAD)));
+#else
+__asm__(EDGEPROBE__ARGS_TRAMP_ASM(EDGEPROBE__ARGS_TRAMP, "16", "256", "16", EDGEPROBE__VEC16(EDGEPROBE__XMM_SAVE),
+                                  EDGEPROBE__VEC16(EDGEPROBE__XMM_LOAD)));
+#endif
 
 /* ---- 10.3 argument locations ------------------------------------------------
- * The argsite the marker emitted (16-byte header, nargs locations, spec):
+ * The argsite the marker emitted (24-byte header, nargs locations, spec):
  *     .long point - ., nargs, status, 0     status: 0 new, 1 parsed, <0 error
+ *     .long fmt - ., sink - .               TRACE (10.4) only; PROBE: 0, 0
  *     .fill 2 * nargs, 8, 0                 edgeprobe__argloc, filled at
- *     .asciz "spec"                         registration from the spec */
-enum { EDGEPROBE__LOC_CONST = 1, EDGEPROBE__LOC_REG, EDGEPROBE__LOC_REG_HIGH8, EDGEPROBE__LOC_MEM };
+ *     .asciz "spec"                         registration from the spec
+ * A location is a register, a constant, a memory operand, or (TRACE's
+ * floating-point values under gcc) an xmm register. */
+enum { EDGEPROBE__LOC_CONST = 1, EDGEPROBE__LOC_REG, EDGEPROBE__LOC_REG_HIGH8, EDGEPROBE__LOC_MEM, EDGEPROBE__LOC_XMM };
 #define EDGEPROBE__NOREG 0xff
 #define EDGEPROBE__REG_SP 4
 typedef struct edgeprobe__argloc {
@@ -5647,6 +5777,8 @@ typedef struct edgeprobe__argsite {
     uint32_t nargs;
     int32_t status;
     uint32_t pad;
+    int32_t format; /* TRACE: its format string, relative to this field   */
+    int32_t sink;   /* TRACE: the TU's sink function, likewise             */
 } edgeprobe__argsite;
 /* Distance from the return address of the stub's call back to its data. */
 #define EDGEPROBE__STUB_DATA_BACK 14 /* .long (4) + lea (5) + call (5) */
@@ -5724,6 +5856,12 @@ EDGEPROBE__FN int edgeprobe__parse_operand(const char **s, edgeprobe__argloc *lo
         p++;
         loc->kind = EDGEPROBE__LOC_CONST;
         if (edgeprobe__parse_int(&p, &loc->value)) return -1;
+    } else if (p[0] == '%' && p[1] == 'x' && p[2] == 'm' && p[3] == 'm') {
+        int64_t n;
+        p += 4;
+        if (edgeprobe__parse_int(&p, &n) || n < 0 || n > 15) return -1; /* "x": xmm0-15 */
+        loc->kind = EDGEPROBE__LOC_XMM;
+        loc->base = (unsigned char)n;
     } else if (*p == '%') {
         p++;
         if ((reg = edgeprobe__reg_number(&p, &high)) < 0) return -1;
@@ -5792,14 +5930,23 @@ EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__r
     return 0;
 }
 
+/* The registers a stub's trampoline saved: general ones by number, and the
+ * vector area (vec, one register every `stride` bytes). */
+typedef struct edgeprobe__saved {
+    const uint64_t *regs;
+    const unsigned char *vec;
+    unsigned stride;
+} edgeprobe__saved;
 /* One argument's value from the saved registers and the stack. */
-EDGEPROBE__INLINE uint64_t edgeprobe__arg_read(const edgeprobe__argloc *loc, const uint64_t *regs) {
+EDGEPROBE__INLINE uint64_t edgeprobe__arg_read(const edgeprobe__argloc *loc, const edgeprobe__saved *saved) {
+    const uint64_t *regs = saved->regs;
     unsigned bytes = (unsigned)(loc->size < 0 ? -loc->size : loc->size), shift = 64 - 8 * bytes;
     uint64_t v = 0;
     switch (loc->kind) {
     case EDGEPROBE__LOC_CONST: v = (uint64_t)loc->value; break;
     case EDGEPROBE__LOC_REG: v = regs[loc->base]; break;
     case EDGEPROBE__LOC_REG_HIGH8: v = regs[loc->base] >> 8; break;
+    case EDGEPROBE__LOC_XMM: __builtin_memcpy(&v, saved->vec + loc->base * saved->stride, 8); break;
     default: {
         uintptr_t a = (uintptr_t)loc->value;
         if (loc->base != EDGEPROBE__NOREG) a += regs[loc->base];
@@ -5811,30 +5958,229 @@ EDGEPROBE__INLINE uint64_t edgeprobe__arg_read(const edgeprobe__argloc *loc, con
     v <<= shift; /* keep the low `bytes`, then extend by the type's sign */
     return loc->size < 0 ? (uint64_t)((int64_t)v >> shift) : v >> shift;
 }
+/* Every argument of a site, from its locations. */
+EDGEPROBE__INLINE int edgeprobe__args_read(edgeprobe__argsite *as, const edgeprobe__saved *saved, uint64_t *args) {
+    const edgeprobe__argloc *loc = edgeprobe__argsite_locs(as);
+    int i, n = (int)as->nargs;
+    for (i = 0; i < n; i++) args[i] = edgeprobe__arg_read(&loc[i], saved);
+    return n;
+}
+EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__argsite *as, const uint64_t *args,
+                                             int nargs); /* 10.4 */
 /* Called by the trampoline. `ret` is the stub's return address. */
-EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *regs, const unsigned char *ret);
-EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *regs, const unsigned char *ret) {
+EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *regs, const unsigned char *ret,
+                                                             const unsigned char *vec, unsigned stride);
+EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *regs, const unsigned char *ret,
+                                                             const unsigned char *vec, unsigned stride) {
     edgeprobe__argsite *as = (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(ret - EDGEPROBE__STUB_DATA_BACK));
     edgeprobe__point *pt = (edgeprobe__point *)edgeprobe__rel(&as->point);
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
+    edgeprobe__saved saved = {regs, vec, stride};
+    uint64_t args[EDGEPROBE_ARGS_MAX];
     struct edgeprobe__binding_full *b;
     edgeprobe__ticket t;
     if (!r) return;
+    if (pt->kind == EDGEPROBE_KIND_TRACE) { /* no handler: the line itself */
+        edgeprobe__trace_args_hit(pt, as, args, edgeprobe__args_read(as, &saved, args));
+        return;
+    }
+    edgeprobe__count_hit(pt);
     t = edgeprobe__reader_enter(r);
     b = (struct edgeprobe__binding_full *)__atomic_load_n(&pt->binding, __ATOMIC_ACQUIRE);
-    if (b) {
-        uint64_t args[EDGEPROBE_ARGS_MAX];
-        const edgeprobe__argloc *loc = edgeprobe__argsite_locs(as);
-        int i, n = (int)as->nargs;
-        for (i = 0; i < n; i++) args[i] = edgeprobe__arg_read(&loc[i], regs);
-        ((edgeprobe_args_fn)(void (*)(void))b->b.fn)(&b->info, b->b.user, args, n);
-    }
+    if (b) ((edgeprobe_args_fn)(void (*)(void))b->b.fn)(&b->info, b->b.user, args, edgeprobe__args_read(as, &saved, args));
     edgeprobe__reader_leave(t);
 }
 EDGEPROBE__FN int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user) {
     if (!fn) return EDGEPROBE_EINVAL;
     return edgeprobe__attach_matching(pattern, EDGEPROBE_KIND_PROBE, (edgeprobe_handler_fn)(void (*)(void))fn, user);
 }
+
+/* ---- 10.4 EDGEPROBE_TRACE as an argument probe ------------------------------
+ * EDGEPROBE_TRACE(name, "fmt", args...) on x86-64 hosted C builds (section
+ * 3 says when): an argument site whose argsite also points at the format
+ * and at this TU's sink function. Enabled with no args handler, the
+ * trampoline's call lands in edgeprobe__trace_args_hit, which formats the
+ * line from the recorded locations, conversion by conversion, with the C
+ * library's snprintf, and hands it to the sink (or to `edgeprobe trace`).
+ *
+ * Arguments: integers and pointers as for PROBE; float and double travel
+ * as the 64 bits of a double (gcc leaves them in their xmm register, which
+ * the trampoline saved). The format is checked at compile time against the
+ * arguments, as printf's is (the `if (0)` call below never runs). %n writes
+ * nothing; long double and positional (%1$d) conversions are refused at
+ * compile time or printed as text. A line longer than 512 bytes is
+ * formatted again into a heap buffer. */
+#ifdef __cplusplus
+#define EDGEPROBE__IS_FP(x) (edgeprobe__argfloat<__typeof__(x)>::value)
+#else
+#define EDGEPROBE__IS_FP(x) (__builtin_classify_type(x) == 8)
+#endif
+#define EDGEPROBE__TRACE_CHECK(x)                                              \
+    EDGEPROBE__ASSERT(EDGEPROBE__ARGOK(x) || (EDGEPROBE__IS_FP(x) && sizeof(x) <= 8), \
+                      "EDGEPROBE_TRACE arguments must be integers, pointers, float or double "  \
+                      "(not long double, struct or union; or use EDGEPROBE_TRACE_LAZY): " #x);  \
+    EDGEPROBE__ASSERT(EDGEPROBE__ARGBYTES(x) <= 8, "EDGEPROBE_TRACE arguments must be at most 64 bits wide: " #x);
+#ifndef __cplusplus
+/* A floating-point argument as the bits of a double; others as for PROBE.
+ * The inner choice keeps the cast to double valid for pointer arguments. */
+#define EDGEPROBE__TRACE_VAL(x)                                                \
+    __builtin_choose_expr(EDGEPROBE__IS_FP(x),                                 \
+                          ((union { double d; uint64_t u; }){(double)__builtin_choose_expr(EDGEPROBE__IS_FP(x), (x), 0)}).u, \
+                          EDGEPROBE__ARGVAL(x))
+#define EDGEPROBE__TRACE_OPS(i, x)                                             \
+    , [edgeprobe__s##i] "n"(EDGEPROBE__IS_FP(x) ? 8 : EDGEPROBE__ARGSIZE(x)),  \
+        [edgeprobe__a##i] EDGEPROBE__WHERE_FP(EDGEPROBE__TRACE_VAL(x))
+/* The sink, once per TU: EDGEPROBE_SINK as this TU defines it. */
+static __attribute__((unused, noinline, cold)) void edgeprobe__trace_sink(const char *line) {
+    (void)EDGEPROBE_SINK("%s", line);
+}
+/* Never called; gives the compiler's printf format check its arguments. */
+int edgeprobe__trace_format_check(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define EDGEPROBE__FIRST(...) EDGEPROBE__FIRST_(__VA_ARGS__, _)
+#define EDGEPROBE__FIRST_(a, ...) a
+/* __VA_ARGS__: the format, then the arguments. */
+#define EDGEPROBE__TRACE_IMPL(pname, n, spec, checks, ops, ...)                \
+    do {                                                                       \
+        EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, EDGEPROBE_KIND_TRACE);      \
+        checks                                                                 \
+        if (0) (void)edgeprobe__trace_format_check(__VA_ARGS__);               \
+        __asm__ __volatile__(EDGEPROBE__ARGSITE_ASM(pname, spec, "%c3 - ., %c4 - .") \
+                             : : "i"(&edgeprobe__pt), "i"(EDGEPROBE__F_ARGS | EDGEPROBE__F_FORM), \
+                               "i"(n), "i"("" EDGEPROBE__FIRST(__VA_ARGS__)), "i"(&edgeprobe__trace_sink) ops); \
+    } while (0)
+#define EDGEPROBE__TRACE_ARGS(pname, ...)                                      \
+    EDGEPROBE__CAT(EDGEPROBE__TRACE_, EDGEPROBE__NARGS(__VA_ARGS__))(pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_0(pname, ...) EDGEPROBE__TRACE_IMPL(pname, 0, EDGEPROBE__SPEC_0, , , __VA_ARGS__)
+#define EDGEPROBE__TRACE_N(n, pname, fmt, ...)                                 \
+    EDGEPROBE__TRACE_IMPL(pname, n, EDGEPROBE__SPEC_##n, EDGEPROBE__C##n(EDGEPROBE__TRACE_CHECK, __VA_ARGS__), \
+                          EDGEPROBE__O##n(EDGEPROBE__TRACE_OPS, __VA_ARGS__), fmt, __VA_ARGS__)
+#define EDGEPROBE__TRACE_1(pname, ...) EDGEPROBE__TRACE_N(1, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_2(pname, ...) EDGEPROBE__TRACE_N(2, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_3(pname, ...) EDGEPROBE__TRACE_N(3, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_4(pname, ...) EDGEPROBE__TRACE_N(4, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_5(pname, ...) EDGEPROBE__TRACE_N(5, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_6(pname, ...) EDGEPROBE__TRACE_N(6, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_7(pname, ...) EDGEPROBE__TRACE_N(7, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_8(pname, ...) EDGEPROBE__TRACE_N(8, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_9(pname, ...) EDGEPROBE__TRACE_N(9, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_10(pname, ...) EDGEPROBE__TRACE_N(10, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_11(pname, ...) EDGEPROBE__TRACE_N(11, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_12(pname, ...) EDGEPROBE__TRACE_N(12, pname, __VA_ARGS__)
+#endif /* !__cplusplus */
+
+#ifndef EDGEPROBE_FREESTANDING
+int edgeprobe__libc_snprintf(char *, size_t, const char *, ...) __asm__("snprintf");
+/* What one conversion takes: an int, a 64-bit integer, a double, a
+ * pointer (%s %p), no value (%m), or a value it does not use (%n). */
+enum { EDGEPROBE__CV_INT = 1, EDGEPROBE__CV_WIDE, EDGEPROBE__CV_DOUBLE, EDGEPROBE__CV_PTR, EDGEPROBE__CV_NONE,
+       EDGEPROBE__CV_SKIP };
+/* Reads the conversion at fmt ("%-08.3lx"...) into spec, with a '*' width
+ * or precision replaced by its value from args[*next]. Returns the bytes
+ * of fmt it used and sets *kind, or 0 when fmt does not start a
+ * conversion this formatter takes (the caller then copies it as text). */
+EDGEPROBE__FN size_t edgeprobe__trace_conv(const char *fmt, const uint64_t *args, int nargs, int *next, char *spec,
+                                           size_t cap, int *kind);
+EDGEPROBE__FN size_t edgeprobe__trace_conv(const char *fmt, const uint64_t *args, int nargs, int *next, char *spec,
+                                           size_t cap, int *kind) {
+    const char *p = fmt + 1;
+    size_t n = 1;
+    int part, wide = 0, ldouble = 0;
+    spec[0] = '%';
+    while ((*p == '-' || *p == '+' || *p == ' ' || *p == '#' || *p == '0' || *p == '\'') && n < cap - 24)
+        spec[n++] = *p++;
+    for (part = 0; part < 2; part++) { /* the width, then the precision */
+        if (part) {
+            if (*p != '.') break;
+            spec[n++] = *p++;
+        }
+        if (*p == '*') {
+            int v = *next < nargs ? (int)args[(*next)++] : 0;
+            p++;
+            if (part && v < 0) n--; /* a negative precision: as if none */
+            else n += (size_t)edgeprobe__libc_snprintf(spec + n, cap - n, "%d", v);
+        } else
+            while (*p >= '0' && *p <= '9' && n < cap - 8) spec[n++] = *p++;
+    }
+    while ((*p == 'h' || *p == 'l' || *p == 'L' || *p == 'j' || *p == 'z' || *p == 't' || *p == 'q') && n < cap - 2) {
+        wide |= *p != 'h';
+        ldouble |= *p == 'L';
+        spec[n++] = *p++;
+    }
+    switch (*p) {
+    case 'd': case 'i': case 'u': case 'o': case 'x': case 'X': case 'c': case 'C':
+        *kind = wide ? EDGEPROBE__CV_WIDE : EDGEPROBE__CV_INT; break;
+    case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
+        if (ldouble) return 0;
+        *kind = EDGEPROBE__CV_DOUBLE; break;
+    case 's': case 'S': case 'p': *kind = EDGEPROBE__CV_PTR; break;
+    case 'm': *kind = EDGEPROBE__CV_NONE; break;
+    case 'n': *kind = EDGEPROBE__CV_SKIP; break;
+    default: return 0; /* '$' (positional), an unknown letter, the end */
+    }
+    spec[n++] = *p++;
+    spec[n] = 0;
+    return (size_t)(p - fmt);
+}
+/* printf(fmt, args...) into buf (cap bytes, always terminated); returns
+ * the length the whole line needs, as snprintf does. */
+EDGEPROBE__FN size_t edgeprobe__trace_format(char *buf, size_t cap, const char *fmt, const uint64_t *args, int nargs);
+EDGEPROBE__FN size_t edgeprobe__trace_format(char *buf, size_t cap, const char *fmt, const uint64_t *args, int nargs) {
+    size_t len = 0;
+    int next = 0;
+    while (*fmt) {
+        char spec[64], *at = buf + (len < cap ? len : cap);
+        size_t room = len < cap ? cap - len : 0, used = 0;
+        int kind = 0, w = 0;
+        uint64_t v = 0;
+        double d;
+        if (fmt[0] == '%' && fmt[1] != '%') used = edgeprobe__trace_conv(fmt, args, nargs, &next, spec, sizeof spec, &kind);
+        if (!used) { /* text; "%%" is one '%' */
+            if (room > 1) *at = *fmt;
+            len++;
+            fmt += fmt[0] == '%' && fmt[1] == '%' ? 2 : 1;
+            continue;
+        }
+        fmt += used;
+        if (kind != EDGEPROBE__CV_NONE && next < nargs) v = args[next++];
+        switch (kind) {
+        case EDGEPROBE__CV_INT: w = edgeprobe__libc_snprintf(at, room, spec, (int)v); break;
+        case EDGEPROBE__CV_WIDE: w = edgeprobe__libc_snprintf(at, room, spec, (long long)v); break;
+        case EDGEPROBE__CV_DOUBLE:
+            __builtin_memcpy(&d, &v, sizeof d);
+            w = edgeprobe__libc_snprintf(at, room, spec, d);
+            break;
+        case EDGEPROBE__CV_PTR: w = edgeprobe__libc_snprintf(at, room, spec, (const void *)(uintptr_t)v); break;
+        case EDGEPROBE__CV_NONE: w = edgeprobe__libc_snprintf(at, room, spec, 0); break;
+        default: break; /* %n: never write through a traced pointer */
+        }
+        if (w > 0) len += (size_t)w;
+    }
+    if (cap) buf[len < cap ? len : cap - 1] = 0;
+    return len;
+}
+/* An enabled TRACE site: count the hit, format, hand the line on. */
+EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__argsite *as, const uint64_t *args,
+                                             int nargs) {
+    const char *fmt = (const char *)edgeprobe__rel(&as->format);
+    void (*sink)(const char *) = (void (*)(const char *))(uintptr_t)edgeprobe__rel(&as->sink);
+    char small[512], *line = small;
+    size_t need = edgeprobe__trace_format(small, sizeof small, fmt, args, nargs);
+    if (need >= sizeof small && (line = (char *)EDGEPROBE_OS_ALLOC(need + 1)) != 0)
+        edgeprobe__trace_format(line, need + 1, fmt, args, nargs);
+    else
+        line = small; /* no memory: the line stays cut at 511 bytes */
+    if (edgeprobe__trace_hit(pt))
+        edgeprobe__route_printf("%s", line);
+    else
+        sink(line);
+    if (line != small) EDGEPROBE_OS_FREE(line);
+}
+#else /* freestanding: every TRACE is the lazy form, no TRACE argsite exists */
+EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__argsite *as, const uint64_t *args,
+                                             int nargs) {
+    (void)pt, (void)as, (void)args, (void)nargs;
+}
+#endif
 
 #else /* aarch64: argument probes are not there */
 typedef void (*edgeprobe_args_fn)(const edgeprobe_info *probe, void *user, const uint64_t *args, int nargs);
