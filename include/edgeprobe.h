@@ -5455,9 +5455,9 @@ void edgeprobe__control_autostart(void) {
  *                                         for signed types, zero-extended
  *                                         for unsigned ones and pointers
  *
- * Arguments are passed as `(x) + 0`: arrays decay to pointers, small types
- * are promoted (same value), and an operand is never a symbol (`var(%rip)`)
- * that a run-time parser could not resolve. Floating-point, struct, union
+ * Arguments are passed as rvalues (EDGEPROBE__ARGVAL): arrays decay to
+ * pointers, small types are promoted (same value), and an operand is never
+ * a symbol (`var(%rip)`) that a run-time parser could not resolve. Floating-point, struct, union
  * and 128-bit arguments are compile-time errors. Handler dispatch is the
  * lock-free reader protocol of 8.13; edgeprobe_handler_sync covers args
  * handlers too. Upper halves of ymm/zmm registers are not saved: an args
@@ -5479,7 +5479,15 @@ typedef void (*edgeprobe_args_fn)(const edgeprobe_info *probe, void *user, const
 int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user);
 
 /* ---- 10.1 the marker ------------------------------------------------------ */
+/* The argument as an rvalue: arrays decay, small types are promoted, and
+ * gcc never offers a global's own memory operand (`var(%rip)`, a symbol
+ * the run-time parser cannot resolve). In C the conditional does that
+ * without arithmetic on void pointers, which -Wpointer-arith flags. */
+#ifdef __cplusplus
 #define EDGEPROBE__ARGVAL(x) ((x) + 0)
+#else
+#define EDGEPROBE__ARGVAL(x) (1 ? (x) : (x))
+#endif
 #define EDGEPROBE__ARGBYTES(x) ((int)sizeof(__typeof__(EDGEPROBE__ARGVAL(x))))
 #ifdef __cplusplus
 extern "C++" {
@@ -6020,7 +6028,7 @@ EDGEPROBE__FN int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn f
                       "EDGEPROBE_TRACE arguments must be integers, pointers, float or double "  \
                       "(not long double, struct or union; or use EDGEPROBE_TRACE_LAZY): " #x);  \
     EDGEPROBE__ASSERT(EDGEPROBE__ARGBYTES(x) <= 8, "EDGEPROBE_TRACE arguments must be at most 64 bits wide: " #x);
-#ifndef __cplusplus
+#if EDGEPROBE__TRACE_ARGS_FORM
 /* A floating-point argument as the bits of a double; others as for PROBE.
  * The inner choice keeps the cast to double valid for pointer arguments. */
 #define EDGEPROBE__TRACE_VAL(x)                                                \
@@ -6042,11 +6050,13 @@ int edgeprobe__trace_format_check(const char *fmt, ...) __attribute__((format(pr
 #define EDGEPROBE__TRACE_IMPL(pname, n, spec, checks, ops, ...)                \
     do {                                                                       \
         EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, EDGEPROBE_KIND_TRACE);      \
+        EDGEPROBE__ASSERT(__builtin_constant_p(EDGEPROBE__FIRST(__VA_ARGS__)), \
+                          "EDGEPROBE_TRACE: the format must be a string literal (or use EDGEPROBE_TRACE_LAZY)"); \
         checks                                                                 \
         if (0) (void)edgeprobe__trace_format_check(__VA_ARGS__);               \
         __asm__ __volatile__(EDGEPROBE__ARGSITE_ASM(pname, spec, "%c3 - ., %c4 - .") \
                              : : "i"(&edgeprobe__pt), "i"(EDGEPROBE__F_ARGS | EDGEPROBE__F_FORM), \
-                               "i"(n), "i"("" EDGEPROBE__FIRST(__VA_ARGS__)), "i"(&edgeprobe__trace_sink) ops); \
+                               "i"(n), "i"(EDGEPROBE__FIRST(__VA_ARGS__)), "i"(&edgeprobe__trace_sink) ops); \
     } while (0)
 #define EDGEPROBE__TRACE_ARGS(pname, ...)                                      \
     EDGEPROBE__CAT(EDGEPROBE__TRACE_, EDGEPROBE__NARGS(__VA_ARGS__))(pname, __VA_ARGS__)
@@ -6066,7 +6076,7 @@ int edgeprobe__trace_format_check(const char *fmt, ...) __attribute__((format(pr
 #define EDGEPROBE__TRACE_10(pname, ...) EDGEPROBE__TRACE_N(10, pname, __VA_ARGS__)
 #define EDGEPROBE__TRACE_11(pname, ...) EDGEPROBE__TRACE_N(11, pname, __VA_ARGS__)
 #define EDGEPROBE__TRACE_12(pname, ...) EDGEPROBE__TRACE_N(12, pname, __VA_ARGS__)
-#endif /* !__cplusplus */
+#endif /* EDGEPROBE__TRACE_ARGS_FORM */
 
 #ifndef EDGEPROBE_FREESTANDING
 int edgeprobe__libc_snprintf(char *, size_t, const char *, ...) __asm__("snprintf");
