@@ -5921,21 +5921,30 @@ EDGEPROBE__FN int edgeprobe__argsite_parse(edgeprobe__argsite *as) {
     while (*p == ' ') p++;
     return *p ? EDGEPROBE_EINVAL : 0;
 }
-/* Registration hook (8.8): parse a PROBE site's spec once. Lock held. */
+EDGEPROBE__FN const char *edgeprobe__trace_format_refused(const char *fmt, unsigned nargs); /* 10.4 */
+/* Registration hook (8.8): parse a site's spec once; a TRACE site's format
+ * must also suit its arguments. Lock held. */
 EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__record *rec) {
     const unsigned char *stub = (const unsigned char *)edgeprobe__rel(&rec->target);
     edgeprobe__argsite *as = (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(stub - 4));
+    const char *why = 0;
+    char buf[256];
+    edgeprobe__text t = {buf, sizeof buf, 0};
     if (as->status == 0) as->status = edgeprobe__argsite_parse(as) ? EDGEPROBE_EINVAL : 1;
     if (as->status < 0) {
-        char buf[256];
-        edgeprobe__text t = {buf, sizeof buf, 0};
         edgeprobe__puts(&t, "EDGEPROBE_PROBE: cannot read argument spec \"");
         edgeprobe__puts(&t, edgeprobe__argsite_spec(as));
         edgeprobe__puts(&t, "\"; site left out");
-        edgeprobe__log(r, buf);
-        return EDGEPROBE_EINVAL;
-    }
-    return 0;
+    } else if (as->format &&
+               (why = edgeprobe__trace_format_refused((const char *)edgeprobe__rel(&as->format), as->nargs))) {
+        edgeprobe__puts(&t, "EDGEPROBE_TRACE ");
+        edgeprobe__puts(&t, ((edgeprobe__point *)edgeprobe__rel(&as->point))->name);
+        edgeprobe__puts(&t, ": site left out: ");
+        edgeprobe__puts(&t, why);
+    } else
+        return 0;
+    edgeprobe__log(r, buf);
+    return EDGEPROBE_EINVAL;
 }
 
 /* The registers a stub's trampoline saved: general ones by number, and the
@@ -6008,16 +6017,19 @@ EDGEPROBE__FN int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn f
  * 3 says when): an argument site whose argsite also points at the format
  * and at this TU's sink function. Enabled with no args handler, the
  * trampoline's call lands in edgeprobe__trace_args_hit, which formats the
- * line from the recorded locations, conversion by conversion, with the C
- * library's snprintf, and hands it to the sink (or to `edgeprobe trace`).
+ * line from the recorded locations with one call of the C library's
+ * vsnprintf (10.4's va_list) and hands it to the sink (or to `edgeprobe
+ * trace`).
  *
  * Arguments: integers and pointers as for PROBE; float and double travel
  * as the 64 bits of a double (gcc leaves them in their xmm register, which
  * the trampoline saved). The format is checked at compile time against the
- * arguments, as printf's is (the `if (0)` call below never runs). %n writes
- * nothing; long double and positional (%1$d) conversions are refused at
- * compile time or printed as text. A line longer than 512 bytes is
- * formatted again into a heap buffer. */
+ * arguments, as printf's is (the `if (0)` call below never runs). At
+ * registration the format is checked against the argument count; a format
+ * with %n, positional conversions (%1$d) or more conversions than
+ * arguments leaves the site out, with a message in the log. Long double is
+ * refused at compile time. A line longer than 512 bytes is formatted again
+ * into a heap buffer. */
 #ifdef __cplusplus
 #define EDGEPROBE__IS_FP(x) (edgeprobe__argfloat<__typeof__(x)>::value)
 #else
@@ -6079,94 +6091,46 @@ int edgeprobe__trace_format_check(const char *fmt, ...) __attribute__((format(pr
 #endif /* EDGEPROBE__TRACE_ARGS_FORM */
 
 #ifndef EDGEPROBE_FREESTANDING
-int edgeprobe__libc_snprintf(char *, size_t, const char *, ...) __asm__("snprintf");
-/* What one conversion takes: an int, a 64-bit integer, a double, a
- * pointer (%s %p), no value (%m), or a value it does not use (%n). */
-enum { EDGEPROBE__CV_INT = 1, EDGEPROBE__CV_WIDE, EDGEPROBE__CV_DOUBLE, EDGEPROBE__CV_PTR, EDGEPROBE__CV_NONE,
-       EDGEPROBE__CV_SKIP };
-/* Reads the conversion at fmt ("%-08.3lx"...) into spec, with a '*' width
- * or precision replaced by its value from args[*next]. Returns the bytes
- * of fmt it used and sets *kind, or 0 when fmt does not start a
- * conversion this formatter takes (the caller then copies it as text). */
-EDGEPROBE__FN size_t edgeprobe__trace_conv(const char *fmt, const uint64_t *args, int nargs, int *next, char *spec,
-                                           size_t cap, int *kind);
-EDGEPROBE__FN size_t edgeprobe__trace_conv(const char *fmt, const uint64_t *args, int nargs, int *next, char *spec,
-                                           size_t cap, int *kind) {
-    const char *p = fmt + 1;
-    size_t n = 1;
-    int part, wide = 0, ldouble = 0;
-    spec[0] = '%';
-    while ((*p == '-' || *p == '+' || *p == ' ' || *p == '#' || *p == '0' || *p == '\'') && n < cap - 24)
-        spec[n++] = *p++;
-    for (part = 0; part < 2; part++) { /* the width, then the precision */
-        if (part) {
-            if (*p != '.') break;
-            spec[n++] = *p++;
-        }
-        if (*p == '*') {
-            int v = *next < nargs ? (int)args[(*next)++] : 0;
-            p++;
-            if (part && v < 0) n--; /* a negative precision: as if none */
-            else n += (size_t)edgeprobe__libc_snprintf(spec + n, cap - n, "%d", v);
-        } else
-            while (*p >= '0' && *p <= '9' && n < cap - 8) spec[n++] = *p++;
-    }
-    while ((*p == 'h' || *p == 'l' || *p == 'L' || *p == 'j' || *p == 'z' || *p == 't' || *p == 'q') && n < cap - 2) {
-        wide |= *p != 'h';
-        ldouble |= *p == 'L';
-        spec[n++] = *p++;
-    }
-    switch (*p) {
-    case 'd': case 'i': case 'u': case 'o': case 'x': case 'X': case 'c': case 'C':
-        *kind = wide ? EDGEPROBE__CV_WIDE : EDGEPROBE__CV_INT; break;
-    case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
-        if (ldouble) return 0;
-        *kind = EDGEPROBE__CV_DOUBLE; break;
-    case 's': case 'S': case 'p': *kind = EDGEPROBE__CV_PTR; break;
-    case 'm': *kind = EDGEPROBE__CV_NONE; break;
-    case 'n': *kind = EDGEPROBE__CV_SKIP; break;
-    default: return 0; /* '$' (positional), an unknown letter, the end */
-    }
-    spec[n++] = *p++;
-    spec[n] = 0;
-    return (size_t)(p - fmt);
+/* vsnprintf with the va_list passed as what it is on x86-64: a pointer to
+ * the structure below (the psABI's __va_list_tag). */
+int edgeprobe__libc_vsnprintf_tag(char *, size_t, const char *, void *) __asm__("vsnprintf");
+/* A va_list whose register save areas are used up (gp_offset 48, fp_offset
+ * 304: the psABI's limits), so va_arg takes every argument, integer or
+ * double, from the overflow area, 8 bytes each, in order: exactly the
+ * args[] array the locations were read into. One vsnprintf formats the
+ * whole line, '*' widths included. */
+typedef struct edgeprobe__va_tag {
+    unsigned gp_offset, fp_offset;
+    const void *overflow_arg_area, *reg_save_area;
+} edgeprobe__va_tag;
+EDGEPROBE__FN size_t edgeprobe__trace_format(char *buf, size_t cap, const char *fmt, const uint64_t *args);
+EDGEPROBE__FN size_t edgeprobe__trace_format(char *buf, size_t cap, const char *fmt, const uint64_t *args) {
+    edgeprobe__va_tag ap = {48, 304, args, 0};
+    int n = edgeprobe__libc_vsnprintf_tag(buf, cap, fmt, &ap);
+    return n < 0 ? 0 : (size_t)n;
 }
-/* printf(fmt, args...) into buf (cap bytes, always terminated); returns
- * the length the whole line needs, as snprintf does. */
-EDGEPROBE__FN size_t edgeprobe__trace_format(char *buf, size_t cap, const char *fmt, const uint64_t *args, int nargs);
-EDGEPROBE__FN size_t edgeprobe__trace_format(char *buf, size_t cap, const char *fmt, const uint64_t *args, int nargs) {
-    size_t len = 0;
-    int next = 0;
-    while (*fmt) {
-        char spec[64], *at = buf + (len < cap ? len : cap);
-        size_t room = len < cap ? cap - len : 0, used = 0;
-        int kind = 0, w = 0;
-        uint64_t v = 0;
-        double d;
-        if (fmt[0] == '%' && fmt[1] != '%') used = edgeprobe__trace_conv(fmt, args, nargs, &next, spec, sizeof spec, &kind);
-        if (!used) { /* text; "%%" is one '%' */
-            if (room > 1) *at = *fmt;
-            len++;
-            fmt += fmt[0] == '%' && fmt[1] == '%' ? 2 : 1;
-            continue;
+/* Registration (10.3): a TRACE format must take at most nargs values and
+ * write nothing: no %n (it would write through a traced pointer) and no
+ * positional conversions (their count is not checked here). The compiler
+ * has checked each conversion's type against its argument. Returns NULL,
+ * or why the site is left out. */
+EDGEPROBE__FN const char *edgeprobe__trace_format_refused(const char *fmt, unsigned nargs);
+EDGEPROBE__FN const char *edgeprobe__trace_format_refused(const char *fmt, unsigned nargs) {
+    unsigned taken = 0;
+    for (; *fmt; fmt++) {
+        if (*fmt != '%') continue;
+        if (*++fmt == '%') continue;
+        for (; *fmt && !((*fmt >= 'a' && *fmt <= 'z' && *fmt != 'h' && *fmt != 'l' && *fmt != 'j' && *fmt != 'z' &&
+                          *fmt != 't' && *fmt != 'q') || (*fmt >= 'A' && *fmt <= 'Z' && *fmt != 'L'));
+             fmt++) {
+            if (*fmt == '$') return "a positional conversion (%N$) in its format";
+            taken += *fmt == '*';
         }
-        fmt += used;
-        if (kind != EDGEPROBE__CV_NONE && next < nargs) v = args[next++];
-        switch (kind) {
-        case EDGEPROBE__CV_INT: w = edgeprobe__libc_snprintf(at, room, spec, (int)v); break;
-        case EDGEPROBE__CV_WIDE: w = edgeprobe__libc_snprintf(at, room, spec, (long long)v); break;
-        case EDGEPROBE__CV_DOUBLE:
-            __builtin_memcpy(&d, &v, sizeof d);
-            w = edgeprobe__libc_snprintf(at, room, spec, d);
-            break;
-        case EDGEPROBE__CV_PTR: w = edgeprobe__libc_snprintf(at, room, spec, (const void *)(uintptr_t)v); break;
-        case EDGEPROBE__CV_NONE: w = edgeprobe__libc_snprintf(at, room, spec, 0); break;
-        default: break; /* %n: never write through a traced pointer */
-        }
-        if (w > 0) len += (size_t)w;
+        if (!*fmt) return "a conversion cut short at the end of its format";
+        if (*fmt == 'n') return "%n in its format";
+        taken += *fmt != 'm';
     }
-    if (cap) buf[len < cap ? len : cap - 1] = 0;
-    return len;
+    return taken > nargs ? "more conversions in its format than arguments" : 0;
 }
 /* An enabled TRACE site: count the hit, format, hand the line on. */
 EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__argsite *as, const uint64_t *args,
@@ -6174,9 +6138,10 @@ EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__ar
     const char *fmt = (const char *)edgeprobe__rel(&as->format);
     void (*sink)(const char *) = (void (*)(const char *))(uintptr_t)edgeprobe__rel(&as->sink);
     char small[512], *line = small;
-    size_t need = edgeprobe__trace_format(small, sizeof small, fmt, args, nargs);
+    size_t need = edgeprobe__trace_format(small, sizeof small, fmt, args);
+    (void)nargs; /* checked against the format at registration */
     if (need >= sizeof small && (line = (char *)EDGEPROBE_OS_ALLOC(need + 1)) != 0)
-        edgeprobe__trace_format(line, need + 1, fmt, args, nargs);
+        edgeprobe__trace_format(line, need + 1, fmt, args);
     else
         line = small; /* no memory: the line stays cut at 511 bytes */
     if (edgeprobe__trace_hit(pt))
@@ -6189,6 +6154,10 @@ EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__ar
 EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__argsite *as, const uint64_t *args,
                                              int nargs) {
     (void)pt, (void)as, (void)args, (void)nargs;
+}
+EDGEPROBE__FN const char *edgeprobe__trace_format_refused(const char *fmt, unsigned nargs) {
+    (void)fmt, (void)nargs;
+    return "EDGEPROBE_TRACE's argument form in a freestanding build";
 }
 #endif
 

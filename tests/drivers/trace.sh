@@ -16,7 +16,16 @@ trace_case() {
         $cc $f -fPIC -shared tests/trace/sites.c -o "$d/libtrsites.so" &&
             $cc $f tests/t_trace.c -L"$d" -ltrsites -Wl,-rpath,"$PWD/$d" -lm -o "$d/t_trace" ;;
     esac || return 1
-    timeout 300 "./$d/t_trace"
+    EDGEPROBE_VERBOSE=1 timeout 300 "./$d/t_trace" 2>"$d/stderr.txt"
+    local rc=$?
+    cat "$d/stderr.txt"
+    [[ $rc == 0 ]] || return $rc
+    # the refused formats, each with its reason (not with the lazy form)
+    grep -q 'EDGEPROBE_TRACE tr_pctn: site left out: %n in its format' "$d/stderr.txt" &&
+        grep -q 'EDGEPROBE_TRACE tr_toofew: site left out: more conversions in its format than arguments' \
+            "$d/stderr.txt" && return 0
+    echo "missing: the refusals of the bad formats in the log"
+    return 1
 }
 for cc in gcc clang; do
     for opt in -O0 -O2 -O3; do case_ "trace-$cc$opt-pie" trace_case "$cc" "$opt" pie; done

@@ -10,6 +10,7 @@ void stars(int w, int prec, double d, const char *s);
 void twelve(long a, long b, long c, long d, long e, long f, double g, long h, long i, const char *j, long k, long l);
 void nothing(void);
 void percent_n(int x);
+void too_few(int x);
 void long_line(const char *s);
 int side_effects(int *counter);
 int only_trace(int x);
