@@ -37,8 +37,10 @@
  *                                     the function-probe back end
  *                                  9. control endpoint (hosted only):
  *                                     operate probes from the shell
- *                                  10. argument probes (EDGEPROBE_PROBE):
- *                                     marker, trampoline, locations
+ *                                  10. argument probes (EDGEPROBE_PROBE,
+ *                                     and EDGEPROBE_TRACE on x86-64):
+ *                                     marker, trampoline, locations,
+ *                                     10.4 TRACE's argument form
  *
  * ARCHITECTURES. x86-64 and (little-endian) aarch64 share everything but a
  * small back end (section 8.1: marker bytes, site forms, the code store and
@@ -64,7 +66,11 @@
  *                                 instruction: ~2.4x a direct call (1.5x
  *                                 with EDGEPROBE_HANDLER_INLINE)
  *   enabled PROBE                 jmp + stub + register save + indirect call:
- *                                 ~7-9x a direct call (USDT trap: ~3000x)
+ *                                 ~7-11x a direct call (USDT trap: ~3000x)
+ *   disabled TRACE (x86-64, C)    the NOP only: no code for the enabled path
+ *                                 in the function (section 10.4)
+ *   enabled TRACE (x86-64, C)     PROBE's path + one vsnprintf + the sink:
+ *                                 ~1.3x calling the sink directly
  *   edgeprobe_probe_on/off        lock + one compare-and-swap per site
  *   edgeprobe_enable/disable      slow: hash lookup, or a walk of all names for a glob
  *   edgeprobe_patch (straddler)   slow: two waits of Tmax ticks, or two membarriers
@@ -5444,8 +5450,9 @@ void edgeprobe__control_autostart(void) {
  *             lea 128(%rsp), %rsp
  *             jmp resume
  *
- * The trampoline (one per object) saves the 15 general registers other
- * than %rsp and xmm0-15, aligns the stack, and passes the saved registers
+ * The trampoline (one per object and vector width, 10.2) saves the 15
+ * general registers other than %rsp and the vector registers the TU's code
+ * can use (xmm, ymm or zmm and masks), aligns the stack, and passes the saved registers
  * (with %rsp as it was at the site) to edgeprobe__args_hit. That reads each
  * argument from its location - parsed once, when the object registers its
  * sites, into the `argsite`, a writable block the marker emitted beside the
@@ -5457,13 +5464,13 @@ void edgeprobe__control_autostart(void) {
  *
  * Arguments are passed as rvalues (EDGEPROBE__ARGVAL): arrays decay to
  * pointers, small types are promoted (same value), and an operand is never
- * a symbol (`var(%rip)`) that a run-time parser could not resolve. Floating-point, struct, union
- * and 128-bit arguments are compile-time errors. Handler dispatch is the
+ * a symbol (`var(%rip)`) that a run-time parser could not resolve.
+ * Floating-point, struct, union and 128-bit arguments are compile-time
+ * errors (TRACE, 10.4, takes float and double). Handler dispatch is the
  * lock-free reader protocol of 8.13; edgeprobe_handler_sync covers args
- * handlers too. Upper halves of ymm/zmm registers are not saved: an args
- * handler must not use AVX (compile it without -mavx), as in a signal
- * handler. The trampoline carries no unwind information: a handler may not
- * throw or unwind through it.
+ * handlers too. The trampoline carries no unwind information: a handler
+ * may not throw or unwind through it. The same stub and trampoline serve
+ * EDGEPROBE_TRACE's argument form (10.4).
  *
  * A site whose spec cannot be parsed is logged and left out (not enabled).
  * Cost: disabled, one NOP; enabled, jmp + the register save/restore + one

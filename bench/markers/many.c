@@ -53,7 +53,10 @@ static const int baseline[NV] = {
 #define BASE(tag, name, base) V_##base,
     VARIANTS(BASE)};
 /* The bare NOP5 of the same shape: the floor of any trap-free site. */
-static int floor_of(int v) { return baseline[v] == V_mn ? V_mn5 : baseline[v] == V_dn ? V_dn5 : -1; }
+static int floor_of(int v) {
+    if (baseline[v] == v) return -1; /* a baseline: its samples are rescaled last */
+    return baseline[v] == V_mn ? V_mn5 : baseline[v] == V_dn ? V_dn5 : -1;
+}
 
 volatile int peers_sink;
 __attribute__((noinline)) void peers_hit(const void *tp, int x) { (void)tp, peers_sink += x; }

@@ -127,6 +127,19 @@ bpftrace_args() {
     ! grep '^hit ' <<<"$out" | awk '{ i = $2; if ($3 != -i || $4 != 18446744073709551600 + i || $5 != "text" || $6 != 99) bad = 1 } END { exit !bad }'
 }
 case_ bpftrace-reads-probe-args bpftrace_args
+# TRACE's argument form describes its arguments too: bpftrace reads them.
+bpftrace_trace_args() {
+    bpftrace_ready || return $?
+    usdt_build || return 1
+    local out
+    out=$(timeout 60 bpftrace -e "usdt:$PWD/$B/t_usdt:edgeprobe:us_trace { printf(\"trace %d\\n\", arg0); }" \
+        -c "$PWD/$B/t_usdt args 10" 2>&1)
+    echo "$out"
+    # the hits bpftrace saw count 1, 2, ... without gaps from where it started
+    grep -q '^trace ' <<<"$out" || return 1
+    grep '^trace ' <<<"$out" | awk 'NR > 1 && $2 != prev + 1 { bad = 1 } { prev = $2 } $2 < 1 || $2 > 10 { bad = 1 } END { exit bad }'
+}
+case_ bpftrace-reads-trace-args bpftrace_trace_args
 bpftrace_hold() {
     bpftrace_ready || return $?
     usdt_build || return 1
