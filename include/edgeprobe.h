@@ -1850,12 +1850,16 @@ EDGEPROBE__FN int edgeprobe__write_code(edgeprobe__root *r, unsigned char *p, co
 
 /* ---- 8.7 marker sites ------------------------------------------------------
  * Off/on byte forms of one site: edgeprobe__site_form, in the back end. */
-/* Put a site in state `on` (a default-on site jumps when off). */
+EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const unsigned char *stub); /* 10.3 */
+/* Put a site in state `on` (a default-on site jumps when off). An argument
+ * site's locations are parsed the first time it is switched on, so
+ * start-up neither parses nor writes them. */
 EDGEPROBE__FN int edgeprobe__site_set(edgeprobe__root *r, const edgeprobe__site *s, int on);
 EDGEPROBE__FN int edgeprobe__site_set(edgeprobe__root *r, const edgeprobe__site *s, int on) {
     unsigned char want[8], other[8];
-    int jump = (s->flags & EDGEPROBE__F_DEFAULT_ON) ? !on : on;
+    int jump = (s->flags & EDGEPROBE__F_DEFAULT_ON) ? !on : on, rc;
     size_t n = edgeprobe__site_form(s->addr, s->target, s->flags, jump, want);
+    if (on && (s->flags & EDGEPROBE__F_ARGS) && (rc = edgeprobe__args_prepare(r, s->target)) < 0) return rc;
     if (!n || !edgeprobe__site_form(s->addr, s->target, s->flags, !jump, other)) {
         edgeprobe__log_bytes(r, "jump target out of reach", s->addr, 0, edgeprobe__site_len(s->flags));
         return EDGEPROBE_ERANGE;
@@ -2021,7 +2025,6 @@ EDGEPROBE__FN int edgeprobe__point_add(edgeprobe__root *r, edgeprobe__point *pt)
     return 0;
 }
 
-EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__record *rec); /* 10.3 */
 /* Register one table record: point, probe, site; then give the new site the
  * probe's current state. Lock held. */
 EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__record *rec);
@@ -2030,7 +2033,6 @@ EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__rec
     struct edgeprobe__probe *p = pt->probe;
     edgeprobe__site s;
     int rc;
-    if ((rec->flags & EDGEPROBE__F_ARGS) && (rc = edgeprobe__args_prepare(r, rec)) < 0) return rc;
     if (!p) {
         p = edgeprobe__probe_intern(r, pt->name);
         if (!p) return EDGEPROBE_ENOMEM;
@@ -3160,12 +3162,14 @@ EDGEPROBE__FN int edgeprobe__attach_matching(const char *pattern, int kind, edge
                 continue;
             }
             matched++;
-            if (!fn) rc = edgeprobe__probe_count(r, p, 0); /* off before unbinding */
+            /* Switch first (off before unbinding; on before binding, since
+             * switching on can fail: then nothing is bound). A site on
+             * with no binding yet calls nothing. */
+            rc = edgeprobe__probe_count(r, p, fn ? (p->count > 0 ? p->count : 1) : 0);
             for (k = 0; k < p->npoints && rc >= 0; k++)
                 if (fn ? p->points[k]->kind == kind
                        : (p->points[k]->kind == EDGEPROBE_KIND_HANDLER || p->points[k]->kind == EDGEPROBE_KIND_PROBE))
                     rc = edgeprobe__bind(r, p->points[k], fn, user);
-            if (fn && rc >= 0) rc = edgeprobe__probe_count(r, p, p->count > 0 ? p->count : 1);
         }
     }
     edgeprobe__unlock(&r->lock);
@@ -5472,7 +5476,10 @@ void edgeprobe__control_autostart(void) {
  * may not throw or unwind through it. The same stub and trampoline serve
  * EDGEPROBE_TRACE's argument form (10.4).
  *
- * A site whose spec cannot be parsed is logged and left out (not enabled).
+ * A site's spec is parsed the first time it is switched on (start-up
+ * neither parses nor writes the argsite); a spec that cannot be read makes
+ * that switch fail with EDGEPROBE_EINVAL, logged once, and the probe stays
+ * off (all its sites: 8.7 never leaves a probe half switched).
  * Cost: disabled, one NOP; enabled, jmp + the register save/restore + one
  * indirect call (bench/RESULTS.md, "argument probes").
  * ====================================================================== */
@@ -5929,25 +5936,27 @@ EDGEPROBE__FN int edgeprobe__argsite_parse(edgeprobe__argsite *as) {
     return *p ? EDGEPROBE_EINVAL : 0;
 }
 EDGEPROBE__FN const char *edgeprobe__trace_format_refused(const char *fmt, unsigned nargs); /* 10.4 */
-/* Registration hook (8.8): parse a site's spec once; a TRACE site's format
- * must also suit its arguments. Lock held. */
-EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__record *rec) {
-    const unsigned char *stub = (const unsigned char *)edgeprobe__rel(&rec->target);
+/* Before a site is first switched on (8.7): parse its spec once; a TRACE
+ * site's format must also suit its arguments. A site that fails is
+ * refused (EDGEPROBE_EINVAL) every time, logged once. Lock held. */
+EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const unsigned char *stub) {
     edgeprobe__argsite *as = (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(stub - 4));
     const char *why = 0;
     char buf[256];
     edgeprobe__text t = {buf, sizeof buf, 0};
-    if (as->status == 0) as->status = edgeprobe__argsite_parse(as) ? EDGEPROBE_EINVAL : 1;
+    if (as->status) return as->status < 0 ? as->status : 0;
+    as->status = edgeprobe__argsite_parse(as) ? EDGEPROBE_EINVAL : 1;
     if (as->status < 0) {
         edgeprobe__puts(&t, "EDGEPROBE_PROBE: cannot read argument spec \"");
         edgeprobe__puts(&t, edgeprobe__argsite_spec(as));
-        edgeprobe__puts(&t, "\"; site left out");
+        edgeprobe__puts(&t, "\"; site refused");
     } else if (as->format &&
                (why = edgeprobe__trace_format_refused((const char *)edgeprobe__rel(&as->format), as->nargs))) {
         edgeprobe__puts(&t, "EDGEPROBE_TRACE ");
         edgeprobe__puts(&t, ((edgeprobe__point *)edgeprobe__rel(&as->point))->name);
-        edgeprobe__puts(&t, ": site left out: ");
+        edgeprobe__puts(&t, ": refused: ");
         edgeprobe__puts(&t, why);
+        as->status = EDGEPROBE_EINVAL;
     } else
         return 0;
     edgeprobe__log(r, buf);
@@ -6033,9 +6042,9 @@ EDGEPROBE__FN int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn f
  * as the 64 bits of a double (gcc leaves them in their xmm register, which
  * the trampoline saved). The format is checked at compile time against the
  * arguments, as printf's is (the `if (0)` call below never runs). At
- * registration the format is checked against the argument count; a format
- * with %n, positional conversions (%1$d) or more conversions than
- * arguments leaves the site out, with a message in the log. Long double is
+ * its first switch-on the format is checked against the argument count; a
+ * format with %n, positional conversions (%1$d) or more conversions than
+ * arguments is refused (EDGEPROBE_EINVAL), with a message in the log. Long double is
  * refused at compile time. A line longer than 512 bytes is formatted again
  * into a heap buffer. */
 #ifdef __cplusplus
@@ -6117,11 +6126,11 @@ EDGEPROBE__FN size_t edgeprobe__trace_format(char *buf, size_t cap, const char *
     int n = edgeprobe__libc_vsnprintf_tag(buf, cap, fmt, &ap);
     return n < 0 ? 0 : (size_t)n;
 }
-/* Registration (10.3): a TRACE format must take at most nargs values and
+/* First switch-on (10.3): a TRACE format must take at most nargs values and
  * write nothing: no %n (it would write through a traced pointer) and no
  * positional conversions (their count is not checked here). The compiler
  * has checked each conversion's type against its argument. Returns NULL,
- * or why the site is left out. */
+ * or why the site is refused. */
 EDGEPROBE__FN const char *edgeprobe__trace_format_refused(const char *fmt, unsigned nargs);
 EDGEPROBE__FN const char *edgeprobe__trace_format_refused(const char *fmt, unsigned nargs) {
     unsigned taken = 0;
@@ -6175,8 +6184,8 @@ __attribute__((error("edgeprobe: EDGEPROBE_PROBE and edgeprobe_attach_args are x
 int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user);
 __attribute__((error("edgeprobe: EDGEPROBE_PROBE is x86-64 only"))) void edgeprobe__probe_x86_64_only(void);
 #define EDGEPROBE_PROBE(...) edgeprobe__probe_x86_64_only()
-EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__record *rec) {
-    (void)r, (void)rec;
+EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const unsigned char *stub) {
+    (void)r, (void)stub;
     return EDGEPROBE_ENOTSUP;
 }
 #endif /* section 10 */

@@ -58,12 +58,13 @@ static void test_values(void) {
                 0x7edcba9876543210L, 6.5, -8L, 65000L, "twelve", 1L << 40, -12L);
     EXPECT_LINE("tr_none", nothing(), "no arguments, 100%% literal\n");
 }
-/* Left out at registration (the driver checks the log lines). */
+/* Refused when switched on, every time (the driver checks the log lines). */
 static void test_refused_formats(void) {
     int before = trace_lines;
     if (!EDGEPROBE__TRACE_ARGS_FORM) return; /* the lazy form is printf itself */
-    CHECK_EQ(edgeprobe_enable("tr_pctn"), EDGEPROBE_ENOENT);
-    CHECK_EQ(edgeprobe_enable("tr_toofew"), EDGEPROBE_ENOENT);
+    CHECK_EQ(edgeprobe_enable("tr_pctn"), EDGEPROBE_EINVAL);
+    CHECK_EQ(edgeprobe_enable("tr_pctn"), EDGEPROBE_EINVAL);
+    CHECK_EQ(edgeprobe_enable("tr_toofew"), EDGEPROBE_EINVAL);
     percent_n(5);
     too_few(5);
     CHECK_EQ(trace_lines, before);
