@@ -40,12 +40,21 @@ static double now(void) {
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 static int errors;
+static int any_hits(void) {
+    int t;
+    for (t = 0; t < EXECUTORS; t++)
+        if (__atomic_load_n(&hits[t], __ATOMIC_RELAXED)) return 1;
+    return 0;
+}
+/* TOGGLES_PER_THREAD toggles, and more until an executor has seen a probe
+ * on (on a loaded machine the executors may not run while the togglers
+ * do), within MAX_SECONDS. */
 static void *toggler(void *arg) {
     int id = (int)(intptr_t)arg, i;
     edgeprobe_probe *b;
     double t0 = now();
     if (edgeprobe_probe_find("conc_b", &b) < 0) errors++;
-    for (i = 0; i < TOGGLES_PER_THREAD && now() - t0 < MAX_SECONDS; i++) {
+    for (i = 0; (i < TOGGLES_PER_THREAD || !any_hits()) && now() - t0 < MAX_SECONDS; i++) {
         int rc;
         switch ((i + id) % 4) {
         case 0: rc = edgeprobe_enable(i & 1 ? "conc_a" : "conc_*"); break;
