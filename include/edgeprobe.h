@@ -3305,6 +3305,18 @@ EDGEPROBE__FN int edgeprobe__call_reaches(const unsigned char *call, const void 
     __builtin_memcpy(&rel, t + 2, 4);
     return *(void *const *)(t + 6 + rel) == hook;
 }
+/* A lasting copy of dladdr's name and file, "name\0file\0": the loader's
+ * strings are unmapped or freed with their object (dlclose), while the point
+ * stays listed (and matched by every glob). NULL if out of memory. */
+EDGEPROBE__FN const char *edgeprobe__provider_keep(const char *name, const char *file);
+EDGEPROBE__FN const char *edgeprobe__provider_keep(const char *name, const char *file) {
+    size_t n = edgeprobe__strnlen(name, 4095), f = file ? edgeprobe__strnlen(file, 4095) : 0;
+    char *copy = (char *)EDGEPROBE_OS_ALLOC(n + f + 2);
+    if (!copy) return 0;
+    __builtin_memcpy(copy, name, n);
+    if (f) __builtin_memcpy(copy + n + 1, file, f);
+    return copy; /* zeroed: both strings end */
+}
 /* A provider point's name, from dladdr - on demand, because dladdr scans
  * the symbol table (slow in a program linked with -rdynamic) - and once per
  * function: entry and exit share it (the table maps fn|top bit to the point
@@ -3323,9 +3335,9 @@ EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt) {
         return;
     }
     if (t && (t = edgeprobe__ptable_reserve(r->provider))) edgeprobe__ptable_put(t, EDGEPROBE__FN_KEY(pp->fn), pt);
-    if (edgeprobe__libc_dladdr(pp->fn, &dli) && dli.sname && dli.saddr == pp->fn) {
-        pt->name = dli.sname;
-        pt->file = dli.fname;
+    if (edgeprobe__libc_dladdr(pp->fn, &dli) && dli.sname && dli.saddr == pp->fn &&
+        (pt->name = edgeprobe__provider_keep(dli.sname, dli.fname)) != 0) {
+        pt->file = dli.fname ? pt->name + edgeprobe__strnlen(pt->name, 4095) + 1 : 0;
     } else {
         edgeprobe__text txt = {pp->name, sizeof pp->name, 0};
         edgeprobe__puts(&txt, "0x");
@@ -3418,17 +3430,30 @@ EDGEPROBE__FN int edgeprobe__provider_point(edgeprobe__root *r, int id, edgeprob
 }
 #ifndef EDGEPROBE_FREESTANDING
 /* Is the provider site still in a loaded object? Cheap while no object was
- * unloaded since the site was last seen; else ask dladdr. Lock held. */
-EDGEPROBE__INLINE int edgeprobe__provider_loaded(edgeprobe__ppoint *pp) {
+ * unloaded since the site was last seen; else ask dladdr. Lock held.
+ * When objects were unloaded meanwhile, the site's own may have been one of
+ * them and been loaded again at the same address (dlclose then dlopen of a
+ * plugin lands there as a rule): a fresh, read-only mapping, while the page
+ * table still says "open" from the old one - a write trusting it faults. So
+ * forget the site's pages: the next write makes them writable again (one
+ * extra mprotect if they were never unmapped). Markers do the same when
+ * their object goes (edgeprobe__record_remove). */
+EDGEPROBE__INLINE int edgeprobe__provider_loaded(edgeprobe__root *r, edgeprobe__ppoint *pp) {
     edgeprobe__dl_info dli;
     unsigned long long unloads = edgeprobe__dl_unloads();
+    const unsigned char *site = (const unsigned char *)pp->pt.site;
+    edgeprobe__page *first, *last;
     if (unloads == pp->unloads) return 1;
-    if (!edgeprobe__libc_dladdr(pp->pt.site, &dli)) return 0;
+    if (!edgeprobe__libc_dladdr(site, &dli)) return 0;
+    first = edgeprobe__page_slot(r, (uintptr_t)site & ~(uintptr_t)(EDGEPROBE__PAGE - 1));
+    last = edgeprobe__page_slot(r, (uintptr_t)(site + 4) & ~(uintptr_t)(EDGEPROBE__PAGE - 1));
+    if (first) first->open = 0;
+    if (last) last->open = 0; /* a 1|4 call's back bytes may be on the next page */
     pp->unloads = unloads;
     return 1;
 }
 #else
-#define edgeprobe__provider_loaded(pp) 1
+#define edgeprobe__provider_loaded(r, pp) ((void)(r), 1)
 #endif
 /* Activate (fn != NULL) or deactivate one provider point; lock held. */
 EDGEPROBE__FN int edgeprobe__provider_set(edgeprobe__root *r, edgeprobe__ppoint *pp, edgeprobe_handler_fn fn,
@@ -3438,7 +3463,7 @@ EDGEPROBE__FN int edgeprobe__provider_set(edgeprobe__root *r, edgeprobe__ppoint 
     int rc;
     edgeprobe__binding *cur = pp->pt.binding;
     if (!pp->patchable) return EDGEPROBE_EBYTES;
-    if (!edgeprobe__provider_loaded(pp)) return EDGEPROBE_EUNLOADED;
+    if (!edgeprobe__provider_loaded(r, pp)) return EDGEPROBE_EUNLOADED;
     if (fn && !(cur && cur->fn == fn && cur->user == user) && (rc = edgeprobe__bind(r, &pp->pt, fn, user)) < 0)
         return rc;
     return edgeprobe__call_set(r, (unsigned char *)pp->pt.site, pp->rel32, fn != 0);
