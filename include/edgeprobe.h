@@ -1751,6 +1751,20 @@ EDGEPROBE__FN void edgeprobe__code_close(edgeprobe__root *r, const void *p, size
     }
 }
 
+/* Forget that the pages of [lo, hi) were made writable: an object there was
+ * unloaded, and what is mapped there now - the same library loaded again,
+ * at the same address as a rule - is read-only again, so the next write
+ * must open its page anew (a write trusting the old "open" faults). Our own
+ * mirror pages (refs < 0) stay as they are. Lock held. */
+EDGEPROBE__FN void edgeprobe__pages_forget(edgeprobe__root *r, uintptr_t lo, uintptr_t hi);
+EDGEPROBE__FN void edgeprobe__pages_forget(edgeprobe__root *r, uintptr_t lo, uintptr_t hi) {
+    unsigned i;
+    for (i = 0; i < r->page_cap; i++) {
+        edgeprobe__page *e = &r->pages[i];
+        if (e->addr && e->refs >= 0 && e->addr < hi && e->addr + EDGEPROBE__PAGE > lo) e->open = 0;
+    }
+}
+
 /* Replace n bytes at p (inside one word of the back end's window) with val
  * if they hold expect, in one atomic store, then make it visible to
  * instruction fetch; neighbouring bytes are kept even if they change
@@ -3432,23 +3446,15 @@ EDGEPROBE__FN int edgeprobe__provider_point(edgeprobe__root *r, int id, edgeprob
 /* Is the provider site still in a loaded object? Cheap while no object was
  * unloaded since the site was last seen; else ask dladdr. Lock held.
  * When objects were unloaded meanwhile, the site's own may have been one of
- * them and been loaded again at the same address (dlclose then dlopen of a
- * plugin lands there as a rule): a fresh, read-only mapping, while the page
- * table still says "open" from the old one - a write trusting it faults. So
- * forget the site's pages: the next write makes them writable again (one
- * extra mprotect if they were never unmapped). Markers do the same when
- * their object goes (edgeprobe__record_remove). */
+ * them and be loaded again at the same address (dlclose then dlopen of a
+ * plugin lands there as a rule): its pages' "open" is then stale. Forget it
+ * (one extra mprotect if they were never unmapped). */
 EDGEPROBE__INLINE int edgeprobe__provider_loaded(edgeprobe__root *r, edgeprobe__ppoint *pp) {
     edgeprobe__dl_info dli;
     unsigned long long unloads = edgeprobe__dl_unloads();
-    const unsigned char *site = (const unsigned char *)pp->pt.site;
-    edgeprobe__page *first, *last;
     if (unloads == pp->unloads) return 1;
-    if (!edgeprobe__libc_dladdr(site, &dli)) return 0;
-    first = edgeprobe__page_slot(r, (uintptr_t)site & ~(uintptr_t)(EDGEPROBE__PAGE - 1));
-    last = edgeprobe__page_slot(r, (uintptr_t)(site + 4) & ~(uintptr_t)(EDGEPROBE__PAGE - 1));
-    if (first) first->open = 0;
-    if (last) last->open = 0; /* a 1|4 call's back bytes may be on the next page */
+    if (!edgeprobe__libc_dladdr(pp->pt.site, &dli)) return 0;
+    edgeprobe__pages_forget(r, (uintptr_t)pp->pt.site, (uintptr_t)pp->pt.site + 5);
     pp->unloads = unloads;
     return 1;
 }
@@ -4378,6 +4384,8 @@ EDGEPROBE__FN int edgeprobe__fsync_objects(edgeprobe__root *r, int scan_new) {
     edgeprobe__libc_dl_iterate_phdr(edgeprobe__flist_cb, &l);
     for (o = fs->objects; o; o = o->next) {
         if (!o->loaded) continue;
+        if (l.subs != fs->subs) /* this one may be a reload at the same address */
+            edgeprobe__pages_forget(r, o->text_lo, o->text_hi);
         for (i = 0; i < l.n; i++)
             if (l.v[i].base == o->base && l.v[i].text_lo == o->text_lo) break;
         if (i == l.n) edgeprobe__fobject_gone(r, o);

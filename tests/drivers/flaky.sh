@@ -11,3 +11,15 @@ provider_unload_case() {
 }
 case_ provider-unload-gcc-O2 provider_unload_case gcc -O2
 case_ provider-unload-clang-O0 provider_unload_case clang -O0
+
+# The same for function probes (-fpatchable-function-entry=5): gcc's and
+# clang's entry forms.
+fprobe_reload_case() {
+    local cc=$1 d="$B/fprobe-reload-$1"
+    mkdir -p "$d"
+    $cc -O2 -fpatchable-function-entry=5 -fPIC -shared tests/fprobe/lib.c -o "$d/libfp.so" &&
+        $cc -O2 $WARN $INC tests/fprobe/t_reload.c -pthread -ldl -o "$d/t_reload" &&
+        timeout 60 "./$d/t_reload" "$PWD/$d/libfp.so"
+}
+case_ fprobe-reload-gcc fprobe_reload_case gcc
+case_ fprobe-reload-clang fprobe_reload_case clang
