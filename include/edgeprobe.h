@@ -1801,6 +1801,20 @@ EDGEPROBE__FN void edgeprobe__code_close(edgeprobe__root *r, const void *p, size
     }
 }
 
+/* Forget that the pages of [lo, hi) were made writable: an object there was
+ * unloaded, and what is mapped there now - the same library loaded again,
+ * at the same address as a rule - is read-only again, so the next write
+ * must open its page anew (a write trusting the old "open" faults). Our own
+ * mirror pages (refs < 0) stay as they are. Lock held. */
+EDGEPROBE__FN void edgeprobe__pages_forget(edgeprobe__root *r, uintptr_t lo, uintptr_t hi);
+EDGEPROBE__FN void edgeprobe__pages_forget(edgeprobe__root *r, uintptr_t lo, uintptr_t hi) {
+    unsigned i;
+    for (i = 0; i < r->page_cap; i++) {
+        edgeprobe__page *e = &r->pages[i];
+        if (e->addr && e->refs >= 0 && e->addr < hi && e->addr + EDGEPROBE__PAGE > lo) e->open = 0;
+    }
+}
+
 /* Replace n bytes at p (inside one word of the back end's window) with val
  * if they hold expect, in one atomic store, then make it visible to
  * instruction fetch; neighbouring bytes are kept even if they change
@@ -3359,6 +3373,18 @@ EDGEPROBE__FN int edgeprobe__call_reaches(const unsigned char *call, const void 
     __builtin_memcpy(&rel, t + 2, 4);
     return *(void *const *)(t + 6 + rel) == hook;
 }
+/* A lasting copy of dladdr's name and file, "name\0file\0": the loader's
+ * strings are unmapped or freed with their object (dlclose), while the point
+ * stays listed (and matched by every glob). NULL if out of memory. */
+EDGEPROBE__FN const char *edgeprobe__provider_keep(const char *name, const char *file);
+EDGEPROBE__FN const char *edgeprobe__provider_keep(const char *name, const char *file) {
+    size_t n = edgeprobe__strnlen(name, 4095), f = file ? edgeprobe__strnlen(file, 4095) : 0;
+    char *copy = (char *)EDGEPROBE_OS_ALLOC(n + f + 2);
+    if (!copy) return 0;
+    __builtin_memcpy(copy, name, n);
+    if (f) __builtin_memcpy(copy + n + 1, file, f);
+    return copy; /* zeroed: both strings end */
+}
 /* A provider point's name, from dladdr - on demand, because dladdr scans
  * the symbol table (slow in a program linked with -rdynamic) - and once per
  * function: entry and exit share it (the table maps fn|top bit to the point
@@ -3377,9 +3403,9 @@ EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt) {
         return;
     }
     if (t && (t = edgeprobe__ptable_reserve(r->provider))) edgeprobe__ptable_put(t, EDGEPROBE__FN_KEY(pp->fn), pt);
-    if (edgeprobe__libc_dladdr(pp->fn, &dli) && dli.sname && dli.saddr == pp->fn) {
-        pt->name = dli.sname;
-        pt->file = dli.fname;
+    if (edgeprobe__libc_dladdr(pp->fn, &dli) && dli.sname && dli.saddr == pp->fn &&
+        (pt->name = edgeprobe__provider_keep(dli.sname, dli.fname)) != 0) {
+        pt->file = dli.fname ? pt->name + edgeprobe__strnlen(pt->name, 4095) + 1 : 0;
     } else {
         edgeprobe__text txt = {pp->name, sizeof pp->name, 0};
         edgeprobe__puts(&txt, "0x");
@@ -3472,17 +3498,22 @@ EDGEPROBE__FN int edgeprobe__provider_point(edgeprobe__root *r, int id, edgeprob
 }
 #ifndef EDGEPROBE_FREESTANDING
 /* Is the provider site still in a loaded object? Cheap while no object was
- * unloaded since the site was last seen; else ask dladdr. Lock held. */
-EDGEPROBE__INLINE int edgeprobe__provider_loaded(edgeprobe__ppoint *pp) {
+ * unloaded since the site was last seen; else ask dladdr. Lock held.
+ * When objects were unloaded meanwhile, the site's own may have been one of
+ * them and be loaded again at the same address (dlclose then dlopen of a
+ * plugin lands there as a rule): its pages' "open" is then stale. Forget it
+ * (one extra mprotect if they were never unmapped). */
+EDGEPROBE__INLINE int edgeprobe__provider_loaded(edgeprobe__root *r, edgeprobe__ppoint *pp) {
     edgeprobe__dl_info dli;
     unsigned long long unloads = edgeprobe__dl_unloads();
     if (unloads == pp->unloads) return 1;
     if (!edgeprobe__libc_dladdr(pp->pt.site, &dli)) return 0;
+    edgeprobe__pages_forget(r, (uintptr_t)pp->pt.site, (uintptr_t)pp->pt.site + 5);
     pp->unloads = unloads;
     return 1;
 }
 #else
-#define edgeprobe__provider_loaded(pp) 1
+#define edgeprobe__provider_loaded(r, pp) ((void)(r), 1)
 #endif
 /* Activate (fn != NULL) or deactivate one provider point; lock held. */
 EDGEPROBE__FN int edgeprobe__provider_set(edgeprobe__root *r, edgeprobe__ppoint *pp, edgeprobe_handler_fn fn,
@@ -3492,7 +3523,7 @@ EDGEPROBE__FN int edgeprobe__provider_set(edgeprobe__root *r, edgeprobe__ppoint 
     int rc;
     edgeprobe__binding *cur = pp->pt.binding;
     if (!pp->patchable) return EDGEPROBE_EBYTES;
-    if (!edgeprobe__provider_loaded(pp)) return EDGEPROBE_EUNLOADED;
+    if (!edgeprobe__provider_loaded(r, pp)) return EDGEPROBE_EUNLOADED;
     if (fn && !(cur && cur->fn == fn && cur->user == user) && (rc = edgeprobe__bind(r, &pp->pt, fn, user)) < 0)
         return rc;
     return edgeprobe__call_set(r, (unsigned char *)pp->pt.site, pp->rel32, fn != 0);
@@ -4407,6 +4438,8 @@ EDGEPROBE__FN int edgeprobe__fsync_objects(edgeprobe__root *r, int scan_new) {
     edgeprobe__libc_dl_iterate_phdr(edgeprobe__flist_cb, &l);
     for (o = fs->objects; o; o = o->next) {
         if (!o->loaded) continue;
+        if (l.subs != fs->subs) /* this one may be a reload at the same address */
+            edgeprobe__pages_forget(r, o->text_lo, o->text_hi);
         for (i = 0; i < l.n; i++)
             if (l.v[i].base == o->base && l.v[i].text_lo == o->text_lo) break;
         if (i == l.n) edgeprobe__fobject_gone(r, o);
