@@ -2106,7 +2106,7 @@ EDGEPROBE__FN int edgeprobe__point_add(edgeprobe__root *r, edgeprobe__point *pt)
     return 0;
 }
 
-/* Allocate, one block each, the id chunks and hit rows that ids
+/* Allocate the id chunks (from the arena) and hit rows (one block) that ids
  * [npoints, npoints + n) need. Best effort: edgeprobe__point_add allocates
  * whatever is still missing, a chunk at a time. Chunks are filled in order,
  * so the missing ones are those from the first NULL on. Lock held. */
@@ -2118,7 +2118,7 @@ EDGEPROBE__FN void edgeprobe__ids_reserve(edgeprobe__root *r, unsigned n) {
     if (end > EDGEPROBE__CHUNKS) end = EDGEPROBE__CHUNKS;
     while (first < end && r->chunks[first] && r->hits[first]) first++;
     if (first >= end) return;
-    ids = (edgeprobe__point **)edgeprobe__big_alloc((size_t)(end - first) * EDGEPROBE__CHUNK * sizeof(void *));
+    ids = (edgeprobe__point **)edgeprobe__arena_take(r, (size_t)(end - first) * EDGEPROBE__CHUNK * sizeof(void *));
     hits = (char *)EDGEPROBE_OS_ALLOC((size_t)(end - first) * EDGEPROBE__HIT_CHUNK_BYTES); /* untouched until counted */
     for (c = first; c < end; c++) {
         if (ids && !r->chunks[c]) r->chunks[c] = ids + (size_t)(c - first) * EDGEPROBE__CHUNK;
@@ -2128,11 +2128,11 @@ EDGEPROBE__FN void edgeprobe__ids_reserve(edgeprobe__root *r, unsigned n) {
     }
 }
 /* Before an object's table of n records is walked: room for n new probes,
- * names and points, so the walk allocates nothing per site. Names are
+ * names and point ids, so the walk allocates nothing per site. Names are
  * estimated at 32 bytes; a longer one may start one more block. */
 EDGEPROBE__FN void edgeprobe__registry_reserve(edgeprobe__root *r, unsigned n);
 EDGEPROBE__FN void edgeprobe__registry_reserve(edgeprobe__root *r, unsigned n) {
-    size_t want = (size_t)n * (sizeof(struct edgeprobe__probe) + 32);
+    size_t want = (size_t)n * (sizeof(struct edgeprobe__probe) + 32) + ((size_t)n + 2 * EDGEPROBE__CHUNK) * sizeof(void *);
     if (!n) return;
     if (r->arena_left < want) edgeprobe__arena_block(r, want); /* else: the walk allocates */
     edgeprobe__hash_reserve(r, r->nprobes + n);
