@@ -912,8 +912,12 @@ EDGEPROBE__INLINE uintptr_t edgeprobe__self(void) {
     return 0;
 #endif
 }
+/* The address a self-relative field names. Through an integer, so that the
+ * result is not "based on" the field: the tables are const, the points they
+ * name are written, and clang with LTO otherwise treats loads from the points
+ * as loads from constant memory (and forwards stale values). */
 EDGEPROBE__INLINE void *edgeprobe__rel(const int32_t *field) {
-    return (char *)field + *field;
+    return (void *)((uintptr_t)field + (uintptr_t)(intptr_t)*field);
 }
 
 #if EDGEPROBE__HAS_PATCH
