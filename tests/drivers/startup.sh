@@ -3,25 +3,22 @@
 # malloc/calloc/realloc/mmap calls made before main; the same program is
 # built with 500 and with 5,000 generated probes (tests/gen_startup.py), and
 # the counts must be equal. Each build also checks the registered probes
-# work (listing, discovery, exact, shared and glob enabling).
+# work (listing, discovery, exact, shared and glob enabling). On x86-64, and
+# on aarch64 under qemu (helpers from embedded.sh, sourced before this file).
 
-startup_build() { # startup_build N: the program with N distinct probes
-    local d="$B/startup-$1"
-    python3 tests/gen_startup.py "$d" "$1" 4 &&
-        gcc -O0 $WARN $INC -pthread -DSTARTUP_SITES="$1" tests/t_startup.c "$d"/gen_*.c -o "$d/t_startup"
-}
-startup_allocs() { # the number of allocations before main, or nothing
-    sed -n 's/^sites=[0-9]* allocs=\([0-9]*\) maps=\([0-9]*\)$/\1 \2/p' "$1" | awk '{print $1 + $2}'
-}
+# startup_no_alloc_per_site TAG CC [RUNNER...]
 startup_no_alloc_per_site() {
-    local n out few many
+    local tag=$1 cc=$2 n d few many
+    shift 2
     for n in 500 5000; do
-        startup_build "$n" || return 1
-        timeout 60 "./$B/startup-$n/t_startup" >"$B/startup-$n/out.txt" || { cat "$B/startup-$n/out.txt"; return 1; }
-        cat "$B/startup-$n/out.txt"
+        d="$B/startup-$tag-$n"
+        python3 tests/gen_startup.py "$d" "$n" 4 &&
+            $cc -O0 $WARN $INC -pthread -DSTARTUP_SITES="$n" tests/t_startup.c "$d"/gen_*.c -o "$d/t_startup" || return 1
+        timeout 120 "$@" "./$d/t_startup" >"$d/out.txt" || { cat "$d/out.txt"; return 1; }
+        cat "$d/out.txt"
     done
-    few=$(startup_allocs "$B/startup-500/out.txt")
-    many=$(startup_allocs "$B/startup-5000/out.txt")
+    few=$(startup_allocs "$B/startup-$tag-500/out.txt")
+    many=$(startup_allocs "$B/startup-$tag-5000/out.txt")
     [[ -n $few && -n $many ]] || { echo "no allocation counts printed"; return 1; }
     if [[ $few -ne $many ]]; then
         echo "allocations before main: $few with 500 probes, $many with 5,000: registration allocates per site"
@@ -29,4 +26,12 @@ startup_no_alloc_per_site() {
     fi
     echo "allocations before main: $few with 500 probes and with 5,000"
 }
-case_ startup-no-alloc-per-site startup_no_alloc_per_site
+startup_allocs() { # the allocations (calls + mappings) a run printed, or nothing
+    sed -n 's/^sites=[0-9]* allocs=\([0-9]*\) maps=\([0-9]*\)$/\1 \2/p' "$1" | awk '{print $1 + $2}'
+}
+startup_a64() {
+    [[ -z $(a64_missing) ]] || { a64_skip; return 77; }
+    startup_no_alloc_per_site a64 "$A64_GCC" env QEMU_LD_PREFIX="$A64_SYSROOT" qemu-aarch64
+}
+case_ startup-no-alloc-per-site startup_no_alloc_per_site x86 gcc
+case_ aarch64-startup-no-alloc-per-site startup_a64
