@@ -16,8 +16,23 @@ MARKERS_KIND_mp5 := ep_probe
 MARKERS_KIND_mp8 := ep_probe
 MARKERS_KIND_mt5 := ep_trace
 MARKERS_KIND_mlt := lttng
+MARKERS_KIND_mn5 := nop5
+MARKERS_KIND_mtl := ep_trace_lazy
+MARKERS_KIND_cn := none
+MARKERS_KIND_cp5 := ep_probe
+MARKERS_KIND_ct5 := ep_trace
+MARKERS_KIND_ctl := ep_trace_lazy
 MARKERS_FLAGS_mp8 := -DEDGEPROBE_SITE_BYTES=8
-MARKERS_TAGS := mn mus mp5 mp8 mt5 mlt
+MARKERS_CC_cn := clang
+MARKERS_CC_cp5 := clang
+MARKERS_CC_ct5 := clang
+MARKERS_CC_ctl := clang
+MARKERS_KIND_dn := none_mid
+MARKERS_KIND_dn5 := nop5_mid
+MARKERS_KIND_dus := usdt_mid
+MARKERS_KIND_dt5 := ep_trace_mid
+MARKERS_KIND_dtl := ep_trace_lazy_mid
+MARKERS_TAGS := mn mn5 mus mp5 mp8 mt5 mtl mlt cn cp5 ct5 ctl dn dn5 dus dt5 dtl
 MARKERS_SITES_O := $(MARKERS_TAGS:%=$(MARKERS_OUT)/sites_%.o)
 
 .PHONY: bench-markers markers-deps markers-build
@@ -41,7 +56,7 @@ $(MARKERS_OUT):
 $(MARKERS_OUT)/sites_%.c: bench/peers/gen_sites.py | $(MARKERS_OUT)
 	python3 bench/peers/gen_sites.py $(MARKERS_KIND_$*) $* $(MARKERS_SITES) $@
 $(MARKERS_SITES_O): $(MARKERS_OUT)/sites_%.o: $(MARKERS_OUT)/sites_%.c include/edgeprobe.h $(MARKERS_DIR)/lttng_tp.h
-	$(MARKERS_GCC) $(MARKERS_CFLAGS) $(MARKERS_FLAGS_$*) -c $< -o $@
+	$(or $(MARKERS_CC_$*),$(MARKERS_GCC)) $(MARKERS_CFLAGS) $(MARKERS_FLAGS_$*) -c $< -o $@
 $(MARKERS_OUT)/lttng_tp.o: $(MARKERS_DIR)/lttng_tp.c $(MARKERS_DIR)/lttng_tp.h | $(MARKERS_OUT)
 	$(MARKERS_GCC) $(MARKERS_CFLAGS) -c $< -o $@
 $(MARKERS_OUT)/%.o: $(MARKERS_DIR)/%.c bench/peers/peers.h include/edgeprobe.h | $(MARKERS_OUT)

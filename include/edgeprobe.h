@@ -37,8 +37,10 @@
  *                                     the function-probe back end
  *                                  9. control endpoint (hosted only):
  *                                     operate probes from the shell
- *                                  10. argument probes (EDGEPROBE_PROBE):
- *                                     marker, trampoline, locations
+ *                                  10. argument probes (EDGEPROBE_PROBE,
+ *                                     and EDGEPROBE_TRACE on x86-64):
+ *                                     marker, trampoline, locations,
+ *                                     10.4 TRACE's argument form
  *
  * ARCHITECTURES. x86-64 and (little-endian) aarch64 share everything but a
  * small back end (section 8.1: marker bytes, site forms, the code store and
@@ -64,7 +66,11 @@
  *                                 instruction: ~2.4x a direct call (1.5x
  *                                 with EDGEPROBE_HANDLER_INLINE)
  *   enabled PROBE                 jmp + stub + register save + indirect call:
- *                                 ~7-9x a direct call (USDT trap: ~3000x)
+ *                                 ~7-11x a direct call (USDT trap: ~3000x)
+ *   disabled TRACE (x86-64, C)    the NOP only: no code for the enabled path
+ *                                 in the function (section 10.4)
+ *   enabled TRACE (x86-64, C)     PROBE's path + one vsnprintf + the sink:
+ *                                 ~1.3x calling the sink directly
  *   edgeprobe_probe_on/off        lock + one compare-and-swap per site
  *   edgeprobe_enable/disable      slow: hash lookup, or a walk of all names for a glob
  *   edgeprobe_patch (straddler)   slow: two waits of Tmax ticks, or two membarriers
@@ -98,6 +104,19 @@
  *                          aarch64 ignores it: a site is one 4-byte NOP.
  *   EDGEPROBE_SINK(...)    where EDGEPROBE_TRACE prints; printf-style.
  *                          Default: edgeprobe_printf, which writes to stderr.
+ *                          With the argument form of TRACE (below) the sink
+ *                          is called as EDGEPROBE_SINK("%s", line), from a
+ *                          function this header defines: a sink function
+ *                          must be declared before the header is included.
+ *   EDGEPROBE_TRACE_ARGS   1 (default where it exists: x86-64, hosted, C):
+ *                          EDGEPROBE_TRACE is an argument probe (section 10):
+ *                          no C code for the enabled path in the function,
+ *                          arguments always evaluated, formatted from their
+ *                          recorded locations when the probe is on. 0: every
+ *                          TRACE is EDGEPROBE_TRACE_LAZY (arguments evaluated
+ *                          only while on; the compiler's enabled path stays
+ *                          in the function). C++, aarch64 and freestanding
+ *                          builds always use the lazy form.
  *   EDGEPROBE_PROVIDER     define in ONE translation unit to make it define
  *                          __cyg_profile_func_enter/exit (section 6).
  *   EDGEPROBE_DISABLE_ALL  compile every marker to nothing (no site at all).
@@ -171,6 +190,15 @@
 #endif
 #ifndef EDGEPROBE_HIT_COUNTS
 #define EDGEPROBE_HIT_COUNTS 1
+#endif
+#ifndef EDGEPROBE_TRACE_ARGS
+#define EDGEPROBE_TRACE_ARGS 1
+#endif
+/* 1 when EDGEPROBE_TRACE is the argument form (section 10.4). */
+#if EDGEPROBE_TRACE_ARGS && defined(__x86_64__) && !defined(EDGEPROBE_FREESTANDING) && !defined(__cplusplus)
+#define EDGEPROBE__TRACE_ARGS_FORM 1
+#else
+#define EDGEPROBE__TRACE_ARGS_FORM 0
 #endif
 /* Longest probe name or pattern, without the terminating NUL. */
 #define EDGEPROBE_NAME_MAX 127
@@ -483,6 +511,8 @@ EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_lost_exits(void);
  * 3. MARKERS
  *
  *   EDGEPROBE_TRACE(name, fmt, ...)   printf-style tracepoint via EDGEPROBE_SINK
+ *   EDGEPROBE_TRACE_LAZY(name, fmt, ...)  the same, arguments evaluated only
+ *                                     while on (see below)
  *   if (EDGEPROBE_BRANCH(name)) ...   static branch, off by default
  *   if (EDGEPROBE_BRANCH_ON(name)) ...static branch, on by default
  *   EDGEPROBE_HANDLER(name, value)    calls the handler attached to `name`
@@ -500,6 +530,19 @@ EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_lost_exits(void);
  * NOP (no padding), `b target` when enabled. The out-of-line code may use the
  * function's local variables; the compiler wrote it, so the enabled path is
  * as good as an `if`. The statement-expression forms need GNU C (gcc, clang).
+ *
+ * TRACE comes in two forms. EDGEPROBE_TRACE_LAZY is the one above: the
+ * compiler's enabled path (evaluate the arguments, call the sink) sits in
+ * the function, so a disabled site still shapes it: values the path needs
+ * are kept in callee-saved registers (pushes and pops) and the code grows.
+ * EDGEPROBE_TRACE is, on x86-64 hosted C builds (EDGEPROBE_TRACE_ARGS), an
+ * argument probe like EDGEPROBE_PROBE (section 10): the site records where
+ * each argument lives, the function holds nothing else, and an enabled site
+ * formats the line from those locations. Its arguments are therefore always
+ * evaluated, as in a USDT probe: give it values the code has anyway (or use
+ * the lazy form for costly ones). Its format must be a string literal; its
+ * arguments integers, pointers, float or double, at most 12. Elsewhere
+ * (C++, aarch64, freestanding) EDGEPROBE_TRACE is the lazy form.
  * ====================================================================== */
 
 /* A point descriptor: one per source-level marker (static, writable). */
@@ -629,10 +672,11 @@ edgeprobe__taken:
 #define EDGEPROBE__TEST_COUNTED(pname, kind) 0
 #define EDGEPROBE_BRANCH_ON(pname) 1
 #define EDGEPROBE_HANDLER(pname, value) ((void)(value))
-#define EDGEPROBE_TRACE(pname, ...)                                            \
+#define EDGEPROBE_TRACE_LAZY(pname, ...)                                       \
     do {                                                                       \
         if (0) (void)EDGEPROBE_SINK(__VA_ARGS__);                              \
     } while (0)
+#define EDGEPROBE_TRACE EDGEPROBE_TRACE_LAZY
 #else
 #define EDGEPROBE__TEST(pname, kind, flags)                                    \
     __extension__({                                                            \
@@ -662,8 +706,9 @@ edgeprobe__taken:
         EDGEPROBE__JUMPS(edgeprobe__pt, 0, pname) ? (edgeprobe__count_hit(&edgeprobe__pt), 1) : 0; \
     })
 /* A TRACE line goes to EDGEPROBE_SINK, or, while `edgeprobe trace` holds
- * the probe, to that client only (section 9). Arguments are evaluated once. */
-#define EDGEPROBE_TRACE(pname, ...)                                            \
+ * the probe, to that client only (section 9). Arguments are evaluated once,
+ * and only while the probe is on. */
+#define EDGEPROBE_TRACE_LAZY(pname, ...)                                       \
     do {                                                                       \
         EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, EDGEPROBE_KIND_TRACE);      \
         if (__builtin_expect(EDGEPROBE__JUMPS(edgeprobe__pt, 0, pname), 0)) {  \
@@ -673,6 +718,11 @@ edgeprobe__taken:
                 EDGEPROBE__ROUTE(&edgeprobe__pt, __VA_ARGS__);                 \
         }                                                                      \
     } while (0)
+#if EDGEPROBE__TRACE_ARGS_FORM
+#define EDGEPROBE_TRACE(pname, ...) EDGEPROBE__TRACE_ARGS(pname, __VA_ARGS__) /* 10.4 */
+#else
+#define EDGEPROBE_TRACE EDGEPROBE_TRACE_LAZY
+#endif
 #endif
 #ifndef EDGEPROBE_FREESTANDING
 #define EDGEPROBE__ROUTE(pt, ...) edgeprobe__route_printf(__VA_ARGS__)
@@ -1828,12 +1878,16 @@ EDGEPROBE__FN int edgeprobe__write_code(edgeprobe__root *r, unsigned char *p, co
 
 /* ---- 8.7 marker sites ------------------------------------------------------
  * Off/on byte forms of one site: edgeprobe__site_form, in the back end. */
-/* Put a site in state `on` (a default-on site jumps when off). */
+EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const unsigned char *stub); /* 10.3 */
+/* Put a site in state `on` (a default-on site jumps when off). An argument
+ * site's locations are parsed the first time it is switched on, so
+ * start-up neither parses nor writes them. */
 EDGEPROBE__FN int edgeprobe__site_set(edgeprobe__root *r, const edgeprobe__site *s, int on);
 EDGEPROBE__FN int edgeprobe__site_set(edgeprobe__root *r, const edgeprobe__site *s, int on) {
     unsigned char want[8], other[8];
-    int jump = (s->flags & EDGEPROBE__F_DEFAULT_ON) ? !on : on;
+    int jump = (s->flags & EDGEPROBE__F_DEFAULT_ON) ? !on : on, rc;
     size_t n = edgeprobe__site_form(s->addr, s->target, s->flags, jump, want);
+    if (on && (s->flags & EDGEPROBE__F_ARGS) && (rc = edgeprobe__args_prepare(r, s->target)) < 0) return rc;
     if (!n || !edgeprobe__site_form(s->addr, s->target, s->flags, !jump, other)) {
         edgeprobe__log_bytes(r, "jump target out of reach", s->addr, 0, edgeprobe__site_len(s->flags));
         return EDGEPROBE_ERANGE;
@@ -2143,7 +2197,6 @@ EDGEPROBE__FN void edgeprobe__registry_reserve(edgeprobe__root *r, unsigned n) {
     edgeprobe__ids_reserve(r, n);
 }
 
-EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__record *rec); /* 10.3 */
 /* Register one table record: point, probe, site; then give the new site the
  * probe's current state. h: the hash of its point's name (0 if the point
  * has its probe already). Lock held. */
@@ -2153,7 +2206,6 @@ EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__rec
     struct edgeprobe__probe *p = pt->probe;
     edgeprobe__site s;
     int rc;
-    if ((rec->flags & EDGEPROBE__F_ARGS) && (rc = edgeprobe__args_prepare(r, rec)) < 0) return rc;
     if (!p) {
         p = edgeprobe__probe_intern(r, pt->name, h);
         if (!p) return EDGEPROBE_ENOMEM;
@@ -3305,12 +3357,14 @@ EDGEPROBE__FN int edgeprobe__attach_matching(const char *pattern, int kind, edge
                 continue;
             }
             matched++;
-            if (!fn) rc = edgeprobe__probe_count(r, p, 0); /* off before unbinding */
+            /* Switch first (off before unbinding; on before binding, since
+             * switching on can fail: then nothing is bound). A site on
+             * with no binding yet calls nothing. */
+            rc = edgeprobe__probe_count(r, p, fn ? (p->count > 0 ? p->count : 1) : 0);
             for (k = 0; k < p->npoints && rc >= 0; k++)
                 if (fn ? p->points[k]->kind == kind
                        : (p->points[k]->kind == EDGEPROBE_KIND_HANDLER || p->points[k]->kind == EDGEPROBE_KIND_PROBE))
                     rc = edgeprobe__bind(r, p->points[k], fn, user);
-            if (fn && rc >= 0) rc = edgeprobe__probe_count(r, p, p->count > 0 ? p->count : 1);
         }
     }
     edgeprobe__unlock(&r->lock);
@@ -5595,8 +5649,9 @@ void edgeprobe__control_autostart(void) {
  *             lea 128(%rsp), %rsp
  *             jmp resume
  *
- * The trampoline (one per object) saves the 15 general registers other
- * than %rsp and xmm0-15, aligns the stack, and passes the saved registers
+ * The trampoline (one per object and vector width, 10.2) saves the 15
+ * general registers other than %rsp and the vector registers the TU's code
+ * can use (xmm, ymm or zmm and masks), aligns the stack, and passes the saved registers
  * (with %rsp as it was at the site) to edgeprobe__args_hit. That reads each
  * argument from its location - parsed once, when the object registers its
  * sites, into the `argsite`, a writable block the marker emitted beside the
@@ -5606,17 +5661,20 @@ void edgeprobe__control_autostart(void) {
  *                                         for signed types, zero-extended
  *                                         for unsigned ones and pointers
  *
- * Arguments are passed as `(x) + 0`: arrays decay to pointers, small types
- * are promoted (same value), and an operand is never a symbol (`var(%rip)`)
- * that a run-time parser could not resolve. Floating-point, struct, union
- * and 128-bit arguments are compile-time errors. Handler dispatch is the
+ * Arguments are passed as rvalues (EDGEPROBE__ARGVAL): arrays decay to
+ * pointers, small types are promoted (same value), and an operand is never
+ * a symbol (`var(%rip)`) that a run-time parser could not resolve.
+ * Floating-point, struct, union and 128-bit arguments are compile-time
+ * errors (TRACE, 10.4, takes float and double). Handler dispatch is the
  * lock-free reader protocol of 8.13; edgeprobe_handler_sync covers args
- * handlers too. Upper halves of ymm/zmm registers are not saved: an args
- * handler must not use AVX (compile it without -mavx), as in a signal
- * handler. The trampoline carries no unwind information: a handler may not
- * throw or unwind through it.
+ * handlers too. The trampoline carries no unwind information: a handler
+ * may not throw or unwind through it. The same stub and trampoline serve
+ * EDGEPROBE_TRACE's argument form (10.4).
  *
- * A site whose spec cannot be parsed is logged and left out (not enabled).
+ * A site's spec is parsed the first time it is switched on (start-up
+ * neither parses nor writes the argsite); a spec that cannot be read makes
+ * that switch fail with EDGEPROBE_EINVAL, logged once, and the probe stays
+ * off (all its sites: 8.7 never leaves a probe half switched).
  * Cost: disabled, one NOP; enabled, jmp + the register save/restore + one
  * indirect call (bench/RESULTS.md, "argument probes").
  * ====================================================================== */
@@ -5630,7 +5688,15 @@ typedef void (*edgeprobe_args_fn)(const edgeprobe_info *probe, void *user, const
 int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user);
 
 /* ---- 10.1 the marker ------------------------------------------------------ */
+/* The argument as an rvalue: arrays decay, small types are promoted, and
+ * gcc never offers a global's own memory operand (`var(%rip)`, a symbol
+ * the run-time parser cannot resolve). In C the conditional does that
+ * without arithmetic on void pointers, which -Wpointer-arith flags. */
+#ifdef __cplusplus
 #define EDGEPROBE__ARGVAL(x) ((x) + 0)
+#else
+#define EDGEPROBE__ARGVAL(x) (1 ? (x) : (x))
+#endif
 #define EDGEPROBE__ARGBYTES(x) ((int)sizeof(__typeof__(EDGEPROBE__ARGVAL(x))))
 #ifdef __cplusplus
 extern "C++" {
@@ -5667,8 +5733,21 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
                       "EDGEPROBE_PROBE arguments must be at most 64 bits wide: " #x);
 #define EDGEPROBE__ARGSIZE(x)                                                  \
     (EDGEPROBE__ARGSIGNED(x) ? -EDGEPROBE__ARGBYTES(x) : EDGEPROBE__ARGBYTES(x))
+/* Where an argument may live at the site. clang takes the first register
+ * class it finds and, offered memory, spills every value to the stack (one
+ * store per argument on the hot path), so clang gets registers and
+ * constants only. gcc keeps values where they are. TRACE's floating-point
+ * values: gcc leaves them in their xmm register ("x"); clang moves the bits
+ * to a general register (one movq). */
+#if defined(__clang__)
+#define EDGEPROBE__WHERE "nr"
+#define EDGEPROBE__WHERE_FP "nr"
+#else
+#define EDGEPROBE__WHERE "nor"
+#define EDGEPROBE__WHERE_FP "norx"
+#endif
 #define EDGEPROBE__ARGOPS(i, x)                                                \
-    , [edgeprobe__s##i] "n"(EDGEPROBE__ARGSIZE(x)), [edgeprobe__a##i] "nor"(EDGEPROBE__ARGVAL(x))
+    , [edgeprobe__s##i] "n"(EDGEPROBE__ARGSIZE(x)), [edgeprobe__a##i] EDGEPROBE__WHERE(EDGEPROBE__ARGVAL(x))
 #define EDGEPROBE__SPEC1(i) "%c[edgeprobe__s" #i "]@%[edgeprobe__a" #i "]"
 
 /* The System V x86-64 red zone. Tests build a mutant with a smaller step,
@@ -5676,21 +5755,47 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
 #ifndef EDGEPROBE__RED_ZONE
 #define EDGEPROBE__RED_ZONE 128
 #endif
+/* The trampoline this translation unit's stubs call (10.2): it saves the
+ * vector registers code compiled like this TU can hold live at a site.
+ * 0 xmm, 1 ymm, 2 zmm with 16-bit masks, 3 zmm with 64-bit masks. Tests
+ * build a mutant with too narrow a variant, which they must catch. */
+#ifndef EDGEPROBE__ARGS_VEC
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+#define EDGEPROBE__ARGS_VEC 3
+#elif defined(__AVX512F__)
+#define EDGEPROBE__ARGS_VEC 2
+#elif defined(__AVX__)
+#define EDGEPROBE__ARGS_VEC 1
+#else
+#define EDGEPROBE__ARGS_VEC 0
+#endif
+#endif
+#if EDGEPROBE__ARGS_VEC == 3
+#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp_zmm_bw"
+#elif EDGEPROBE__ARGS_VEC == 2
+#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp_zmm"
+#elif EDGEPROBE__ARGS_VEC == 1
+#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp_ymm"
+#else
+#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp"
+#endif
 /* Site, note, argsite (data), stub (cold text), record. Operands: %c0 the
- * point, %c1 the record flags, %c2 the argument count. */
-#define EDGEPROBE__PROBE_ASM(pname, spec)                                      \
+ * point, %c1 the record flags, %c2 the argument count. `tail` ends the
+ * argsite's header: "0, 0" for PROBE, the format and sink for TRACE. */
+#define EDGEPROBE__PROBE_ASM(pname, spec) EDGEPROBE__ARGSITE_ASM(pname, spec, "0, 0")
+#define EDGEPROBE__ARGSITE_ASM(pname, spec, tail)                              \
     EDGEPROBE__NOP_ASM                                                         \
     EDGEPROBE__USDT_ASM(pname, spec)                                           \
     ".pushsection .data,\"aw\",@progbits\n"                                    \
     ".balign 8\n"                                                              \
-    "3: .long %c0 - ., %c2, 0, 0\n"                                            \
+    "3: .long %c0 - ., %c2, 0, 0, " tail "\n"                                  \
     ".fill 2 * %c2, 8, 0\n"                                                     \
     ".asciz \"" spec "\"\n"                                                    \
     ".popsection\n"                                                            \
     ".pushsection .text.unlikely,\"ax\",@progbits\n"                           \
     ".balign 4\n.long 3b - .\n"                                               \
     "2: lea -" EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"          \
-    "call edgeprobe__args_tramp\n"                                             \
+    "call " EDGEPROBE__ARGS_TRAMP "\n"                                          \
     "lea " EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"              \
     "jmp 1b + " EDGEPROBE__STR(EDGEPROBE_SITE_BYTES) "\n"                      \
     ".popsection\n"                                                            \
@@ -5733,39 +5838,40 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
 #define EDGEPROBE__SPEC_10 EDGEPROBE__SPEC_9 " " EDGEPROBE__SPEC1(9)
 #define EDGEPROBE__SPEC_11 EDGEPROBE__SPEC_10 " " EDGEPROBE__SPEC1(10)
 #define EDGEPROBE__SPEC_12 EDGEPROBE__SPEC_11 " " EDGEPROBE__SPEC1(11)
-/* Per-argument checks (C) and operands (O), accumulated left to right. */
-#define EDGEPROBE__C1(a) EDGEPROBE__ARGCHECK(a)
-#define EDGEPROBE__O1(a) EDGEPROBE__ARGOPS(0, a)
-#define EDGEPROBE__C2(a, b) EDGEPROBE__C1(a) EDGEPROBE__ARGCHECK(b)
-#define EDGEPROBE__O2(a, b) EDGEPROBE__O1(a) EDGEPROBE__ARGOPS(1, b)
-#define EDGEPROBE__C3(a, b, c) EDGEPROBE__C2(a, b) EDGEPROBE__ARGCHECK(c)
-#define EDGEPROBE__O3(a, b, c) EDGEPROBE__O2(a, b) EDGEPROBE__ARGOPS(2, c)
-#define EDGEPROBE__C4(a, b, c, d) EDGEPROBE__C3(a, b, c) EDGEPROBE__ARGCHECK(d)
-#define EDGEPROBE__O4(a, b, c, d) EDGEPROBE__O3(a, b, c) EDGEPROBE__ARGOPS(3, d)
-#define EDGEPROBE__C5(a, b, c, d, e) EDGEPROBE__C4(a, b, c, d) EDGEPROBE__ARGCHECK(e)
-#define EDGEPROBE__O5(a, b, c, d, e) EDGEPROBE__O4(a, b, c, d) EDGEPROBE__ARGOPS(4, e)
-#define EDGEPROBE__C6(a, b, c, d, e, f) EDGEPROBE__C5(a, b, c, d, e) EDGEPROBE__ARGCHECK(f)
-#define EDGEPROBE__O6(a, b, c, d, e, f) EDGEPROBE__O5(a, b, c, d, e) EDGEPROBE__ARGOPS(5, f)
-#define EDGEPROBE__C7(a, b, c, d, e, f, g) EDGEPROBE__C6(a, b, c, d, e, f) EDGEPROBE__ARGCHECK(g)
-#define EDGEPROBE__O7(a, b, c, d, e, f, g) EDGEPROBE__O6(a, b, c, d, e, f) EDGEPROBE__ARGOPS(6, g)
-#define EDGEPROBE__C8(a, b, c, d, e, f, g, h) EDGEPROBE__C7(a, b, c, d, e, f, g) EDGEPROBE__ARGCHECK(h)
-#define EDGEPROBE__O8(a, b, c, d, e, f, g, h) EDGEPROBE__O7(a, b, c, d, e, f, g) EDGEPROBE__ARGOPS(7, h)
-#define EDGEPROBE__C9(a, b, c, d, e, f, g, h, i) EDGEPROBE__C8(a, b, c, d, e, f, g, h) EDGEPROBE__ARGCHECK(i)
-#define EDGEPROBE__O9(a, b, c, d, e, f, g, h, i) EDGEPROBE__O8(a, b, c, d, e, f, g, h) EDGEPROBE__ARGOPS(8, i)
-#define EDGEPROBE__C10(a, b, c, d, e, f, g, h, i, j) EDGEPROBE__C9(a, b, c, d, e, f, g, h, i) EDGEPROBE__ARGCHECK(j)
-#define EDGEPROBE__O10(a, b, c, d, e, f, g, h, i, j) EDGEPROBE__O9(a, b, c, d, e, f, g, h, i) EDGEPROBE__ARGOPS(9, j)
-#define EDGEPROBE__C11(a, b, c, d, e, f, g, h, i, j, k)                        \
-    EDGEPROBE__C10(a, b, c, d, e, f, g, h, i, j) EDGEPROBE__ARGCHECK(k)
-#define EDGEPROBE__O11(a, b, c, d, e, f, g, h, i, j, k)                        \
-    EDGEPROBE__O10(a, b, c, d, e, f, g, h, i, j) EDGEPROBE__ARGOPS(10, k)
-#define EDGEPROBE__C12(a, b, c, d, e, f, g, h, i, j, k, l)                     \
-    EDGEPROBE__C11(a, b, c, d, e, f, g, h, i, j, k) EDGEPROBE__ARGCHECK(l)
-#define EDGEPROBE__O12(a, b, c, d, e, f, g, h, i, j, k, l)                     \
-    EDGEPROBE__O11(a, b, c, d, e, f, g, h, i, j, k) EDGEPROBE__ARGOPS(11, l)
+/* Per-argument checks (C: m(x)) and operands (O: m(i, x)), accumulated left
+ * to right; m is the per-argument macro of PROBE or TRACE. */
+#define EDGEPROBE__C1(m, a) m(a)
+#define EDGEPROBE__O1(m, a) m(0, a)
+#define EDGEPROBE__C2(m, a, b) EDGEPROBE__C1(m, a) m(b)
+#define EDGEPROBE__O2(m, a, b) EDGEPROBE__O1(m, a) m(1, b)
+#define EDGEPROBE__C3(m, a, b, c) EDGEPROBE__C2(m, a, b) m(c)
+#define EDGEPROBE__O3(m, a, b, c) EDGEPROBE__O2(m, a, b) m(2, c)
+#define EDGEPROBE__C4(m, a, b, c, d) EDGEPROBE__C3(m, a, b, c) m(d)
+#define EDGEPROBE__O4(m, a, b, c, d) EDGEPROBE__O3(m, a, b, c) m(3, d)
+#define EDGEPROBE__C5(m, a, b, c, d, e) EDGEPROBE__C4(m, a, b, c, d) m(e)
+#define EDGEPROBE__O5(m, a, b, c, d, e) EDGEPROBE__O4(m, a, b, c, d) m(4, e)
+#define EDGEPROBE__C6(m, a, b, c, d, e, f) EDGEPROBE__C5(m, a, b, c, d, e) m(f)
+#define EDGEPROBE__O6(m, a, b, c, d, e, f) EDGEPROBE__O5(m, a, b, c, d, e) m(5, f)
+#define EDGEPROBE__C7(m, a, b, c, d, e, f, g) EDGEPROBE__C6(m, a, b, c, d, e, f) m(g)
+#define EDGEPROBE__O7(m, a, b, c, d, e, f, g) EDGEPROBE__O6(m, a, b, c, d, e, f) m(6, g)
+#define EDGEPROBE__C8(m, a, b, c, d, e, f, g, h) EDGEPROBE__C7(m, a, b, c, d, e, f, g) m(h)
+#define EDGEPROBE__O8(m, a, b, c, d, e, f, g, h) EDGEPROBE__O7(m, a, b, c, d, e, f, g) m(7, h)
+#define EDGEPROBE__C9(m, a, b, c, d, e, f, g, h, i) EDGEPROBE__C8(m, a, b, c, d, e, f, g, h) m(i)
+#define EDGEPROBE__O9(m, a, b, c, d, e, f, g, h, i) EDGEPROBE__O8(m, a, b, c, d, e, f, g, h) m(8, i)
+#define EDGEPROBE__C10(m, a, b, c, d, e, f, g, h, i, j) EDGEPROBE__C9(m, a, b, c, d, e, f, g, h, i) m(j)
+#define EDGEPROBE__O10(m, a, b, c, d, e, f, g, h, i, j) EDGEPROBE__O9(m, a, b, c, d, e, f, g, h, i) m(9, j)
+#define EDGEPROBE__C11(m, a, b, c, d, e, f, g, h, i, j, k) \
+    EDGEPROBE__C10(m, a, b, c, d, e, f, g, h, i, j) m(k)
+#define EDGEPROBE__O11(m, a, b, c, d, e, f, g, h, i, j, k) \
+    EDGEPROBE__O10(m, a, b, c, d, e, f, g, h, i, j) m(10, k)
+#define EDGEPROBE__C12(m, a, b, c, d, e, f, g, h, i, j, k, l) \
+    EDGEPROBE__C11(m, a, b, c, d, e, f, g, h, i, j, k) m(l)
+#define EDGEPROBE__O12(m, a, b, c, d, e, f, g, h, i, j, k, l) \
+    EDGEPROBE__O11(m, a, b, c, d, e, f, g, h, i, j, k) m(11, l)
 #define EDGEPROBE__PROBE_0(pname) EDGEPROBE__PROBE_IMPL(pname, 0, EDGEPROBE__SPEC_0, , )
 #define EDGEPROBE__PROBE_N(n, pname, ...)                                      \
-    EDGEPROBE__PROBE_IMPL(pname, n, EDGEPROBE__SPEC_##n, EDGEPROBE__C##n(__VA_ARGS__), \
-                          EDGEPROBE__O##n(__VA_ARGS__))
+    EDGEPROBE__PROBE_IMPL(pname, n, EDGEPROBE__SPEC_##n, EDGEPROBE__C##n(EDGEPROBE__ARGCHECK, __VA_ARGS__), \
+                          EDGEPROBE__O##n(EDGEPROBE__ARGOPS, __VA_ARGS__))
 #define EDGEPROBE__PROBE_1(pname, ...) EDGEPROBE__PROBE_N(1, pname, __VA_ARGS__)
 #define EDGEPROBE__PROBE_2(pname, ...) EDGEPROBE__PROBE_N(2, pname, __VA_ARGS__)
 #define EDGEPROBE__PROBE_3(pname, ...) EDGEPROBE__PROBE_N(3, pname, __VA_ARGS__)
@@ -5779,57 +5885,103 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
 #define EDGEPROBE__PROBE_11(pname, ...) EDGEPROBE__PROBE_N(11, pname, __VA_ARGS__)
 #define EDGEPROBE__PROBE_12(pname, ...) EDGEPROBE__PROBE_N(12, pname, __VA_ARGS__)
 
-/* ---- 10.2 the trampoline (x86-64; one per object, COMDAT) -------------------
+/* ---- 10.2 the trampoline (x86-64; one per object and variant, COMDAT) -------
  * Entered from a stub with %rsp = site %rsp - 128 - 8. Frame it builds:
  *     regs[16] (by x86 register number: rax rcx rdx rbx rsp rbp rsi rdi
  *     r8..r15; the rsp slot holds the site's %rsp), return address
  * rflags are not kept: gcc and clang treat every x86 asm statement as
  * clobbering the flags, so no compiled code relies on them across a site,
  * and popfq alone cost a third of the enabled path here. DF is clear, as
- * the ABI requires at every call and asm boundary. xmm0-15 are saved
- * because the handler is ordinary C that may use them; they go in a
- * 16-byte-aligned area below the frame. %rbx (callee-saved) keeps the
- * frame across the C call. */
-#define EDGEPROBE__XMM_LOAD(n) "movdqa " #n "*16(%rsp), %xmm" #n "\n"
-#define EDGEPROBE__XMM_ALL(m)                                                  \
-    m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7) m(8) m(9) m(10) m(11) m(12) m(13) m(14) m(15)
+ * the ABI requires at every call and asm boundary. %rbx (callee-saved)
+ * keeps the frame across the C call.
+ *
+ * Vector registers are saved because the handler is ordinary C, and the
+ * libc it calls (printf for TRACE) uses AVX or AVX-512 where the CPU has
+ * them, vzeroupper included. Which registers can hold live values at a site
+ * depends on how its TU was compiled, so each TU's stubs call the variant
+ * that covers its code (EDGEPROBE__ARGS_TRAMP), into an area aligned below
+ * the frame:
+ *     edgeprobe__args_tramp              xmm0-15          16 x 16 bytes
+ *     edgeprobe__args_tramp_ymm          ymm0-15 (-mavx)  16 x 32
+ *     edgeprobe__args_tramp_zmm[_bw]     zmm0-31, k0-7    32 x 64 + 8 x 8
+ *                                        (-mavx512f; _bw: 64-bit masks)
+ * A TU compiled without AVX has no live upper halves to lose. Not covered:
+ * a function made AVX by a target attribute in a TU built without -mavx,
+ * and x87 registers held across a site (the handler must not use long
+ * double). edgeprobe__args_hit gets the area and its stride, to read
+ * TRACE's floating-point arguments from xmm registers. */
+#define EDGEPROBE__VEC16(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7) m(8) m(9) m(10) m(11) m(12) m(13) m(14) m(15)
+#define EDGEPROBE__VEC32(m)                                                    \
+    EDGEPROBE__VEC16(m) m(16) m(17) m(18) m(19) m(20) m(21) m(22) m(23) m(24) m(25) m(26) m(27) m(28) \
+        m(29) m(30) m(31)
+#define EDGEPROBE__KREGS(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7)
 #define EDGEPROBE__XMM_SAVE(n) "movdqa %xmm" #n ", " #n "*16(%rsp)\n"
+#define EDGEPROBE__XMM_LOAD(n) "movdqa " #n "*16(%rsp), %xmm" #n "\n"
+#define EDGEPROBE__YMM_SAVE(n) "vmovdqa %ymm" #n ", " #n "*32(%rsp)\n"
+#define EDGEPROBE__YMM_LOAD(n) "vmovdqa " #n "*32(%rsp), %ymm" #n "\n"
+#define EDGEPROBE__ZMM_SAVE(n) "vmovdqa64 %zmm" #n ", " #n "*64(%rsp)\n"
+#define EDGEPROBE__ZMM_LOAD(n) "vmovdqa64 " #n "*64(%rsp), %zmm" #n "\n"
+#define EDGEPROBE__KW_SAVE(n) "kmovw %k" #n ", 2048+" #n "*8(%rsp)\n"
+#define EDGEPROBE__KW_LOAD(n) "kmovw 2048+" #n "*8(%rsp), %k" #n "\n"
+#define EDGEPROBE__KQ_SAVE(n) "kmovq %k" #n ", 2048+" #n "*8(%rsp)\n"
+#define EDGEPROBE__KQ_LOAD(n) "kmovq 2048+" #n "*8(%rsp), %k" #n "\n"
 /* Site %rsp, seen from the pushed registers: 16 regs + return + red zone */
 #define EDGEPROBE__ARGS_FRAME (136 + EDGEPROBE__RED_ZONE)
-__asm__(".pushsection .text.edgeprobe__args_tramp,\"axG\",@progbits,edgeprobe__args_tramp,comdat\n"
-        ".weak edgeprobe__args_tramp\n"
-        ".hidden edgeprobe__args_tramp\n"
-        ".type edgeprobe__args_tramp, @function\n"
-        "edgeprobe__args_tramp:\n"
-        "push %r15\npush %r14\npush %r13\npush %r12\npush %r11\npush %r10\npush %r9\npush %r8\n"
-        "push %rdi\npush %rsi\npush %rbp\n"
-        "lea -8(%rsp), %rsp\n"
-        "push %rbx\npush %rdx\npush %rcx\npush %rax\n"
-        "lea " EDGEPROBE__STR(EDGEPROBE__ARGS_FRAME) "(%rsp), %rax\n"
-        "mov %rax, 32(%rsp)\n"
-        "mov %rsp, %rbx\n"
-        "and $-16, %rsp\n"
-        "sub $256, %rsp\n"
-        EDGEPROBE__XMM_ALL(EDGEPROBE__XMM_SAVE)
-        "mov %rbx, %rdi\n"
-        "mov 128(%rbx), %rsi\n"
-        "call edgeprobe__args_hit\n"
-        EDGEPROBE__XMM_ALL(EDGEPROBE__XMM_LOAD)
-        "mov %rbx, %rsp\n"
-        "pop %rax\npop %rcx\npop %rdx\npop %rbx\n"
-        "lea 8(%rsp), %rsp\n"
-        "pop %rbp\npop %rsi\npop %rdi\n"
-        "pop %r8\npop %r9\npop %r10\npop %r11\npop %r12\npop %r13\npop %r14\npop %r15\n"
-        "ret\n"
-        ".size edgeprobe__args_tramp, . - edgeprobe__args_tramp\n"
-        ".popsection\n");
+/* One variant: its name, the area's alignment, size and stride (strings),
+ * and the save and restore sequences. */
+#define EDGEPROBE__ARGS_TRAMP_ASM(name, align, area, stride, save, load)        \
+    ".pushsection .text." name ",\"axG\",@progbits," name ",comdat\n"          \
+    ".weak " name "\n.hidden " name "\n.type " name ", @function\n"             \
+    name ":\n"                                                                 \
+    "push %r15\npush %r14\npush %r13\npush %r12\npush %r11\npush %r10\npush %r9\npush %r8\n" \
+    "push %rdi\npush %rsi\npush %rbp\n"                                        \
+    "lea -8(%rsp), %rsp\n"                                                     \
+    "push %rbx\npush %rdx\npush %rcx\npush %rax\n"                             \
+    "lea " EDGEPROBE__STR(EDGEPROBE__ARGS_FRAME) "(%rsp), %rax\n"              \
+    "mov %rax, 32(%rsp)\n"                                                     \
+    "mov %rsp, %rbx\n"                                                         \
+    "and $-" align ", %rsp\n"                                                  \
+    "sub $" area ", %rsp\n"                                                    \
+    save                                                                       \
+    "mov %rbx, %rdi\n"                                                         \
+    "mov 128(%rbx), %rsi\n"                                                    \
+    "mov %rsp, %rdx\n"                                                         \
+    "mov $" stride ", %ecx\n"                                                  \
+    "call edgeprobe__args_hit\n"                                               \
+    load                                                                       \
+    "mov %rbx, %rsp\n"                                                         \
+    "pop %rax\npop %rcx\npop %rdx\npop %rbx\n"                                 \
+    "lea 8(%rsp), %rsp\n"                                                      \
+    "pop %rbp\npop %rsi\npop %rdi\n"                                           \
+    "pop %r8\npop %r9\npop %r10\npop %r11\npop %r12\npop %r13\npop %r14\npop %r15\n" \
+    "ret\n"                                                                    \
+    ".size " name ", . - " name "\n"                                           \
+    ".popsection\n"
+#if EDGEPROBE__ARGS_VEC == 3
+__asm__(EDGEPROBE__ARGS_TRAMP_ASM(EDGEPROBE__ARGS_TRAMP, "64", "2112", "64",
+                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_SAVE) EDGEPROBE__KREGS(EDGEPROBE__KQ_SAVE),
+                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_LOAD) EDGEPROBE__KREGS(EDGEPROBE__KQ_LOAD)));
+#elif EDGEPROBE__ARGS_VEC == 2
+__asm__(EDGEPROBE__ARGS_TRAMP_ASM(EDGEPROBE__ARGS_TRAMP, "64", "2112", "64",
+                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_SAVE) EDGEPROBE__KREGS(EDGEPROBE__KW_SAVE),
+                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_LOAD) EDGEPROBE__KREGS(EDGEPROBE__KW_LOAD)));
+#elif EDGEPROBE__ARGS_VEC == 1
+__asm__(EDGEPROBE__ARGS_TRAMP_ASM(EDGEPROBE__ARGS_TRAMP, "32", "512", "32", EDGEPROBE__VEC16(EDGEPROBE__YMM_SAVE),
+                                  EDGEPROBE__VEC16(EDGEPROBE__YMM_LOAD)));
+#else
+__asm__(EDGEPROBE__ARGS_TRAMP_ASM(EDGEPROBE__ARGS_TRAMP, "16", "256", "16", EDGEPROBE__VEC16(EDGEPROBE__XMM_SAVE),
+                                  EDGEPROBE__VEC16(EDGEPROBE__XMM_LOAD)));
+#endif
 
 /* ---- 10.3 argument locations ------------------------------------------------
- * The argsite the marker emitted (16-byte header, nargs locations, spec):
+ * The argsite the marker emitted (24-byte header, nargs locations, spec):
  *     .long point - ., nargs, status, 0     status: 0 new, 1 parsed, <0 error
+ *     .long fmt - ., sink - .               TRACE (10.4) only; PROBE: 0, 0
  *     .fill 2 * nargs, 8, 0                 edgeprobe__argloc, filled at
- *     .asciz "spec"                         registration from the spec */
-enum { EDGEPROBE__LOC_CONST = 1, EDGEPROBE__LOC_REG, EDGEPROBE__LOC_REG_HIGH8, EDGEPROBE__LOC_MEM };
+ *     .asciz "spec"                         registration from the spec
+ * A location is a register, a constant, a memory operand, or (TRACE's
+ * floating-point values under gcc) an xmm register. */
+enum { EDGEPROBE__LOC_CONST = 1, EDGEPROBE__LOC_REG, EDGEPROBE__LOC_REG_HIGH8, EDGEPROBE__LOC_MEM, EDGEPROBE__LOC_XMM };
 #define EDGEPROBE__NOREG 0xff
 #define EDGEPROBE__REG_SP 4
 typedef struct edgeprobe__argloc {
@@ -5842,6 +5994,8 @@ typedef struct edgeprobe__argsite {
     uint32_t nargs;
     int32_t status;
     uint32_t pad;
+    int32_t format; /* TRACE: its format string, relative to this field   */
+    int32_t sink;   /* TRACE: the TU's sink function, likewise             */
 } edgeprobe__argsite;
 /* Distance from the return address of the stub's call back to its data. */
 #define EDGEPROBE__STUB_DATA_BACK 14 /* .long (4) + lea (5) + call (5) */
@@ -5919,6 +6073,12 @@ EDGEPROBE__FN int edgeprobe__parse_operand(const char **s, edgeprobe__argloc *lo
         p++;
         loc->kind = EDGEPROBE__LOC_CONST;
         if (edgeprobe__parse_int(&p, &loc->value)) return -1;
+    } else if (p[0] == '%' && p[1] == 'x' && p[2] == 'm' && p[3] == 'm') {
+        int64_t n;
+        p += 4;
+        if (edgeprobe__parse_int(&p, &n) || n < 0 || n > 15) return -1; /* "x": xmm0-15 */
+        loc->kind = EDGEPROBE__LOC_XMM;
+        loc->base = (unsigned char)n;
     } else if (*p == '%') {
         p++;
         if ((reg = edgeprobe__reg_number(&p, &high)) < 0) return -1;
@@ -5970,31 +6130,51 @@ EDGEPROBE__FN int edgeprobe__argsite_parse(edgeprobe__argsite *as) {
     while (*p == ' ') p++;
     return *p ? EDGEPROBE_EINVAL : 0;
 }
-/* Registration hook (8.8): parse a PROBE site's spec once. Lock held. */
-EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__record *rec) {
-    const unsigned char *stub = (const unsigned char *)edgeprobe__rel(&rec->target);
+EDGEPROBE__FN const char *edgeprobe__trace_format_refused(const char *fmt, unsigned nargs); /* 10.4 */
+/* Before a site is first switched on (8.7): parse its spec once; a TRACE
+ * site's format must also suit its arguments. A site that fails is
+ * refused (EDGEPROBE_EINVAL) every time, logged once. Lock held. */
+EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const unsigned char *stub) {
     edgeprobe__argsite *as = (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(stub - 4));
-    if (as->status == 0) as->status = edgeprobe__argsite_parse(as) ? EDGEPROBE_EINVAL : 1;
+    const char *why = 0;
+    char buf[256];
+    edgeprobe__text t = {buf, sizeof buf, 0};
+    if (as->status) return as->status < 0 ? as->status : 0;
+    as->status = edgeprobe__argsite_parse(as) ? EDGEPROBE_EINVAL : 1;
     if (as->status < 0) {
-        char buf[256];
-        edgeprobe__text t = {buf, sizeof buf, 0};
         edgeprobe__puts(&t, "EDGEPROBE_PROBE: cannot read argument spec \"");
         edgeprobe__puts(&t, edgeprobe__argsite_spec(as));
-        edgeprobe__puts(&t, "\"; site left out");
-        edgeprobe__log(r, buf);
-        return EDGEPROBE_EINVAL;
-    }
-    return 0;
+        edgeprobe__puts(&t, "\"; site refused");
+    } else if (as->format &&
+               (why = edgeprobe__trace_format_refused((const char *)edgeprobe__rel(&as->format), as->nargs))) {
+        edgeprobe__puts(&t, "EDGEPROBE_TRACE ");
+        edgeprobe__puts(&t, ((edgeprobe__point *)edgeprobe__rel(&as->point))->name);
+        edgeprobe__puts(&t, ": refused: ");
+        edgeprobe__puts(&t, why);
+        as->status = EDGEPROBE_EINVAL;
+    } else
+        return 0;
+    edgeprobe__log(r, buf);
+    return EDGEPROBE_EINVAL;
 }
 
+/* The registers a stub's trampoline saved: general ones by number, and the
+ * vector area (vec, one register every `stride` bytes). */
+typedef struct edgeprobe__saved {
+    const uint64_t *regs;
+    const unsigned char *vec;
+    unsigned stride;
+} edgeprobe__saved;
 /* One argument's value from the saved registers and the stack. */
-EDGEPROBE__INLINE uint64_t edgeprobe__arg_read(const edgeprobe__argloc *loc, const uint64_t *regs) {
+EDGEPROBE__INLINE uint64_t edgeprobe__arg_read(const edgeprobe__argloc *loc, const edgeprobe__saved *saved) {
+    const uint64_t *regs = saved->regs;
     unsigned bytes = (unsigned)(loc->size < 0 ? -loc->size : loc->size), shift = 64 - 8 * bytes;
     uint64_t v = 0;
     switch (loc->kind) {
     case EDGEPROBE__LOC_CONST: v = (uint64_t)loc->value; break;
     case EDGEPROBE__LOC_REG: v = regs[loc->base]; break;
     case EDGEPROBE__LOC_REG_HIGH8: v = regs[loc->base] >> 8; break;
+    case EDGEPROBE__LOC_XMM: __builtin_memcpy(&v, saved->vec + loc->base * saved->stride, 8); break;
     default: {
         uintptr_t a = (uintptr_t)loc->value;
         if (loc->base != EDGEPROBE__NOREG) a += regs[loc->base];
@@ -6006,24 +6186,37 @@ EDGEPROBE__INLINE uint64_t edgeprobe__arg_read(const edgeprobe__argloc *loc, con
     v <<= shift; /* keep the low `bytes`, then extend by the type's sign */
     return loc->size < 0 ? (uint64_t)((int64_t)v >> shift) : v >> shift;
 }
+/* Every argument of a site, from its locations. */
+EDGEPROBE__INLINE int edgeprobe__args_read(edgeprobe__argsite *as, const edgeprobe__saved *saved, uint64_t *args) {
+    const edgeprobe__argloc *loc = edgeprobe__argsite_locs(as);
+    int i, n = (int)as->nargs;
+    for (i = 0; i < n; i++) args[i] = edgeprobe__arg_read(&loc[i], saved);
+    return n;
+}
+EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__argsite *as, const uint64_t *args,
+                                             int nargs); /* 10.4 */
 /* Called by the trampoline. `ret` is the stub's return address. */
-EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *regs, const unsigned char *ret);
-EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *regs, const unsigned char *ret) {
+EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *regs, const unsigned char *ret,
+                                                             const unsigned char *vec, unsigned stride);
+EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *regs, const unsigned char *ret,
+                                                             const unsigned char *vec, unsigned stride) {
     edgeprobe__argsite *as = (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(ret - EDGEPROBE__STUB_DATA_BACK));
     edgeprobe__point *pt = (edgeprobe__point *)edgeprobe__rel(&as->point);
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
+    edgeprobe__saved saved = {regs, vec, stride};
+    uint64_t args[EDGEPROBE_ARGS_MAX];
     struct edgeprobe__binding_full *b;
     edgeprobe__ticket t;
     if (!r) return;
+    if (pt->kind == EDGEPROBE_KIND_TRACE) { /* no handler: the line itself */
+        edgeprobe__trace_args_hit(pt, as, args, edgeprobe__args_read(as, &saved, args));
+        return;
+    }
+    /* No hit count here: at ~5 ticks it would add a fifth to PROBE's path;
+     * a handler counts what it needs. TRACE counts (formatting dominates). */
     t = edgeprobe__reader_enter(r);
     b = (struct edgeprobe__binding_full *)__atomic_load_n(&pt->binding, __ATOMIC_ACQUIRE);
-    if (b) {
-        uint64_t args[EDGEPROBE_ARGS_MAX];
-        const edgeprobe__argloc *loc = edgeprobe__argsite_locs(as);
-        int i, n = (int)as->nargs;
-        for (i = 0; i < n; i++) args[i] = edgeprobe__arg_read(&loc[i], regs);
-        ((edgeprobe_args_fn)(void (*)(void))b->b.fn)(&b->info, b->b.user, args, n);
-    }
+    if (b) ((edgeprobe_args_fn)(void (*)(void))b->b.fn)(&b->info, b->b.user, args, edgeprobe__args_read(as, &saved, args));
     edgeprobe__reader_leave(t);
 }
 EDGEPROBE__FN int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user) {
@@ -6031,14 +6224,163 @@ EDGEPROBE__FN int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn f
     return edgeprobe__attach_matching(pattern, EDGEPROBE_KIND_PROBE, (edgeprobe_handler_fn)(void (*)(void))fn, user);
 }
 
+/* ---- 10.4 EDGEPROBE_TRACE as an argument probe ------------------------------
+ * EDGEPROBE_TRACE(name, "fmt", args...) on x86-64 hosted C builds (section
+ * 3 says when): an argument site whose argsite also points at the format
+ * and at this TU's sink function. Enabled with no args handler, the
+ * trampoline's call lands in edgeprobe__trace_args_hit, which formats the
+ * line from the recorded locations with one call of the C library's
+ * vsnprintf (10.4's va_list) and hands it to the sink (or to `edgeprobe
+ * trace`).
+ *
+ * Arguments: integers and pointers as for PROBE; float and double travel
+ * as the 64 bits of a double (gcc leaves them in their xmm register, which
+ * the trampoline saved). The format is checked at compile time against the
+ * arguments, as printf's is (the `if (0)` call below never runs). At
+ * its first switch-on the format is checked against the argument count; a
+ * format with %n, positional conversions (%1$d) or more conversions than
+ * arguments is refused (EDGEPROBE_EINVAL), with a message in the log. Long double is
+ * refused at compile time. A line longer than 512 bytes is formatted again
+ * into a heap buffer. */
+#ifdef __cplusplus
+#define EDGEPROBE__IS_FP(x) (edgeprobe__argfloat<__typeof__(x)>::value)
+#else
+#define EDGEPROBE__IS_FP(x) (__builtin_classify_type(x) == 8)
+#endif
+#define EDGEPROBE__TRACE_CHECK(x)                                              \
+    EDGEPROBE__ASSERT(EDGEPROBE__ARGOK(x) || (EDGEPROBE__IS_FP(x) && sizeof(x) <= 8), \
+                      "EDGEPROBE_TRACE arguments must be integers, pointers, float or double "  \
+                      "(not long double, struct or union; or use EDGEPROBE_TRACE_LAZY): " #x);  \
+    EDGEPROBE__ASSERT(EDGEPROBE__ARGBYTES(x) <= 8, "EDGEPROBE_TRACE arguments must be at most 64 bits wide: " #x);
+#if EDGEPROBE__TRACE_ARGS_FORM
+/* A floating-point argument as the bits of a double; others as for PROBE.
+ * The inner choice keeps the cast to double valid for pointer arguments. */
+#define EDGEPROBE__TRACE_VAL(x)                                                \
+    __builtin_choose_expr(EDGEPROBE__IS_FP(x),                                 \
+                          ((union { double d; uint64_t u; }){(double)__builtin_choose_expr(EDGEPROBE__IS_FP(x), (x), 0)}).u, \
+                          EDGEPROBE__ARGVAL(x))
+#define EDGEPROBE__TRACE_OPS(i, x)                                             \
+    , [edgeprobe__s##i] "n"(EDGEPROBE__IS_FP(x) ? 8 : EDGEPROBE__ARGSIZE(x)),  \
+        [edgeprobe__a##i] EDGEPROBE__WHERE_FP(EDGEPROBE__TRACE_VAL(x))
+/* The sink, once per TU: EDGEPROBE_SINK as this TU defines it. */
+static __attribute__((unused, noinline, cold)) void edgeprobe__trace_sink(const char *line) {
+    (void)EDGEPROBE_SINK("%s", line);
+}
+/* Never called; gives the compiler's printf format check its arguments. */
+int edgeprobe__trace_format_check(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define EDGEPROBE__FIRST(...) EDGEPROBE__FIRST_(__VA_ARGS__, _)
+#define EDGEPROBE__FIRST_(a, ...) a
+/* __VA_ARGS__: the format, then the arguments. */
+#define EDGEPROBE__TRACE_IMPL(pname, n, spec, checks, ops, ...)                \
+    do {                                                                       \
+        EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, EDGEPROBE_KIND_TRACE);      \
+        EDGEPROBE__ASSERT(__builtin_constant_p(EDGEPROBE__FIRST(__VA_ARGS__)), \
+                          "EDGEPROBE_TRACE: the format must be a string literal (or use EDGEPROBE_TRACE_LAZY)"); \
+        checks                                                                 \
+        if (0) (void)edgeprobe__trace_format_check(__VA_ARGS__);               \
+        __asm__ __volatile__(EDGEPROBE__ARGSITE_ASM(pname, spec, "%c3 - ., %c4 - .") \
+                             : : "i"(&edgeprobe__pt), "i"(EDGEPROBE__F_ARGS | EDGEPROBE__F_FORM), \
+                               "i"(n), "i"(EDGEPROBE__FIRST(__VA_ARGS__)), "i"(&edgeprobe__trace_sink) ops); \
+    } while (0)
+#define EDGEPROBE__TRACE_ARGS(pname, ...)                                      \
+    EDGEPROBE__CAT(EDGEPROBE__TRACE_, EDGEPROBE__NARGS(__VA_ARGS__))(pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_0(pname, ...) EDGEPROBE__TRACE_IMPL(pname, 0, EDGEPROBE__SPEC_0, , , __VA_ARGS__)
+#define EDGEPROBE__TRACE_N(n, pname, fmt, ...)                                 \
+    EDGEPROBE__TRACE_IMPL(pname, n, EDGEPROBE__SPEC_##n, EDGEPROBE__C##n(EDGEPROBE__TRACE_CHECK, __VA_ARGS__), \
+                          EDGEPROBE__O##n(EDGEPROBE__TRACE_OPS, __VA_ARGS__), fmt, __VA_ARGS__)
+#define EDGEPROBE__TRACE_1(pname, ...) EDGEPROBE__TRACE_N(1, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_2(pname, ...) EDGEPROBE__TRACE_N(2, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_3(pname, ...) EDGEPROBE__TRACE_N(3, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_4(pname, ...) EDGEPROBE__TRACE_N(4, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_5(pname, ...) EDGEPROBE__TRACE_N(5, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_6(pname, ...) EDGEPROBE__TRACE_N(6, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_7(pname, ...) EDGEPROBE__TRACE_N(7, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_8(pname, ...) EDGEPROBE__TRACE_N(8, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_9(pname, ...) EDGEPROBE__TRACE_N(9, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_10(pname, ...) EDGEPROBE__TRACE_N(10, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_11(pname, ...) EDGEPROBE__TRACE_N(11, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_12(pname, ...) EDGEPROBE__TRACE_N(12, pname, __VA_ARGS__)
+#endif /* EDGEPROBE__TRACE_ARGS_FORM */
+
+#ifndef EDGEPROBE_FREESTANDING
+/* vsnprintf with the va_list passed as what it is on x86-64: a pointer to
+ * the structure below (the psABI's __va_list_tag). */
+int edgeprobe__libc_vsnprintf_tag(char *, size_t, const char *, void *) __asm__("vsnprintf");
+/* A va_list whose register save areas are used up (gp_offset 48, fp_offset
+ * 304: the psABI's limits), so va_arg takes every argument, integer or
+ * double, from the overflow area, 8 bytes each, in order: exactly the
+ * args[] array the locations were read into. One vsnprintf formats the
+ * whole line, '*' widths included. */
+typedef struct edgeprobe__va_tag {
+    unsigned gp_offset, fp_offset;
+    const void *overflow_arg_area, *reg_save_area;
+} edgeprobe__va_tag;
+EDGEPROBE__FN size_t edgeprobe__trace_format(char *buf, size_t cap, const char *fmt, const uint64_t *args);
+EDGEPROBE__FN size_t edgeprobe__trace_format(char *buf, size_t cap, const char *fmt, const uint64_t *args) {
+    edgeprobe__va_tag ap = {48, 304, args, 0};
+    int n = edgeprobe__libc_vsnprintf_tag(buf, cap, fmt, &ap);
+    return n < 0 ? 0 : (size_t)n;
+}
+/* First switch-on (10.3): a TRACE format must take at most nargs values and
+ * write nothing: no %n (it would write through a traced pointer) and no
+ * positional conversions (their count is not checked here). The compiler
+ * has checked each conversion's type against its argument. Returns NULL,
+ * or why the site is refused. */
+EDGEPROBE__FN const char *edgeprobe__trace_format_refused(const char *fmt, unsigned nargs);
+EDGEPROBE__FN const char *edgeprobe__trace_format_refused(const char *fmt, unsigned nargs) {
+    unsigned taken = 0;
+    for (; *fmt; fmt++) {
+        if (*fmt != '%') continue;
+        if (*++fmt == '%') continue;
+        for (; *fmt && !((*fmt >= 'a' && *fmt <= 'z' && *fmt != 'h' && *fmt != 'l' && *fmt != 'j' && *fmt != 'z' &&
+                          *fmt != 't' && *fmt != 'q') || (*fmt >= 'A' && *fmt <= 'Z' && *fmt != 'L'));
+             fmt++) {
+            if (*fmt == '$') return "a positional conversion (%N$) in its format";
+            taken += *fmt == '*';
+        }
+        if (!*fmt) return "a conversion cut short at the end of its format";
+        if (*fmt == 'n') return "%n in its format";
+        taken += *fmt != 'm';
+    }
+    return taken > nargs ? "more conversions in its format than arguments" : 0;
+}
+/* An enabled TRACE site: count the hit, format, hand the line on. */
+EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__argsite *as, const uint64_t *args,
+                                             int nargs) {
+    const char *fmt = (const char *)edgeprobe__rel(&as->format);
+    void (*sink)(const char *) = (void (*)(const char *))(uintptr_t)edgeprobe__rel(&as->sink);
+    char small[512], *line = small;
+    size_t need = edgeprobe__trace_format(small, sizeof small, fmt, args);
+    (void)nargs; /* checked against the format at registration */
+    if (need >= sizeof small && (line = (char *)EDGEPROBE_OS_ALLOC(need + 1)) != 0)
+        edgeprobe__trace_format(line, need + 1, fmt, args);
+    else
+        line = small; /* no memory: the line stays cut at 511 bytes */
+    if (edgeprobe__trace_hit(pt))
+        edgeprobe__route_printf("%s", line);
+    else
+        sink(line);
+    if (line != small) EDGEPROBE_OS_FREE(line);
+}
+#else /* freestanding: every TRACE is the lazy form, no TRACE argsite exists */
+EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__argsite *as, const uint64_t *args,
+                                             int nargs) {
+    (void)pt, (void)as, (void)args, (void)nargs;
+}
+EDGEPROBE__FN const char *edgeprobe__trace_format_refused(const char *fmt, unsigned nargs) {
+    (void)fmt, (void)nargs;
+    return "EDGEPROBE_TRACE's argument form in a freestanding build";
+}
+#endif
+
 #else /* aarch64: argument probes are not there */
 typedef void (*edgeprobe_args_fn)(const edgeprobe_info *probe, void *user, const uint64_t *args, int nargs);
 __attribute__((error("edgeprobe: EDGEPROBE_PROBE and edgeprobe_attach_args are x86-64 only")))
 int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user);
 __attribute__((error("edgeprobe: EDGEPROBE_PROBE is x86-64 only"))) void edgeprobe__probe_x86_64_only(void);
 #define EDGEPROBE_PROBE(...) edgeprobe__probe_x86_64_only()
-EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__record *rec) {
-    (void)r, (void)rec;
+EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const unsigned char *stub) {
+    (void)r, (void)stub;
     return EDGEPROBE_ENOTSUP;
 }
 #endif /* section 10 */

@@ -28,8 +28,14 @@ __attribute__((noinline)) static void branched_on(void) {
 }
 /* One point, inlined twice: one point, two sites. */
 static inline __attribute__((always_inline)) void dup(void) { EDGEPROBE_TRACE(core_dup, "dup"); }
+/* The two callers differ, or identical code folding (gcc -O2) makes them
+ * one function with one site. */
+static int dup_b_calls;
 __attribute__((noinline)) static void dup_a(void) { dup(); }
-__attribute__((noinline)) static void dup_b(void) { dup(); }
+__attribute__((noinline)) static void dup_b(void) {
+    dup();
+    dup_b_calls++;
+}
 /* One name at two source places. */
 __attribute__((noinline)) static void same1(void) { EDGEPROBE_TRACE(core_same, "s1"); }
 __attribute__((noinline)) static void same2(void) { EDGEPROBE_TRACE(core_same, "s2"); }

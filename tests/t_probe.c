@@ -204,7 +204,13 @@ static void test_bad_input(void) {
     CHECK_EQ(edgeprobe_attach_args("t_handler", record, NULL), EDGEPROBE_EKIND); /* a HANDLER */
     CHECK_EQ(edgeprobe_attach_args("t_trace", record, NULL), EDGEPROBE_EKIND);   /* a TRACE */
     CHECK_EQ(edgeprobe_attach_args("pr_nonexistent", record, NULL), EDGEPROBE_ENOENT);
-    CHECK_EQ(edgeprobe_attach_args("pr_badspec", record, NULL), EDGEPROBE_ENOENT); /* left out */
+    /* a spec that cannot be read: refused when first switched on, every
+     * time, and nothing is written or bound */
+    CHECK_EQ(edgeprobe_attach_args("pr_badspec", record, NULL), EDGEPROBE_EINVAL);
+    CHECK_EQ(edgeprobe_enable("pr_badspec"), EDGEPROBE_EINVAL);
+    reset();
+    run_bad_spec_site();
+    CHECK_EQ(got_n, -1);
     CHECK_EQ(edgeprobe_attach_args("t_*", record, NULL), 0); /* a glob skips other kinds */
     CHECK_EQ(edgeprobe_attach("pr_*", handler_fn, NULL), 0);
     CHECK(!strcmp(edgeprobe_strerror(EDGEPROBE_EKIND), "wrong kind of probe: edgeprobe_attach needs "

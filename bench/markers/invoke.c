@@ -9,9 +9,26 @@
  *                 (invoke_inline.c)
  *   lttng_ust     lttng_ust_tracepoint(ep_bench, hit, i): its cost with the
  *                 session the driver set up (enabled) or none (disabled)
+ *   direct_format a direct call of the sink below with TRACE's format and
+ *                 arguments (vsnprintf into a buffer, as a logging sink does)
+ *   ep_trace      EDGEPROBE_TRACE(inv_trace, "...", i, i*3, d): the argument
+ *                 form, formatted conversion by conversion, then the sink
+ *   ep_trace_lazy EDGEPROBE_TRACE_LAZY(...): the sink called in place
  * Phase "off": no handler attached; phase "on": both attached. One sample
  * times a block of BLOCK iterations; ticks per iteration. */
+#include <stdarg.h>
 #include "../peers/peers.h"
+/* TRACE's sink: the line lands in memory (no system call to measure). */
+static char inv_line[256];
+static __attribute__((format(printf, 1, 2))) int inv_sink(const char *fmt, ...) {
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(inv_line, sizeof inv_line, fmt, ap);
+    va_end(ap);
+    return n;
+}
+#define EDGEPROBE_SINK(...) inv_sink(__VA_ARGS__)
 #include "edgeprobe.h"
 #include "lttng_tp.h"
 
@@ -42,6 +59,21 @@ static __attribute__((noinline)) void loop_handler(void) {
     for (i = 0; i < BLOCK; i++) EDGEPROBE_HANDLER(inv_handler, i);
 }
 void loop_handler_inline(void); /* invoke_inline.c */
+static __attribute__((noinline)) void loop_direct_format(void) {
+    uintptr_t i;
+    for (i = 0; i < BLOCK; i++) inv_sink("req %lu len %lu t %.2f\n", (unsigned long)i, (unsigned long)i * 3, 0.5 * (double)i);
+}
+static __attribute__((noinline)) void loop_trace(void) {
+    uintptr_t i;
+    for (i = 0; i < BLOCK; i++)
+        EDGEPROBE_TRACE(inv_trace, "req %lu len %lu t %.2f\n", (unsigned long)i, (unsigned long)i * 3, 0.5 * (double)i);
+}
+static __attribute__((noinline)) void loop_trace_lazy(void) {
+    uintptr_t i;
+    for (i = 0; i < BLOCK; i++)
+        EDGEPROBE_TRACE_LAZY(inv_trace_lazy, "req %lu len %lu t %.2f\n", (unsigned long)i, (unsigned long)i * 3,
+                             0.5 * (double)i);
+}
 static __attribute__((noinline)) void loop_lttng(void) {
     int i;
     for (i = 0; i < BLOCK; i++) lttng_ust_tracepoint(ep_bench, hit, i);
@@ -53,7 +85,10 @@ static __attribute__((noinline)) void loop_lttng(void) {
     X(loop_direct_handler, "direct_handler")                                   \
     X(loop_handler, "ep_handler")                                              \
     X(loop_handler_inline, "ep_handler_inline")                                \
-    X(loop_lttng, "lttng_ust")
+    X(loop_lttng, "lttng_ust")                                                 \
+    X(loop_direct_format, "direct_format")                                     \
+    X(loop_trace, "ep_trace")                                                  \
+    X(loop_trace_lazy, "ep_trace_lazy")
 static void (*const loops[])(void) = {
 #define FN(f, n) f,
     LOOPS(FN)};
@@ -93,7 +128,8 @@ int main(void) {
     phase("off", reps);
     if (edgeprobe_attach_args("inv_probe", empty_args_handler, NULL) != 1 ||
         edgeprobe_attach("inv_handler", empty_handler, NULL) != 1 ||
-        edgeprobe_attach("inv_handler_inline", empty_handler, NULL) != 1) {
+        edgeprobe_attach("inv_handler_inline", empty_handler, NULL) != 1 ||
+        edgeprobe_enable("inv_trace") != 1 || edgeprobe_enable("inv_trace_lazy") != 1) {
         fprintf(stderr, "invoke: attach failed\n");
         return 1;
     }

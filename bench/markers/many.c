@@ -8,32 +8,55 @@
  * in a large program); variants are interleaved sample by sample, in an
  * order that rotates. Each call feeds the next. Per call, TSC ticks; ratio =
  * median of the per-sample ratios against the probe-free variant measured
- * right next to it. Every probe is disabled (LTTng: no session). */
+ * right next to it (built by the same compiler). Every probe is disabled
+ * (LTTng: no session). */
 #include "../peers/peers.h"
 
 #ifndef PEERS_SITES
 #define PEERS_SITES 4096
 #endif
 typedef int (*fn_t)(int);
+/* tag, name, the probe-free variant built by the same compiler (its
+ * baseline). gcc builds every variant; clang the ones whose code it shapes
+ * differently (argument constraints). */
 #define VARIANTS(X)                                                            \
-    X(mn, "none")                                                              \
-    X(mus, "usdt")                                                             \
-    X(mp5, "ep_probe_nop5")                                                    \
-    X(mp8, "ep_probe_nop8")                                                    \
-    X(mt5, "ep_trace_nop5")                                                    \
-    X(mlt, "lttng_ust")
-#define DECL(tag, name) extern fn_t const tag##_tab[PEERS_SITES];
+    X(mn, "none", mn)                                                          \
+    X(mn5, "nop5_only", mn)                                                    \
+    X(mus, "usdt", mn)                                                         \
+    X(mp5, "ep_probe_nop5", mn)                                                \
+    X(mp8, "ep_probe_nop8", mn)                                                \
+    X(mt5, "ep_trace_nop5", mn)                                                \
+    X(mtl, "ep_trace_lazy", mn)                                                \
+    X(mlt, "lttng_ust", mn)                                                    \
+    X(cn, "clang_none", cn)                                                    \
+    X(cp5, "clang_ep_probe", cn)                                               \
+    X(ct5, "clang_ep_trace", cn)                                               \
+    X(ctl, "clang_ep_trace_lazy", cn)                                          \
+    X(dn, "mid_none", dn)                                                      \
+    X(dn5, "mid_nop5_only", dn)                                                \
+    X(dus, "mid_usdt", dn)                                                     \
+    X(dt5, "mid_ep_trace", dn)                                                 \
+    X(dtl, "mid_ep_trace_lazy", dn)
+#define DECL(tag, name, base) extern fn_t const tag##_tab[PEERS_SITES];
 VARIANTS(DECL)
 enum {
-#define ENUM(tag, name) V_##tag,
+#define ENUM(tag, name, base) V_##tag,
     VARIANTS(ENUM) NV
 };
 static fn_t const *const tabs[NV] = {
-#define TAB(tag, name) tag##_tab,
+#define TAB(tag, name, base) tag##_tab,
     VARIANTS(TAB)};
 static const char *const names[NV] = {
-#define NAME(tag, name) name,
+#define NAME(tag, name, base) name,
     VARIANTS(NAME)};
+static const int baseline[NV] = {
+#define BASE(tag, name, base) V_##base,
+    VARIANTS(BASE)};
+/* The bare NOP5 of the same shape: the floor of any trap-free site. */
+static int floor_of(int v) {
+    if (baseline[v] == v) return -1; /* a baseline: its samples are rescaled last */
+    return baseline[v] == V_mn ? V_mn5 : baseline[v] == V_dn ? V_dn5 : -1;
+}
 
 volatile int peers_sink;
 __attribute__((noinline)) void peers_hit(const void *tp, int x) { (void)tp, peers_sink += x; }
@@ -71,11 +94,15 @@ int main(void) {
             s[v][r] = (double)(t1 - t0);
         }
     peers_sink += acc;
-    for (v = NV - 1; v >= 0; v--) { /* the baseline (V_mn = 0) last: it is rescaled below */
-        peers_stats st, rs;
+    for (v = NV - 1; v >= 0; v--) { /* baselines come first in their group: rescaled last */
+        peers_stats st, rs, fl;
         char extra[200];
         uintptr_t lo = (uintptr_t)-1, hi = 0;
-        for (r = 0; r < reps; r++) ratio[r] = s[v][r] / s[V_mn][r];
+        if (floor_of(v) >= 0) {
+            for (r = 0; r < reps; r++) ratio[r] = s[v][r] / s[floor_of(v)][r];
+            fl = peers_summarize(ratio, reps);
+        }
+        for (r = 0; r < reps; r++) ratio[r] = s[v][r] / s[baseline[v]][r];
         rs = peers_summarize(ratio, reps);
         for (r = 0; r < reps; r++) s[v][r] /= PEERS_SITES;
         st = peers_summarize(s[v], reps);
@@ -84,8 +111,10 @@ int main(void) {
             lo = a < lo ? a : lo;
             hi = a > hi ? a : hi;
         }
-        snprintf(extra, sizeof extra, "\"ratio_paired\":%.4f,\"ratio_min\":%.4f,\"ratio_p90\":%.4f,\"bytes_per_fn\":%.1f",
-                 rs.median, rs.min, rs.p90, (double)(hi - lo) / (PEERS_SITES - 1));
+        snprintf(extra, sizeof extra,
+                 "\"ratio_paired\":%.4f,\"ratio_min\":%.4f,\"ratio_p90\":%.4f,\"bytes_per_fn\":%.1f,"
+                 "\"ratio_to_nop5\":%.4f",
+                 rs.median, rs.min, rs.p90, (double)(hi - lo) / (PEERS_SITES - 1), floor_of(v) >= 0 ? fl.median : 0.0);
         peers_emit("markers_many", names[v], &st, extra);
     }
     return 0;

@@ -6,10 +6,12 @@ import sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 get = lambda bench, name: next((r for r in rows if r["bench"] == bench and r["name"] == name), None)
 
-print("\n## disabled, 4,096 distinct sites (ticks per call; ratio = median of paired ratios to none)")
-for r in rows:
-    if r["bench"] == "markers_many":
-        print("| %-14s | %7.2f | %.3fx | %.1f bytes/fn |" % (r["name"], r["median"], r["ratio_paired"], r["bytes_per_fn"]))
+print("\n## disabled, 4,096 distinct sites (ticks per call; ratios = medians of paired ratios to the same")
+print("## compiler's probe-free variant, and to the bare NOP5 of the same shape)")
+for r in reversed([r for r in rows if r["bench"] == "markers_many"]):
+    floor = "%.3fx" % r["ratio_to_nop5"] if r.get("ratio_to_nop5") else "-"
+    print("| %-20s | %7.2f | %.3fx | %s | %.1f bytes/fn |" % (r["name"], r["median"], r["ratio_paired"], floor,
+                                                            r["bytes_per_fn"]))
 
 for phase in ("off", "on", "on_lttng"):
     names = [r for r in rows if r["bench"] == "markers_invoke_" + phase]
@@ -22,6 +24,9 @@ on = lambda n: get("markers_invoke_on", n)["median"]
 if get("markers_invoke_on", "ep_probe"):
     print("\nenabled PROBE / direct call with the same args: %.2fx" % (on("ep_probe") / on("direct_args")))
     print("enabled HANDLER / direct call: %.2fx" % (on("ep_handler") / on("direct_handler")))
+    if get("markers_invoke_on", "ep_trace"):
+        print("enabled TRACE (argument form) / direct call of the sink: %.2fx; lazy form: %.2fx" %
+              (on("ep_trace") / on("direct_format"), on("ep_trace_lazy") / on("direct_format")))
     if get("markers_invoke_on", "ep_handler_inline"):
         print("enabled HANDLER, EDGEPROBE_HANDLER_INLINE=1 / direct call: %.2fx" %
               (on("ep_handler_inline") / on("direct_handler")))
