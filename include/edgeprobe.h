@@ -962,8 +962,12 @@ EDGEPROBE__INLINE uintptr_t edgeprobe__self(void) {
     return 0;
 #endif
 }
+/* The address a self-relative field names. Through an integer, so that the
+ * result is not "based on" the field: the tables are const, the points they
+ * name are written, and clang with LTO otherwise treats loads from the points
+ * as loads from constant memory (and forwards stale values). */
 EDGEPROBE__INLINE void *edgeprobe__rel(const int32_t *field) {
-    return (char *)field + *field;
+    return (void *)((uintptr_t)field + (uintptr_t)(intptr_t)*field);
 }
 
 #if EDGEPROBE__HAS_PATCH
@@ -1140,6 +1144,7 @@ typedef struct edgeprobe__ucontext { /* the kernel's ucontext, x86-64 */
 int edgeprobe__libc_mprotect(void *, size_t, int) __asm__("mprotect");
 void *edgeprobe__libc_mmap(void *, size_t, int, int, int, long) __asm__("mmap");
 int edgeprobe__libc_munmap(void *, size_t) __asm__("munmap");
+int edgeprobe__libc_madvise(void *, size_t, int) __asm__("madvise");
 void *edgeprobe__libc_calloc(size_t, size_t) __asm__("calloc");
 void edgeprobe__libc_free(void *) __asm__("free");
 int edgeprobe__libc_sched_yield(void) __asm__("sched_yield");
@@ -1254,7 +1259,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #endif
 
 /* ---- 8.3 the root: process-wide state ---------------------------------- */
-#define EDGEPROBE__ABI 2u
+#define EDGEPROBE__ABI 3u
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
 #define EDGEPROBE__FLIGHT_SETS 1024u /* in-flight table: sets, by cache line */
 #define EDGEPROBE__FLIGHT_WAYS 8u   /* straddlers in flight per set          */
@@ -1282,7 +1287,10 @@ typedef struct edgeprobe__site {
     edgeprobe__point *point;
 } edgeprobe__site;
 
-/* A probe: a name, its state, and every site and point that bears it. */
+/* A probe: a name, its state, and every site and point that bears it.
+ * Carved from the registry arena (8.8) and never freed: handles stay valid.
+ * Most probes have one site and one point: `sites` and `points` start as the
+ * inline slots site0 and point0 and move to the heap only when they grow. */
 struct edgeprobe__probe {
     struct edgeprobe__probe *next_hash;
     int count;                   /* on while > 0 */
@@ -1291,7 +1299,10 @@ struct edgeprobe__probe {
     int npoints, point_cap;
     edgeprobe__point **points;
     int routed;                  /* TRACE lines go to `edgeprobe trace` (section 9) */
-    char name[EDGEPROBE_NAME_MAX + 1];
+    uint32_t hash;               /* edgeprobe__hash_str(name), computed once */
+    const char *name;            /* NUL-terminated, in the arena after the probe */
+    edgeprobe__site site0;
+    edgeprobe__point *point0;
 };
 
 /* A handler binding: immutable once published, freed only after a sync. */
@@ -1366,6 +1377,9 @@ typedef struct edgeprobe__root {
     /* hit counts, per chunk of points: [stripe][id % CHUNK] (section 8.12a) */
     uint64_t *hits[EDGEPROBE__CHUNKS];
     struct edgeprobe__control *control; /* section 9; NULL until started */
+    /* registry arena (8.8): probes and names, one block per object's table */
+    char *arena_next;
+    size_t arena_left;
 } edgeprobe__root;
 
 /* One per object (weak + hidden: the linker keeps one copy per executable or
@@ -1733,9 +1747,16 @@ EDGEPROBE__FN void edgeprobe_set_logger(edgeprobe_log_fn fn, void *arg) {
 /* ---- 8.6 writing code ------------------------------------------------------
  * Pages: opened (made writable) on first use. Default policy: stay open.
  * Strict W^X: closed again when the last writer of the page is done. */
+/* The slot of page in the open-addressed page table: its entry, or the empty
+ * slot where it would go. Table not empty. */
+EDGEPROBE__INLINE unsigned edgeprobe__page_probe(const edgeprobe__root *r, uintptr_t page) {
+    unsigned i, mask = r->page_cap - 1;
+    for (i = edgeprobe__hash_ptr(page) & mask; r->pages[i].addr && r->pages[i].addr != page; i = (i + 1) & mask) {}
+    return i;
+}
 EDGEPROBE__FN edgeprobe__page *edgeprobe__page_slot(edgeprobe__root *r, uintptr_t page);
 EDGEPROBE__FN edgeprobe__page *edgeprobe__page_slot(edgeprobe__root *r, uintptr_t page) {
-    unsigned i, mask;
+    unsigned i;
     if ((r->npages + 1) * 2 > r->page_cap) { /* rehash to keep probes short */
         unsigned old_cap = r->page_cap, ncap = old_cap ? old_cap * 2 : 64;
         edgeprobe__page *old = r->pages, *n = (edgeprobe__page *)EDGEPROBE_OS_ALLOC(ncap * sizeof *n);
@@ -1750,12 +1771,19 @@ EDGEPROBE__FN edgeprobe__page *edgeprobe__page_slot(edgeprobe__root *r, uintptr_
         r->page_cap = ncap;
         if (old) EDGEPROBE_OS_FREE(old);
     }
-    mask = r->page_cap - 1;
-    for (i = edgeprobe__hash_ptr(page) & mask; r->pages[i].addr; i = (i + 1) & mask)
-        if (r->pages[i].addr == page) return &r->pages[i];
+    i = edgeprobe__page_probe(r, page);
+    if (r->pages[i].addr) return &r->pages[i];
     r->pages[i].addr = page;
     r->npages++;
     return &r->pages[i];
+}
+/* The page's entry, or NULL if edgeprobe never wrote to it (no entry made). */
+EDGEPROBE__FN edgeprobe__page *edgeprobe__page_find(edgeprobe__root *r, uintptr_t page);
+EDGEPROBE__FN edgeprobe__page *edgeprobe__page_find(edgeprobe__root *r, uintptr_t page) {
+    unsigned i;
+    if (!r->page_cap) return 0;
+    i = edgeprobe__page_probe(r, page);
+    return r->pages[i].addr ? &r->pages[i] : 0;
 }
 
 /* Make [p, p+n) writable for one writer; lock held. Nothing is written on
@@ -1902,14 +1930,24 @@ EDGEPROBE__FN int edgeprobe__probe_count(edgeprobe__root *r, struct edgeprobe__p
     return was != now;
 }
 
-/* ---- 8.8 the registry -------------------------------------------------- */
-EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_lookup(edgeprobe__root *r, const char *name);
-EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_lookup(edgeprobe__root *r, const char *name) {
+/* ---- 8.8 the registry --------------------------------------------------
+ * Start-up cost is this section's business: an object's constructor
+ * registers every record of its table, so per site it may do no allocation
+ * and hash a name once. Before the walk, edgeprobe__registry_reserve sizes
+ * everything from the table's length: one arena block for the probes and
+ * their names, the name table, the point-id chunks and hit rows. A probe
+ * with one site and one point then lives entirely in its arena slot. */
+EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_find_hashed(edgeprobe__root *r, const char *name, uint32_t h);
+EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_find_hashed(edgeprobe__root *r, const char *name, uint32_t h) {
     struct edgeprobe__probe *p;
     if (!r->hash_cap) return 0;
-    for (p = r->hash[edgeprobe__hash_str(name) & (r->hash_cap - 1)]; p; p = p->next_hash)
-        if (edgeprobe__streq(p->name, name)) return p;
+    for (p = r->hash[h & (r->hash_cap - 1)]; p; p = p->next_hash)
+        if (p->hash == h && edgeprobe__streq(p->name, name)) return p;
     return 0;
+}
+EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_lookup(edgeprobe__root *r, const char *name);
+EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_lookup(edgeprobe__root *r, const char *name) {
+    return edgeprobe__probe_find_hashed(r, name, edgeprobe__hash_str(name));
 }
 /* The next entry of the comma-separated EDGEPROBE_ENABLE list: copied into
  * pat (cut at EDGEPROBE_NAME_MAX) and checked. Returns 0 when the list is
@@ -1963,39 +2001,140 @@ EDGEPROBE__INLINE struct edgeprobe__probe *edgeprobe__probe_live(edgeprobe__root
     struct edgeprobe__probe *p = edgeprobe__probe_lookup(r, name);
     return p && p->npoints ? p : 0;
 }
-EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_intern(edgeprobe__root *r, const char *name);
-EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_intern(edgeprobe__root *r, const char *name) {
-    struct edgeprobe__probe *p = edgeprobe__probe_lookup(r, name);
-    size_t n;
-    unsigned i;
-    if (p) return p;
-    if ((r->nprobes + 1) * 2 > r->hash_cap) { /* grow the name table */
-        unsigned ncap = r->hash_cap ? r->hash_cap * 2 : 256;
-        struct edgeprobe__probe **nh = (struct edgeprobe__probe **)EDGEPROBE_OS_ALLOC(ncap * sizeof *nh);
-        if (!nh) return 0;
-        for (i = 0; i < r->hash_cap; i++) {
-            struct edgeprobe__probe *q = r->hash[i], *next;
-            for (; q; q = next) {
-                unsigned h = edgeprobe__hash_str(q->name) & (ncap - 1);
-                next = q->next_hash;
-                q->next_hash = nh[h];
-                nh[h] = q;
-            }
+/* Zeroed memory for the registry's large blocks. Hosted: a block of 2 MB or
+ * more gets a 2 MB-aligned mapping of its own with MADV_HUGEPAGE, so where
+ * the kernel has transparent huge pages, touching it costs one page fault
+ * per 2 MB instead of 512 (a fault costs ~12 us on the project's VM: for a
+ * 100,000-probe table that is most of the registration). */
+#define EDGEPROBE__HUGE_BYTES ((size_t)2 << 20)
+#define EDGEPROBE__MADV_HUGEPAGE 14
+EDGEPROBE__INLINE size_t edgeprobe__huge_round(size_t bytes) {
+    return (bytes + EDGEPROBE__HUGE_BYTES - 1) & ~(EDGEPROBE__HUGE_BYTES - 1);
+}
+EDGEPROBE__FN void *edgeprobe__big_alloc(size_t bytes);
+EDGEPROBE__FN void *edgeprobe__big_alloc(size_t bytes) {
+#ifndef EDGEPROBE_FREESTANDING
+    if (bytes >= EDGEPROBE__HUGE_BYTES) {
+        size_t len = edgeprobe__huge_round(bytes), head;
+        char *m = (char *)edgeprobe__libc_mmap(0, len + EDGEPROBE__HUGE_BYTES, 3 /* RW */,
+                                               EDGEPROBE__MAP_ANON_PRIVATE, -1, 0);
+        if (m != (char *)-1) { /* trim to a 2 MB-aligned [a, a + len) */
+            char *a = (char *)edgeprobe__huge_round((uintptr_t)m);
+            head = (size_t)(a - m);
+            if (head) edgeprobe__libc_munmap(m, head);
+            if (head < EDGEPROBE__HUGE_BYTES) edgeprobe__libc_munmap(a + len, EDGEPROBE__HUGE_BYTES - head);
+            edgeprobe__libc_madvise(a, len, EDGEPROBE__MADV_HUGEPAGE); /* advice only */
+            return a;
         }
-        if (r->hash) EDGEPROBE_OS_FREE(r->hash);
-        r->hash = nh;
-        r->hash_cap = ncap;
     }
-    p = (struct edgeprobe__probe *)EDGEPROBE_OS_ALLOC(sizeof *p);
-    if (!p) return 0;
+#endif
+    return EDGEPROBE_OS_ALLOC(bytes);
+}
+EDGEPROBE__FN void edgeprobe__big_free(void *p, size_t bytes);
+EDGEPROBE__FN void edgeprobe__big_free(void *p, size_t bytes) {
+    if (!p) return;
+#ifndef EDGEPROBE_FREESTANDING
+    if (bytes >= EDGEPROBE__HUGE_BYTES) {
+        edgeprobe__libc_munmap(p, edgeprobe__huge_round(bytes));
+        return;
+    }
+#endif
+    (void)bytes;
+    EDGEPROBE_OS_FREE(p);
+}
+
+/* The arena: probes and their names, bump-allocated, never freed (handles
+ * stay valid after their objects are unloaded). A new block holds at least
+ * `bytes`; edgeprobe__registry_reserve asks for a whole table's worth. */
+#define EDGEPROBE__ARENA_MIN 4096u
+EDGEPROBE__FN int edgeprobe__arena_block(edgeprobe__root *r, size_t bytes);
+EDGEPROBE__FN int edgeprobe__arena_block(edgeprobe__root *r, size_t bytes) {
+    char *b;
+    if (bytes < EDGEPROBE__ARENA_MIN) bytes = EDGEPROBE__ARENA_MIN;
+    b = (char *)edgeprobe__big_alloc(bytes);
+    if (!b) return EDGEPROBE_ENOMEM;
+    r->arena_next = b;
+    r->arena_left = bytes;
+    return 0;
+}
+/* Zeroed, 8-byte aligned bytes from the arena, or NULL. */
+EDGEPROBE__FN void *edgeprobe__arena_take(edgeprobe__root *r, size_t bytes);
+EDGEPROBE__FN void *edgeprobe__arena_take(edgeprobe__root *r, size_t bytes) {
+    char *p;
+    bytes = (bytes + 7) & ~(size_t)7;
+    if (r->arena_left < bytes && edgeprobe__arena_block(r, bytes) < 0) return 0;
+    p = r->arena_next;
+    r->arena_next += bytes;
+    r->arena_left -= bytes;
+    return p;
+}
+
+/* Grow the name table (chained, load at most 1/2) to hold n probes: one
+ * rehash, from the stored hashes, however many names are coming. */
+EDGEPROBE__FN int edgeprobe__hash_reserve(edgeprobe__root *r, unsigned n);
+EDGEPROBE__FN int edgeprobe__hash_reserve(edgeprobe__root *r, unsigned n) {
+    unsigned ncap = r->hash_cap ? r->hash_cap : 256, i;
+    struct edgeprobe__probe **nh;
+    while ((uint64_t)n * 2 > ncap) ncap *= 2;
+    if (ncap == r->hash_cap) return 0;
+    nh = (struct edgeprobe__probe **)edgeprobe__big_alloc(ncap * sizeof *nh);
+    if (!nh) return EDGEPROBE_ENOMEM;
+    for (i = 0; i < r->hash_cap; i++) {
+        struct edgeprobe__probe *q = r->hash[i], *next;
+        for (; q; q = next) {
+            next = q->next_hash;
+            q->next_hash = nh[q->hash & (ncap - 1)];
+            nh[q->hash & (ncap - 1)] = q;
+        }
+    }
+    edgeprobe__big_free(r->hash, r->hash_cap * sizeof *nh);
+    r->hash = nh;
+    r->hash_cap = ncap;
+    return 0;
+}
+
+/* The probe named `name` (whose hash is h), made if new. */
+EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_intern(edgeprobe__root *r, const char *name, uint32_t h);
+EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_intern(edgeprobe__root *r, const char *name, uint32_t h) {
+    struct edgeprobe__probe *p = edgeprobe__probe_find_hashed(r, name, h);
+    size_t n;
+    char *copy;
+    if (p) return p;
+    if (edgeprobe__hash_reserve(r, r->nprobes + 1) < 0) return 0;
     n = edgeprobe__strnlen(name, EDGEPROBE_NAME_MAX);
-    __builtin_memcpy(p->name, name, n);
-    p->count = edgeprobe__env_wants(r, name);
-    i = edgeprobe__hash_str(p->name) & (r->hash_cap - 1);
-    p->next_hash = r->hash[i];
-    r->hash[i] = p;
+    p = (struct edgeprobe__probe *)edgeprobe__arena_take(r, sizeof *p + n + 1);
+    if (!p) return 0;
+    copy = (char *)(p + 1); /* zeroed: the NUL is there */
+    __builtin_memcpy(copy, name, n);
+    p->name = copy;
+    p->hash = name[n] ? edgeprobe__hash_str(copy) : h; /* a cut name hashes as cut */
+    p->sites = &p->site0;
+    p->site_cap = 1;
+    p->points = &p->point0;
+    p->point_cap = 1;
+    p->count = edgeprobe__env_wants(r, copy);
+    p->next_hash = r->hash[p->hash & (r->hash_cap - 1)];
+    r->hash[p->hash & (r->hash_cap - 1)] = p;
     r->nprobes++;
     return p;
+}
+/* edgeprobe__grow for a probe's sites or points, which may still be the
+ * probe's inline slot: that one is copied out, never freed. */
+EDGEPROBE__FN int edgeprobe__slots_grow(void **arr, int *cap, int need, size_t size, void *inline_slot);
+EDGEPROBE__FN int edgeprobe__slots_grow(void **arr, int *cap, int need, size_t size, void *inline_slot) {
+    void *old = *arr;
+    int old_cap = *cap, rc;
+    if (need <= *cap || old != inline_slot) return edgeprobe__grow(arr, cap, need, size);
+    *arr = 0;
+    *cap = 0;
+    rc = edgeprobe__grow(arr, cap, need, size);
+    if (rc) {
+        *arr = old;
+        *cap = old_cap;
+        return rc;
+    }
+    __builtin_memcpy(*arr, old, (size_t)old_cap * size);
+    return 0;
 }
 
 EDGEPROBE__INLINE edgeprobe__point **edgeprobe__point_slot(edgeprobe__root *r, int id) {
@@ -2039,24 +2178,59 @@ EDGEPROBE__FN int edgeprobe__point_add(edgeprobe__root *r, edgeprobe__point *pt)
     return 0;
 }
 
+/* Allocate the id chunks (from the arena) and hit rows (one block) that ids
+ * [npoints, npoints + n) need. Best effort: edgeprobe__point_add allocates
+ * whatever is still missing, a chunk at a time. Chunks are filled in order,
+ * so the missing ones are those from the first NULL on. Lock held. */
+EDGEPROBE__FN void edgeprobe__ids_reserve(edgeprobe__root *r, unsigned n);
+EDGEPROBE__FN void edgeprobe__ids_reserve(edgeprobe__root *r, unsigned n) {
+    unsigned c, first = (unsigned)r->npoints / EDGEPROBE__CHUNK, end = ((unsigned)r->npoints + n + EDGEPROBE__CHUNK - 1) / EDGEPROBE__CHUNK;
+    edgeprobe__point **ids;
+    char *hits;
+    if (end > EDGEPROBE__CHUNKS) end = EDGEPROBE__CHUNKS;
+    while (first < end && r->chunks[first] && r->hits[first]) first++;
+    if (first >= end) return;
+    ids = (edgeprobe__point **)edgeprobe__arena_take(r, (size_t)(end - first) * EDGEPROBE__CHUNK * sizeof(void *));
+    hits = (char *)EDGEPROBE_OS_ALLOC((size_t)(end - first) * EDGEPROBE__HIT_CHUNK_BYTES); /* untouched until counted */
+    for (c = first; c < end; c++) {
+        if (ids && !r->chunks[c]) r->chunks[c] = ids + (size_t)(c - first) * EDGEPROBE__CHUNK;
+        if (hits && !r->hits[c])
+            __atomic_store_n(&r->hits[c], (uint64_t *)(hits + (size_t)(c - first) * EDGEPROBE__HIT_CHUNK_BYTES),
+                             __ATOMIC_RELEASE);
+    }
+}
+/* Before an object's table of n records is walked: room for n new probes,
+ * names and point ids, so the walk allocates nothing per site. Names are
+ * estimated at 32 bytes; a longer one may start one more block. */
+EDGEPROBE__FN void edgeprobe__registry_reserve(edgeprobe__root *r, unsigned n);
+EDGEPROBE__FN void edgeprobe__registry_reserve(edgeprobe__root *r, unsigned n) {
+    size_t want = (size_t)n * (sizeof(struct edgeprobe__probe) + 32) + ((size_t)n + 2 * EDGEPROBE__CHUNK) * sizeof(void *);
+    if (!n) return;
+    if (r->arena_left < want) edgeprobe__arena_block(r, want); /* else: the walk allocates */
+    edgeprobe__hash_reserve(r, r->nprobes + n);
+    edgeprobe__ids_reserve(r, n);
+}
+
 /* Register one table record: point, probe, site; then give the new site the
- * probe's current state. Lock held. */
-EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__record *rec);
-EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__record *rec) {
+ * probe's current state. h: the hash of its point's name (0 if the point
+ * has its probe already). Lock held. */
+EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__record *rec, uint32_t h);
+EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__record *rec, uint32_t h) {
     edgeprobe__point *pt = (edgeprobe__point *)edgeprobe__rel(&rec->point);
     struct edgeprobe__probe *p = pt->probe;
     edgeprobe__site s;
     int rc;
     if (!p) {
-        p = edgeprobe__probe_intern(r, pt->name);
+        p = edgeprobe__probe_intern(r, pt->name, h);
         if (!p) return EDGEPROBE_ENOMEM;
-        if (edgeprobe__grow((void **)&p->points, &p->point_cap, p->npoints + 1, sizeof(void *)))
+        if (edgeprobe__slots_grow((void **)&p->points, &p->point_cap, p->npoints + 1, sizeof(void *), &p->point0))
             return EDGEPROBE_ENOMEM;
         if (pt->kind == EDGEPROBE_KIND_BRANCH_ON && p->npoints == 0 && p->count == 0) p->count = 1;
         p->points[p->npoints++] = pt;
         pt->probe = p;
     }
-    if (edgeprobe__grow((void **)&p->sites, &p->site_cap, p->nsites + 1, sizeof s)) return EDGEPROBE_ENOMEM;
+    if (edgeprobe__slots_grow((void **)&p->sites, &p->site_cap, p->nsites + 1, sizeof s, &p->site0))
+        return EDGEPROBE_ENOMEM;
     s.addr = (unsigned char *)edgeprobe__rel(&rec->site);
     s.target = (unsigned char *)edgeprobe__rel(&rec->target);
     s.flags = rec->flags;
@@ -2070,6 +2244,32 @@ EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__rec
     pt->nsites++;
     return pt->id_plus_1 ? 0 : edgeprobe__point_add(r, pt);
 }
+/* Register a table [rec, end). The name table is the one random access per
+ * site: the walk hashes names EDGEPROBE__AHEAD records ahead and prefetches
+ * their buckets, so the cache misses overlap instead of adding up. Lock held. */
+#define EDGEPROBE__AHEAD 16u
+EDGEPROBE__INLINE uint32_t edgeprobe__record_hash(const edgeprobe__record *rec) {
+    const edgeprobe__point *pt = (const edgeprobe__point *)edgeprobe__rel(&rec->point);
+    return pt->probe ? 0 : edgeprobe__hash_str(pt->name);
+}
+EDGEPROBE__FN void edgeprobe__table_add(edgeprobe__root *r, const edgeprobe__record *rec, const edgeprobe__record *end);
+EDGEPROBE__FN void edgeprobe__table_add(edgeprobe__root *r, const edgeprobe__record *rec, const edgeprobe__record *end) {
+    uint32_t ahead[EDGEPROBE__AHEAD];
+    size_t i, n = (size_t)(end - rec);
+    for (i = 0; i < n + EDGEPROBE__AHEAD; i++) {
+        if (i >= EDGEPROBE__AHEAD) { /* record i - AHEAD, whose hash is in slot i % AHEAD */
+            const edgeprobe__record *at = rec + (i - EDGEPROBE__AHEAD);
+            if (edgeprobe__record_add(r, at, ahead[i % EDGEPROBE__AHEAD]) < 0) /* left out, untouched */
+                edgeprobe__log_bytes(r, "cannot register site", edgeprobe__rel(&at->site), 0,
+                                     edgeprobe__site_len(at->flags));
+        }
+        if (i < n) { /* then the slot takes record i's */
+            uint32_t h = edgeprobe__record_hash(rec + i);
+            ahead[i % EDGEPROBE__AHEAD] = h;
+            if (r->hash_cap) __builtin_prefetch(&r->hash[h & (r->hash_cap - 1)]);
+        }
+    }
+}
 /* Forget one record of an object being unloaded. Lock held. */
 EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe__record *rec);
 EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe__record *rec) {
@@ -2077,7 +2277,7 @@ EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe_
     struct edgeprobe__probe *p = pt->probe;
     unsigned char *addr = (unsigned char *)edgeprobe__rel(&rec->site);
     int i;
-    edgeprobe__page *page = edgeprobe__page_slot(r, (uintptr_t)addr & ~(uintptr_t)(EDGEPROBE__PAGE - 1));
+    edgeprobe__page *page = edgeprobe__page_find(r, (uintptr_t)addr & ~(uintptr_t)(EDGEPROBE__PAGE - 1));
     if (page) page->open = 0; /* the object may come back at this address, read-only */
     if (!p) return;
     for (i = 0; i < p->nsites && p->sites[i].addr != addr; i++) {}
@@ -2104,7 +2304,6 @@ __attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_func
 void edgeprobe__object_init(void);
 __attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function, constructor(101)))
 void edgeprobe__object_init(void) {
-    const edgeprobe__record *rec;
     edgeprobe__root *r;
     int err = 0;
     if (__atomic_load_n(&edgeprobe__this_object.registered, __ATOMIC_ACQUIRE)) return;
@@ -2115,12 +2314,8 @@ void edgeprobe__object_init(void) {
     }
     edgeprobe__lock(&r->lock);
     if (!edgeprobe__this_object.registered) { /* another TU's constructor may have won */
-        for (rec = __start_edgeprobe_sites; rec < __stop_edgeprobe_sites; rec++) {
-            err = edgeprobe__record_add(r, rec);
-            if (err < 0) /* left out, untouched; the object's other sites still register */
-                edgeprobe__log_bytes(r, "cannot register site", edgeprobe__rel(&rec->site), 0,
-                                     edgeprobe__site_len(rec->flags));
-        }
+        edgeprobe__registry_reserve(r, (unsigned)(__stop_edgeprobe_sites - __start_edgeprobe_sites));
+        edgeprobe__table_add(r, __start_edgeprobe_sites, __stop_edgeprobe_sites); /* a bad site is left out */
         edgeprobe__fconvert_own(r);
 #ifndef EDGEPROBE_FREESTANDING
         edgeprobe__libc_pthread_atfork(0, 0, edgeprobe__reader_forked); /* this object's records */
