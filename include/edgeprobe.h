@@ -564,7 +564,7 @@ typedef struct edgeprobe__point {
 #define EDGEPROBE__PF_ON 1u         /* point flag: function probe is on   */
 #define EDGEPROBE__PF_UNSAFE 2u     /* point flag: listed, never switched */
 #define EDGEPROBE__F_DEFAULT_ON 2u  /* record flag: NOP means "on"        */
-#define EDGEPROBE__F_ARGS 4u        /* record flag: PROBE site, target = its stub (section 10) */
+#define EDGEPROBE__F_ARGS 4u        /* record flag: argument site (PROBE, TRACE), target = its stub (section 10) */
 
 /* Marker bytes: the one part of the architecture back ends (section 8.1)
  * that must come before the markers. "S" is aarch64's symbol operand, which
@@ -6272,23 +6272,19 @@ EDGEPROBE__FN int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn f
  * Arguments: integers and pointers as for PROBE; float and double travel
  * as the 64 bits of a double (gcc leaves them in their xmm register, which
  * the trampoline saved). The format is checked at compile time against the
- * arguments, as printf's is (the `if (0)` call below never runs). At
- * its first switch-on the format is checked against the argument count; a
- * format with %n, positional conversions (%1$d) or more conversions than
- * arguments is refused (EDGEPROBE_EINVAL), with a message in the log. Long double is
- * refused at compile time. A line longer than 512 bytes is formatted again
- * into a heap buffer. */
-#ifdef __cplusplus
-#define EDGEPROBE__IS_FP(x) (edgeprobe__argfloat<__typeof__(x)>::value)
-#else
-#define EDGEPROBE__IS_FP(x) (__builtin_classify_type(x) == 8)
-#endif
+ * arguments, as printf's is (the `if (0)` call below never runs). At a
+ * site's first switch-on the format is checked against the argument count:
+ * a format with %n, positional conversions (%1$d) or more conversions than
+ * arguments is refused (EDGEPROBE_EINVAL), with a message in the log. Long
+ * double is refused at compile time. A line longer than 512 bytes is
+ * formatted again into a heap buffer. The marker is C only (section 3). */
+#if EDGEPROBE__TRACE_ARGS_FORM
+#define EDGEPROBE__IS_FP(x) (__builtin_classify_type(x) == 8) /* real_type_class */
 #define EDGEPROBE__TRACE_CHECK(x)                                              \
     EDGEPROBE__ASSERT(EDGEPROBE__ARGOK(x) || (EDGEPROBE__IS_FP(x) && sizeof(x) <= 8), \
                       "EDGEPROBE_TRACE arguments must be integers, pointers, float or double "  \
                       "(not long double, struct or union; or use EDGEPROBE_TRACE_LAZY): " #x);  \
     EDGEPROBE__ASSERT(EDGEPROBE__ARGBYTES(x) <= 8, "EDGEPROBE_TRACE arguments must be at most 64 bits wide: " #x);
-#if EDGEPROBE__TRACE_ARGS_FORM
 /* A floating-point argument as the bits of a double; others as for PROBE.
  * The inner choice keeps the cast to double valid for pointer arguments. */
 #define EDGEPROBE__TRACE_VAL(x)                                                \
