@@ -519,12 +519,23 @@ EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_lost_exits(void);
  *
  * `name` is a bare identifier-like token (letters, digits, _ . : -). Each use
  * emits, at the site, at most 4 bytes of NOP padding and a NOP5 (or an
- * aligned NOP8), plus one 16-byte record in section `edgeprobe_sites`:
+ * aligned NOP8), plus one 32-byte record in section `edgeprobe_sites`
+ * (read-only; every address is an offset from its own field, so the
+ * loader relocates nothing):
  *
  *     .long site - .        where the NOP is
  *     .long target - .      the compiler's out-of-line code for the probe
- *     .long point - .       the point descriptor (writable data)
- *     .long flags           site form, default-on
+ *     .long mark - .        the marker's mark (below)
+ *     .long flags           site form, default-on; kind << 16
+ *     .long line
+ *     .long name - .        NUL-terminated strings in .rodata
+ *     .long file - .
+ *     .long function - .
+ *
+ * and one 8-byte static mark, zero in the file (.bss): the enabled path's
+ * way to the marker's point, which the registry keeps (8.8). Start-up
+ * writes no mark; the registry links one just before its marker is first
+ * bound or one of its sites first switched on.
  *
  * Enabled, the site holds `jmp target`. On aarch64 the site is one 4-byte
  * NOP (no padding), `b target` when enabled. The out-of-line code may use the
@@ -545,7 +556,9 @@ EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_lost_exits(void);
  * (C++, aarch64, freestanding) EDGEPROBE_TRACE is the lazy form.
  * ====================================================================== */
 
-/* A point descriptor: one per source-level marker (static, writable). */
+/* A point: what the registry knows of one source-level marker (kept in
+ * its object's block of points, 8.8) or of one function probe. */
+struct edgeprobe__mark;
 typedef struct edgeprobe__point {
     const char *name;
     const char *file;
@@ -558,7 +571,14 @@ typedef struct edgeprobe__point {
     struct edgeprobe__probe *probe;     /* the name it belongs to          */
     void *site;                  /* first site (provider: the call)         */
     int nsites;
+    struct edgeprobe__mark *mark; /* a marker's mark; NULL for the others  */
+    struct edgeprobe__point *next_mark; /* the registry's table of marks    */
 } edgeprobe__point;
+/* A marker's mark (see above). Its only field is written at run time, so
+ * it lies in zero-filled pages that start-up never touches. */
+typedef struct edgeprobe__mark {
+    edgeprobe__point *point;     /* atomic; NULL until linked (8.8)         */
+} edgeprobe__mark;
 
 #define EDGEPROBE__F_NOP8 1u        /* record flag: 8-byte site           */
 #define EDGEPROBE__PF_ON 1u         /* point flag: function probe is on   */
@@ -588,12 +608,7 @@ typedef struct edgeprobe__point {
 #define EDGEPROBE__SYM "i"
 #endif
 
-/* aligned(8): gcc would otherwise give each 72-byte point 32-byte
- * alignment (96 bytes apart), a quarter more .data for the loader to
- * relocate and the registry to write at start-up. */
-#define EDGEPROBE__POINT_DEF(var, pname, kind)                                 \
-    static edgeprobe__point var __attribute__((aligned(8))) = {#pname, __FILE__, __func__, __LINE__, \
-                                   (kind), 0, 0, 0, 0, 0, 0}
+#define EDGEPROBE__MARK_DEF(var) static edgeprobe__mark var
 
 /* USDT interoperability: every site also gets a standard `.note.stapsdt`
  * entry (the format of systemtap's <sys/sdt.h>, version 3: pc, base,
@@ -621,12 +636,26 @@ typedef struct edgeprobe__point {
     ".asciz \"" argspec "\"\n"                                                 \
     "994: .balign 4\n.popsection\n"
 
-#define EDGEPROBE__SITE_ASM                                                    \
-    EDGEPROBE__NOP_ASM                                                         \
+/* A site's record (section 3's table). `target`, `line` and `name` are asm
+ * text: the label the site jumps to, a number, a label. The other fields
+ * are named operands (markers with arguments number theirs freely, and
+ * gcc allows 30 in all, which a 12-argument TRACE needs nearly all of). */
+#define EDGEPROBE__RECORD_ASM(target, line, name)                              \
     ".pushsection edgeprobe_sites,\"aR\",@progbits\n"                          \
     ".balign 4\n"                                                              \
-    ".long 1b - ., %l[edgeprobe__taken] - ., %c0 - ., %c1\n"                   \
+    ".long 1b - ., " target " - ., %c[edgeprobe__m] - ., %c[edgeprobe__f]\n"   \
+    ".long " line ", " name " - ., %c[edgeprobe__fl] - ., %c[edgeprobe__fn] - .\n" \
     ".popsection\n"
+#define EDGEPROBE__RECORD_OPERANDS(mark, flags, file, function)               \
+    [edgeprobe__m] EDGEPROBE__SYM(mark), [edgeprobe__f] "i"((flags) | EDGEPROBE__F_FORM), \
+    [edgeprobe__fl] EDGEPROBE__SYM(file), [edgeprobe__fn] EDGEPROBE__SYM(function)
+/* The record of the marker being expanded, its name a string in .rodata
+ * (label 995). `flags` holds the kind too (EDGEPROBE__KIND_FLAGS). */
+#define EDGEPROBE__MARKER_RECORD_ASM(target, pname)                            \
+    ".pushsection .rodata\n995: .asciz \"" #pname "\"\n.popsection\n"          \
+    EDGEPROBE__RECORD_ASM(target, EDGEPROBE__STR(__LINE__), "995b")
+#define EDGEPROBE__RECORD_OPS(mark, flags) EDGEPROBE__RECORD_OPERANDS(&(mark), flags, __FILE__, __func__)
+#define EDGEPROBE__KIND_FLAGS(kind, flags) ((unsigned)(flags) | (unsigned)(kind) << 16)
 
 #if defined(__cplusplus) && defined(__clang__)
 /* clang (14) checks C++ asm-goto targets like indirect gotos across the whole
@@ -636,16 +665,36 @@ typedef struct edgeprobe__point {
 #if __cplusplus < 201703L
 #error "edgeprobe markers under clang++ need -std=c++17 or later"
 #endif
-template <edgeprobe__point *P, unsigned F>
+extern "C++" {
+/* __func__ cannot be a template argument; a constexpr copy of it can. */
+template <unsigned long N> struct edgeprobe__fname { char s[N]; };
+template <unsigned long N> constexpr edgeprobe__fname<N> edgeprobe__fname_of(const char (&f)[N]) {
+    edgeprobe__fname<N> copy{};
+    for (unsigned long i = 0; i < N; i++) copy.s[i] = f[i];
+    return copy;
+}
+template <edgeprobe__mark *M, unsigned F, int L, const char *N, const char *FL, auto FN>
 static inline __attribute__((always_inline)) int edgeprobe__jumps(void) {
-    __asm__ goto(EDGEPROBE__SITE_ASM : : EDGEPROBE__SYM(P), "i"(F | EDGEPROBE__F_FORM) : : edgeprobe__taken);
+    __asm__ goto(EDGEPROBE__NOP_ASM EDGEPROBE__RECORD_ASM("%l[edgeprobe__taken]", "%c[edgeprobe__ln]",
+                                                          "%c[edgeprobe__nm]")
+                 : : EDGEPROBE__RECORD_OPERANDS(M, F, FL, (const void *)FN), [edgeprobe__ln] "i"(L),
+                     [edgeprobe__nm] "i"(N)
+                 : : edgeprobe__taken);
     return 0;
 edgeprobe__taken:
     return 1;
 }
-/* No stapsdt note here: the name cannot reach the template's asm. */
-#define EDGEPROBE__JUMPS(var, flags, pname) (edgeprobe__jumps<&(var), (flags)>())
-#define EDGEPROBE__JUMPS_ATTR(var, flags, pname, label_attr) EDGEPROBE__JUMPS(var, flags, pname)
+}
+/* No stapsdt note here: the name cannot reach the template's asm text. */
+#define EDGEPROBE__JUMPS(var, kind, flags, pname)                              \
+    __extension__({                                                            \
+        static constexpr char edgeprobe__nm[] = #pname;                        \
+        static constexpr char edgeprobe__fl[] = __FILE__;                      \
+        static constexpr auto edgeprobe__fn = edgeprobe__fname_of(__func__);   \
+        edgeprobe__jumps<&(var), EDGEPROBE__KIND_FLAGS(kind, flags), __LINE__, edgeprobe__nm, edgeprobe__fl, \
+                         &edgeprobe__fn>();                                    \
+    })
+#define EDGEPROBE__JUMPS_ATTR(var, kind, flags, pname, label_attr) EDGEPROBE__JUMPS(var, kind, flags, pname)
 #else
 /* 1 when the site jumps (taken), 0 when it falls through the NOP. gcc
  * takes a `cold` attribute on the taken label (clang does not). */
@@ -654,13 +703,14 @@ edgeprobe__taken:
 #else
 #define EDGEPROBE__COLD_LABEL __attribute__((cold));
 #endif
-#define EDGEPROBE__JUMPS(var, flags, pname) EDGEPROBE__JUMPS_ATTR(var, flags, pname, )
-#define EDGEPROBE__JUMPS_ATTR(var, flags, pname, label_attr)                  \
+#define EDGEPROBE__JUMPS(var, kind, flags, pname) EDGEPROBE__JUMPS_ATTR(var, kind, flags, pname, )
+#define EDGEPROBE__JUMPS_ATTR(var, kind, flags, pname, label_attr)            \
     __extension__({                                                            \
         __label__ edgeprobe__taken, edgeprobe__done;                           \
         int edgeprobe__r = 0;                                                  \
-        __asm__ goto(EDGEPROBE__SITE_ASM EDGEPROBE__USDT_ASM(pname, "")        \
-                     : : EDGEPROBE__SYM(&(var)), "i"((flags) | EDGEPROBE__F_FORM) \
+        __asm__ goto(EDGEPROBE__NOP_ASM EDGEPROBE__MARKER_RECORD_ASM("%l[edgeprobe__taken]", pname) \
+                     EDGEPROBE__USDT_ASM(pname, "")                            \
+                     : : EDGEPROBE__RECORD_OPS(var, EDGEPROBE__KIND_FLAGS(kind, flags)) \
                      : : edgeprobe__taken);                                    \
         goto edgeprobe__done;                                                  \
     edgeprobe__taken: label_attr                                               \
@@ -683,8 +733,8 @@ edgeprobe__taken:
 #else
 #define EDGEPROBE__TEST(pname, kind, flags)                                    \
     __extension__({                                                            \
-        EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, kind);                      \
-        EDGEPROBE__JUMPS(edgeprobe__pt, flags, pname);                         \
+        EDGEPROBE__MARK_DEF(edgeprobe__mk);                                    \
+        EDGEPROBE__JUMPS(edgeprobe__mk, kind, flags, pname);                   \
     })
 #define EDGEPROBE_BRANCH_ON(pname)                                             \
     __builtin_expect(!EDGEPROBE__TEST(pname, EDGEPROBE_KIND_BRANCH_ON,         \
@@ -698,27 +748,28 @@ edgeprobe__taken:
 #endif
 #define EDGEPROBE_HANDLER(pname, value)                                        \
     do {                                                                       \
-        EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, EDGEPROBE_KIND_HANDLER);    \
-        if (__builtin_expect(EDGEPROBE__JUMPS_ATTR(edgeprobe__pt, 0, pname, EDGEPROBE__HANDLER_LABEL), 0)) \
-            EDGEPROBE__HANDLER_CALL(&edgeprobe__pt, (uintptr_t)(value));       \
+        EDGEPROBE__MARK_DEF(edgeprobe__mk);                                    \
+        if (__builtin_expect(EDGEPROBE__JUMPS_ATTR(edgeprobe__mk, EDGEPROBE_KIND_HANDLER, 0, pname, \
+                                                   EDGEPROBE__HANDLER_LABEL), 0)) \
+            EDGEPROBE__HANDLER_CALL(&edgeprobe__mk, (uintptr_t)(value));       \
     } while (0)
 /* The taken side counts the hit (section 8.12a); the NOP side is untouched. */
 #define EDGEPROBE__TEST_COUNTED(pname, kind)                                   \
     __extension__({                                                            \
-        EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, kind);                      \
-        EDGEPROBE__JUMPS(edgeprobe__pt, 0, pname) ? (edgeprobe__count_hit(&edgeprobe__pt), 1) : 0; \
+        EDGEPROBE__MARK_DEF(edgeprobe__mk);                                    \
+        EDGEPROBE__JUMPS(edgeprobe__mk, kind, 0, pname) ? (edgeprobe__count_hit(&edgeprobe__mk), 1) : 0; \
     })
 /* A TRACE line goes to EDGEPROBE_SINK, or, while `edgeprobe trace` holds
  * the probe, to that client only (section 9). Arguments are evaluated once,
  * and only while the probe is on. */
 #define EDGEPROBE_TRACE_LAZY(pname, ...)                                       \
     do {                                                                       \
-        EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, EDGEPROBE_KIND_TRACE);      \
-        if (__builtin_expect(EDGEPROBE__JUMPS(edgeprobe__pt, 0, pname), 0)) {  \
-            if (__builtin_expect(!edgeprobe__trace_hit(&edgeprobe__pt), 1))    \
+        EDGEPROBE__MARK_DEF(edgeprobe__mk);                                    \
+        if (__builtin_expect(EDGEPROBE__JUMPS(edgeprobe__mk, EDGEPROBE_KIND_TRACE, 0, pname), 0)) { \
+            if (__builtin_expect(!edgeprobe__trace_hit(&edgeprobe__mk), 1))    \
                 (void)EDGEPROBE_SINK(__VA_ARGS__);                             \
             else                                                               \
-                EDGEPROBE__ROUTE(&edgeprobe__pt, __VA_ARGS__);                 \
+                EDGEPROBE__ROUTE(&edgeprobe__mk, __VA_ARGS__);                 \
         }                                                                      \
     } while (0)
 #if EDGEPROBE__TRACE_ARGS_FORM
@@ -1262,7 +1313,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #endif
 
 /* ---- 8.3 the root: process-wide state ---------------------------------- */
-#define EDGEPROBE__ABI 3u
+#define EDGEPROBE__ABI 4u
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
 #define EDGEPROBE__FLIGHT_SETS 1024u /* in-flight table: sets, by cache line */
 #define EDGEPROBE__FLIGHT_WAYS 8u   /* straddlers in flight per set          */
@@ -1346,6 +1397,8 @@ typedef struct edgeprobe__root {
     /* registry */
     struct edgeprobe__probe **hash;
     unsigned hash_cap, nprobes;
+    edgeprobe__point **marks;    /* markers' points by mark address (8.8)  */
+    unsigned mark_cap, nmarks;
     edgeprobe__point **chunks[EDGEPROBE__CHUNKS];
     int npoints;
     edgeprobe_discover_fn discover;
@@ -1392,6 +1445,9 @@ typedef struct edgeprobe__object {
     int registered;
     int pinned;                  /* made undeletable: it may hold the SIGTRAP
                                     handler or the function trampolines    */
+    edgeprobe__point *points;    /* its markers' points (8.8): a block with
+                                    room for one per record                */
+    size_t npoints, point_cap;
 } edgeprobe__object;
 __attribute__((weak, visibility("hidden"), used)) edgeprobe__object edgeprobe__this_object;
 
@@ -1411,9 +1467,13 @@ __asm__(".pushsection .note.edgeprobe,\"aGR\",@note,edgeprobe__note,comdat\n"
 
 /* The site table of this object, [__start, __stop). */
 typedef struct edgeprobe__record {
-    int32_t site, target, point;
-    uint32_t flags;
+    int32_t site, target, mark;
+    uint32_t flags;              /* EDGEPROBE__F_* | kind << 16              */
+    int32_t line;
+    int32_t name, file, function;
 } edgeprobe__record;
+#define EDGEPROBE__RECORD_FLAGS(rec) ((rec)->flags & 0xffffu)
+#define EDGEPROBE__RECORD_KIND(rec) ((rec)->flags >> 16)
 extern const edgeprobe__record __start_edgeprobe_sites[] __attribute__((visibility("hidden")));
 extern const edgeprobe__record __stop_edgeprobe_sites[] __attribute__((visibility("hidden")));
 
@@ -1895,16 +1955,24 @@ EDGEPROBE__FN int edgeprobe__write_code(edgeprobe__root *r, unsigned char *p, co
 
 /* ---- 8.7 marker sites ------------------------------------------------------
  * Off/on byte forms of one site: edgeprobe__site_form, in the back end. */
-EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const unsigned char *stub); /* 10.3 */
+EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__site *s); /* 10.3 */
+/* Point a marker's mark at its point, before the point is first bound or
+ * one of its sites first switched on: until then no enabled path runs, so
+ * start-up writes no mark (8.8). Lock held. */
+EDGEPROBE__INLINE void edgeprobe__point_link(edgeprobe__point *pt) {
+    if (pt->mark && !__atomic_load_n(&pt->mark->point, __ATOMIC_RELAXED))
+        __atomic_store_n(&pt->mark->point, pt, __ATOMIC_RELEASE);
+}
 /* Put a site in state `on` (a default-on site jumps when off). An argument
  * site's locations are parsed the first time it is switched on, so
- * start-up neither parses nor writes them. */
+ * start-up neither parses nor writes them; the same goes for its mark. */
 EDGEPROBE__FN int edgeprobe__site_set(edgeprobe__root *r, const edgeprobe__site *s, int on);
 EDGEPROBE__FN int edgeprobe__site_set(edgeprobe__root *r, const edgeprobe__site *s, int on) {
     unsigned char want[8], other[8];
     int jump = (s->flags & EDGEPROBE__F_DEFAULT_ON) ? !on : on, rc;
     size_t n = edgeprobe__site_form(s->addr, s->target, s->flags, jump, want);
-    if (on && (s->flags & EDGEPROBE__F_ARGS) && (rc = edgeprobe__args_prepare(r, s->target)) < 0) return rc;
+    if (on && (s->flags & EDGEPROBE__F_ARGS) && (rc = edgeprobe__args_prepare(r, s)) < 0) return rc;
+    if (jump) edgeprobe__point_link(s->point);
     if (!n || !edgeprobe__site_form(s->addr, s->target, s->flags, !jump, other)) {
         edgeprobe__log_bytes(r, "jump target out of reach", s->addr, 0, edgeprobe__site_len(s->flags));
         return EDGEPROBE_ERANGE;
@@ -2202,6 +2270,68 @@ EDGEPROBE__FN void edgeprobe__ids_reserve(edgeprobe__root *r, unsigned n) {
                              __ATOMIC_RELEASE);
     }
 }
+/* Markers' points by the address of their marks: chained, load at most
+ * 1/2, grown (one rehash) before a table is walked. The records of one
+ * marker that the compiler inlined or unrolled share its mark. */
+EDGEPROBE__INLINE unsigned edgeprobe__mark_bucket(const edgeprobe__root *r, const void *mark) {
+    return (unsigned)(((uint64_t)(uintptr_t)mark * 0x9e3779b97f4a7c15ull) >> 32) & (r->mark_cap - 1);
+}
+EDGEPROBE__INLINE edgeprobe__point *edgeprobe__mark_find(const edgeprobe__root *r, const void *mark) {
+    edgeprobe__point *pt = r->mark_cap ? r->marks[edgeprobe__mark_bucket(r, mark)] : 0;
+    while (pt && pt->mark != mark) pt = pt->next_mark;
+    return pt;
+}
+EDGEPROBE__FN int edgeprobe__marks_reserve(edgeprobe__root *r, unsigned n);
+EDGEPROBE__FN int edgeprobe__marks_reserve(edgeprobe__root *r, unsigned n) {
+    unsigned ncap = r->mark_cap ? r->mark_cap : 256, i, old_cap = r->mark_cap;
+    edgeprobe__point **old = r->marks;
+    while ((uint64_t)n * 2 > ncap) ncap *= 2;
+    if (ncap == r->mark_cap) return 0;
+    r->marks = (edgeprobe__point **)edgeprobe__big_alloc(ncap * sizeof *r->marks);
+    if (!r->marks) {
+        r->marks = old;
+        return EDGEPROBE_ENOMEM;
+    }
+    r->mark_cap = ncap;
+    for (i = 0; i < old_cap; i++) {
+        edgeprobe__point *pt = old[i], *next;
+        for (; pt; pt = next) {
+            next = pt->next_mark;
+            pt->next_mark = r->marks[edgeprobe__mark_bucket(r, pt->mark)];
+            r->marks[edgeprobe__mark_bucket(r, pt->mark)] = pt;
+        }
+    }
+    edgeprobe__big_free(old, old_cap * sizeof *old);
+    return 0;
+}
+EDGEPROBE__INLINE void edgeprobe__mark_unlink(edgeprobe__root *r, edgeprobe__point *pt) {
+    edgeprobe__point **at = &r->marks[edgeprobe__mark_bucket(r, pt->mark)];
+    while (*at && *at != pt) at = &(*at)->next_mark;
+    if (*at) *at = pt->next_mark, r->nmarks--;
+}
+/* A new point for a record's marker, from its object's block, named and
+ * placed from the record and entered in the table of marks. */
+EDGEPROBE__FN edgeprobe__point *edgeprobe__point_new(edgeprobe__root *r, edgeprobe__object *o,
+                                                      const edgeprobe__record *rec);
+EDGEPROBE__FN edgeprobe__point *edgeprobe__point_new(edgeprobe__root *r, edgeprobe__object *o,
+                                                      const edgeprobe__record *rec) {
+    edgeprobe__point *pt;
+    unsigned b;
+    if (o->npoints >= o->point_cap || edgeprobe__marks_reserve(r, r->nmarks + 1) < 0) return 0;
+    pt = &o->points[o->npoints++];
+    pt->name = (const char *)edgeprobe__rel(&rec->name);
+    pt->file = (const char *)edgeprobe__rel(&rec->file);
+    pt->function = (const char *)edgeprobe__rel(&rec->function);
+    pt->line = rec->line;
+    pt->kind = (unsigned short)EDGEPROBE__RECORD_KIND(rec);
+    pt->mark = (edgeprobe__mark *)edgeprobe__rel(&rec->mark);
+    b = edgeprobe__mark_bucket(r, pt->mark);
+    pt->next_mark = r->marks[b];
+    r->marks[b] = pt;
+    r->nmarks++;
+    return pt;
+}
+
 /* Before an object's table of n records is walked: room for n new probes,
  * names and point ids, so the walk allocates nothing per site. Names are
  * estimated at 32 bytes; a longer one may start one more block. */
@@ -2211,19 +2341,23 @@ EDGEPROBE__FN void edgeprobe__registry_reserve(edgeprobe__root *r, unsigned n) {
     if (!n) return;
     if (r->arena_left < want) edgeprobe__arena_block(r, want); /* else: the walk allocates */
     edgeprobe__hash_reserve(r, r->nprobes + n);
+    edgeprobe__marks_reserve(r, r->nmarks + n);
     edgeprobe__ids_reserve(r, n);
 }
 
 /* Register one table record: point, probe, site; then give the new site the
  * probe's current state. h: the hash of its point's name (0 if the point
  * has its probe already). Lock held. */
-EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__record *rec, uint32_t h);
-EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__record *rec, uint32_t h) {
-    edgeprobe__point *pt = (edgeprobe__point *)edgeprobe__rel(&rec->point);
-    struct edgeprobe__probe *p = pt->probe;
+EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, edgeprobe__object *o, const edgeprobe__record *rec,
+                                        uint32_t h);
+EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, edgeprobe__object *o, const edgeprobe__record *rec,
+                                        uint32_t h) {
+    edgeprobe__point *pt = edgeprobe__mark_find(r, edgeprobe__rel(&rec->mark));
+    struct edgeprobe__probe *p;
     edgeprobe__site s;
     int rc;
-    if (!p) {
+    if (!pt) {
+        if (!(pt = edgeprobe__point_new(r, o, rec))) return EDGEPROBE_ENOMEM;
         p = edgeprobe__probe_intern(r, pt->name, h);
         if (!p) return EDGEPROBE_ENOMEM;
         if (edgeprobe__slots_grow((void **)&p->points, &p->point_cap, p->npoints + 1, sizeof(void *), &p->point0))
@@ -2232,11 +2366,12 @@ EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__rec
         p->points[p->npoints++] = pt;
         pt->probe = p;
     }
+    p = pt->probe;
     if (edgeprobe__slots_grow((void **)&p->sites, &p->site_cap, p->nsites + 1, sizeof s, &p->site0))
         return EDGEPROBE_ENOMEM;
     s.addr = (unsigned char *)edgeprobe__rel(&rec->site);
     s.target = (unsigned char *)edgeprobe__rel(&rec->target);
-    s.flags = rec->flags;
+    s.flags = EDGEPROBE__RECORD_FLAGS(rec);
     s.point = pt;
     /* A fresh site holds its NOP: off, or on for default-on sites. */
     if ((p->count > 0) != ((s.flags & EDGEPROBE__F_DEFAULT_ON) != 0) &&
@@ -2251,33 +2386,32 @@ EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, const edgeprobe__rec
  * site: the walk hashes names EDGEPROBE__AHEAD records ahead and prefetches
  * their buckets, so the cache misses overlap instead of adding up. Lock held. */
 #define EDGEPROBE__AHEAD 16u
-EDGEPROBE__INLINE uint32_t edgeprobe__record_hash(const edgeprobe__record *rec) {
-    const edgeprobe__point *pt = (const edgeprobe__point *)edgeprobe__rel(&rec->point);
-    return pt->probe ? 0 : edgeprobe__hash_str(pt->name);
-}
-EDGEPROBE__FN void edgeprobe__table_add(edgeprobe__root *r, const edgeprobe__record *rec, const edgeprobe__record *end);
-EDGEPROBE__FN void edgeprobe__table_add(edgeprobe__root *r, const edgeprobe__record *rec, const edgeprobe__record *end) {
+EDGEPROBE__FN void edgeprobe__table_add(edgeprobe__root *r, edgeprobe__object *o, const edgeprobe__record *rec,
+                                        const edgeprobe__record *end);
+EDGEPROBE__FN void edgeprobe__table_add(edgeprobe__root *r, edgeprobe__object *o, const edgeprobe__record *rec,
+                                        const edgeprobe__record *end) {
     uint32_t ahead[EDGEPROBE__AHEAD];
     size_t i, n = (size_t)(end - rec);
     for (i = 0; i < n + EDGEPROBE__AHEAD; i++) {
         if (i >= EDGEPROBE__AHEAD) { /* record i - AHEAD, whose hash is in slot i % AHEAD */
             const edgeprobe__record *at = rec + (i - EDGEPROBE__AHEAD);
-            if (edgeprobe__record_add(r, at, ahead[i % EDGEPROBE__AHEAD]) < 0) /* left out, untouched */
+            if (edgeprobe__record_add(r, o, at, ahead[i % EDGEPROBE__AHEAD]) < 0) /* left out, untouched */
                 edgeprobe__log_bytes(r, "cannot register site", edgeprobe__rel(&at->site), 0,
-                                     edgeprobe__site_len(at->flags));
+                                     edgeprobe__site_len(EDGEPROBE__RECORD_FLAGS(at)));
         }
-        if (i < n) { /* then the slot takes record i's */
-            uint32_t h = edgeprobe__record_hash(rec + i);
+        if (i < n) { /* then the slot takes record i's; both tables' buckets are fetched */
+            uint32_t h = edgeprobe__hash_str((const char *)edgeprobe__rel(&rec[i].name));
             ahead[i % EDGEPROBE__AHEAD] = h;
             if (r->hash_cap) __builtin_prefetch(&r->hash[h & (r->hash_cap - 1)]);
+            if (r->mark_cap) __builtin_prefetch(&r->marks[edgeprobe__mark_bucket(r, edgeprobe__rel(&rec[i].mark))]);
         }
     }
 }
 /* Forget one record of an object being unloaded. Lock held. */
 EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe__record *rec);
 EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe__record *rec) {
-    edgeprobe__point *pt = (edgeprobe__point *)edgeprobe__rel(&rec->point);
-    struct edgeprobe__probe *p = pt->probe;
+    edgeprobe__point *pt = edgeprobe__mark_find(r, edgeprobe__rel(&rec->mark));
+    struct edgeprobe__probe *p = pt ? pt->probe : 0;
     unsigned char *addr = (unsigned char *)edgeprobe__rel(&rec->site);
     int i;
     edgeprobe__page *page = edgeprobe__page_find(r, (uintptr_t)addr & ~(uintptr_t)(EDGEPROBE__PAGE - 1));
@@ -2294,6 +2428,19 @@ EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe_
         }
     if (pt->id_plus_1) *edgeprobe__point_slot(r, pt->id_plus_1 - 1) = 0;
     pt->probe = 0;
+    edgeprobe__mark_unlink(r, pt);
+    __atomic_store_n(&pt->mark->point, (edgeprobe__point *)0, __ATOMIC_RELEASE); /* its block is freed next */
+}
+
+/* Give an object its block of points, zeroed, room for n (n = 0: free it,
+ * once its records are removed). A block that cannot be had leaves every
+ * record out (logged), not the program. Lock held. */
+EDGEPROBE__FN void edgeprobe__object_points(edgeprobe__object *o, size_t n);
+EDGEPROBE__FN void edgeprobe__object_points(edgeprobe__object *o, size_t n) {
+    edgeprobe__big_free(o->points, o->point_cap * sizeof *o->points);
+    o->points = n ? (edgeprobe__point *)edgeprobe__big_alloc(n * sizeof *o->points) : 0;
+    o->point_cap = o->points ? n : 0;
+    o->npoints = 0;
 }
 
 /* Section 8.15: function probes need these from the layers below. */
@@ -2317,8 +2464,11 @@ void edgeprobe__object_init(void) {
     }
     edgeprobe__lock(&r->lock);
     if (!edgeprobe__this_object.registered) { /* another TU's constructor may have won */
-        edgeprobe__registry_reserve(r, (unsigned)(__stop_edgeprobe_sites - __start_edgeprobe_sites));
-        edgeprobe__table_add(r, __start_edgeprobe_sites, __stop_edgeprobe_sites); /* a bad site is left out */
+        unsigned n = (unsigned)(__stop_edgeprobe_sites - __start_edgeprobe_sites);
+        edgeprobe__object_points(&edgeprobe__this_object, n);
+        edgeprobe__registry_reserve(r, n);
+        edgeprobe__table_add(r, &edgeprobe__this_object, __start_edgeprobe_sites,
+                             __stop_edgeprobe_sites); /* a bad site is left out */
         edgeprobe__fconvert_own(r);
 #ifndef EDGEPROBE_FREESTANDING
         edgeprobe__libc_pthread_atfork(0, 0, edgeprobe__reader_forked); /* this object's records */
@@ -2338,6 +2488,7 @@ void edgeprobe__object_fini(void) {
     if (edgeprobe__this_object.registered) {
         for (rec = __start_edgeprobe_sites; rec < __stop_edgeprobe_sites; rec++)
             edgeprobe__record_remove(r, rec);
+        edgeprobe__object_points(&edgeprobe__this_object, 0);
         edgeprobe__this_object.registered = 0;
     }
     edgeprobe__unlock(&r->lock);
@@ -3093,12 +3244,9 @@ EDGEPROBE__INLINE void edgeprobe__hit_add(uint64_t *row, unsigned id) {
     counter = &row[edgeprobe__hit_stripe() * EDGEPROBE__CHUNK + id % EDGEPROBE__CHUNK];
     __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
 }
-/* Out of line and cold: the count adds one call to a site's enabled path,
- * not ~150 bytes of code to every probed function. Code size is what
- * disabled probes cost in large programs (bench/RESULTS.md, issue 10).
- * Returns 1 when the point's TRACE lines go to `edgeprobe trace` (9). */
-EDGEPROBE__FN __attribute__((cold)) int edgeprobe__hit(edgeprobe__point *pt);
-EDGEPROBE__FN int edgeprobe__hit(edgeprobe__point *pt) {
+/* Count a hit of pt. Returns 1 when the point's TRACE lines go to
+ * `edgeprobe trace` (9). */
+EDGEPROBE__INLINE int edgeprobe__hit_point(edgeprobe__point *pt) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
     unsigned id = (unsigned)__atomic_load_n(&pt->id_plus_1, __ATOMIC_RELAXED) - 1u;
     struct edgeprobe__probe *p = __atomic_load_n(&pt->probe, __ATOMIC_RELAXED);
@@ -3108,20 +3256,48 @@ EDGEPROBE__FN int edgeprobe__hit(edgeprobe__point *pt) {
         edgeprobe__hit_add(row, id);
     return p && __atomic_load_n(&p->routed, __ATOMIC_RELAXED);
 }
-EDGEPROBE__INLINE void edgeprobe__count_hit(edgeprobe__point *pt) {
+/* A marker's point, or NULL while its mark is not linked (8.8). */
+EDGEPROBE__INLINE edgeprobe__point *edgeprobe__mark_point(edgeprobe__mark *m) {
+    return __atomic_load_n(&m->point, __ATOMIC_ACQUIRE);
+}
+/* A marker's count. Out of line and cold: it adds one call to a site's
+ * enabled path, not ~150 bytes of code to every probed function. Code size
+ * is what disabled probes cost in large programs (bench/RESULTS.md, issue
+ * 10). */
+EDGEPROBE__FN __attribute__((cold)) int edgeprobe__hit(edgeprobe__mark *m);
+EDGEPROBE__FN int edgeprobe__hit(edgeprobe__mark *m) {
+    edgeprobe__point *pt = edgeprobe__mark_point(m);
+    return pt ? edgeprobe__hit_point(pt) : 0;
+}
+EDGEPROBE__INLINE void edgeprobe__count_hit(edgeprobe__mark *m) {
 #if EDGEPROBE_HIT_COUNTS
-    (void)edgeprobe__hit(pt);
+    (void)edgeprobe__hit(m);
+#else
+    (void)m;
+#endif
+}
+EDGEPROBE__INLINE void edgeprobe__count_point_hit(edgeprobe__point *pt) {
+#if EDGEPROBE_HIT_COUNTS
+    (void)edgeprobe__hit_point(pt);
 #else
     (void)pt;
 #endif
 }
 /* A TRACE hit: count it; 1 when its line goes to `edgeprobe trace`. */
-EDGEPROBE__INLINE int edgeprobe__trace_hit(edgeprobe__point *pt) {
+EDGEPROBE__INLINE int edgeprobe__trace_point_hit(edgeprobe__point *pt) {
 #if EDGEPROBE_HIT_COUNTS
-    return edgeprobe__hit(pt);
+    return edgeprobe__hit_point(pt);
 #else
     struct edgeprobe__probe *p = __atomic_load_n(&pt->probe, __ATOMIC_RELAXED);
     return p && __atomic_load_n(&p->routed, __ATOMIC_RELAXED);
+#endif
+}
+EDGEPROBE__INLINE int edgeprobe__trace_hit(edgeprobe__mark *m) {
+#if EDGEPROBE_HIT_COUNTS
+    return edgeprobe__hit(m); /* out of line, as above */
+#else
+    edgeprobe__point *pt = edgeprobe__mark_point(m);
+    return pt && edgeprobe__trace_point_hit(pt);
 #endif
 }
 /* Sum of one point's stripes. */
@@ -3300,15 +3476,16 @@ EDGEPROBE__FN void edgeprobe__dispatch_ticket(edgeprobe__root *r, edgeprobe__poi
  * unlikely, so the compiler moves it out of the hot function (and keeps
  * this small function in .text.unlikely; the fast path is a few loads and
  * stores either way). A thread with its record takes no lock. */
-EDGEPROBE__FN __attribute__((cold)) void edgeprobe__dispatch(edgeprobe__point *pt, uintptr_t value);
-EDGEPROBE__FN void edgeprobe__dispatch(edgeprobe__point *pt, uintptr_t value) {
+EDGEPROBE__FN __attribute__((cold)) void edgeprobe__dispatch(edgeprobe__mark *m, uintptr_t value);
+EDGEPROBE__FN void edgeprobe__dispatch(edgeprobe__mark *m, uintptr_t value) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
     edgeprobe__reader *rd = edgeprobe__reader_tls();
-    if (__builtin_expect(!rd || !r, 0)) {
-        if (r) edgeprobe__count_hit(pt), edgeprobe__dispatch_ticket(r, pt, value);
+    edgeprobe__point *pt = edgeprobe__mark_point(m);
+    if (__builtin_expect(!rd || !r || !pt, 0)) {
+        if (r && pt) edgeprobe__count_point_hit(pt), edgeprobe__dispatch_ticket(r, pt, value);
         return;
     }
-    edgeprobe__count_hit(pt);
+    edgeprobe__count_point_hit(pt);
     edgeprobe__reader_in(r, rd);
     edgeprobe__call_binding(pt, value);
     edgeprobe__reader_out(edgeprobe__reader_tls());
@@ -3316,14 +3493,15 @@ EDGEPROBE__FN void edgeprobe__dispatch(edgeprobe__point *pt, uintptr_t value) {
 /* EDGEPROBE_HANDLER_INLINE: the same fast path, inlined into the site's
  * enabled block (one call/return pair less); anything unusual goes to
  * edgeprobe__dispatch. */
-EDGEPROBE__INLINE void edgeprobe__dispatch_inline(edgeprobe__point *pt, uintptr_t value) {
+EDGEPROBE__INLINE void edgeprobe__dispatch_inline(edgeprobe__mark *m, uintptr_t value) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
     edgeprobe__reader *rd = edgeprobe__reader_tls();
-    if (__builtin_expect(!rd || !r || __atomic_load_n(&r->readers_fence, __ATOMIC_RELAXED), 0)) {
-        edgeprobe__dispatch(pt, value);
+    edgeprobe__point *pt = edgeprobe__mark_point(m);
+    if (__builtin_expect(!rd || !r || !pt || __atomic_load_n(&r->readers_fence, __ATOMIC_RELAXED), 0)) {
+        edgeprobe__dispatch(m, value);
         return;
     }
-    edgeprobe__count_hit(pt);
+    edgeprobe__count_point_hit(pt);
     edgeprobe__reader_in(r, rd);
     edgeprobe__call_binding(pt, value);
     edgeprobe__reader_out(edgeprobe__reader_tls());
@@ -3340,6 +3518,7 @@ EDGEPROBE__FN int edgeprobe__bind(edgeprobe__root *r, edgeprobe__point *pt, edge
         b->b.user = user;
         edgeprobe__fill_info(pt, &b->info);
     }
+    edgeprobe__point_link(pt);
     old = __atomic_exchange_n(&pt->binding, b ? &b->b : (edgeprobe__binding *)0, __ATOMIC_ACQ_REL);
     if (old) {
         old->next_retired = r->retired;
@@ -3475,6 +3654,7 @@ struct edgeprobe__provider {
 /* Provider point: the marker point plus what the call patch needs. */
 typedef struct edgeprobe__ppoint {
     edgeprobe__point pt;
+    edgeprobe__mark self;        /* -> pt: what edgeprobe__dispatch takes  */
     int32_t rel32;               /* the original call's displacement       */
     int patchable;               /* a 5-byte call that reaches the hook    */
     void *fn;                    /* instrumented function                  */
@@ -3639,6 +3819,7 @@ EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover(edgeprobe__root *r,
     pp->pt.kind = (unsigned short)kind;
     pp->pt.site = call;
     pp->pt.nsites = 1;
+    pp->self.point = &pp->pt;
     edgeprobe__ptable_put(t, ret, &pp->pt);
     edgeprobe__point_add(r, &pp->pt);
     return &pp->pt;
@@ -3661,7 +3842,7 @@ EDGEPROBE__FN void edgeprobe__provider_hit(void *fn, uintptr_t ret, int kind, co
         edgeprobe__unlock(&r->lock);
         if (!pt) return;
     }
-    if (__atomic_load_n(&pt->binding, __ATOMIC_RELAXED)) edgeprobe__dispatch(pt, (uintptr_t)fn);
+    if (__atomic_load_n(&pt->binding, __ATOMIC_RELAXED)) edgeprobe__dispatch(&((edgeprobe__ppoint *)pt)->self, (uintptr_t)fn);
 }
 /* noinline, and for gcc noipa (no constprop clone): every instrumented call
  * must reach the hook itself, also from this translation unit. */
@@ -5815,17 +5996,18 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
 #else
 #define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp"
 #endif
-/* Site, note, argsite (data), stub (cold text), record. Operands: %c0 the
- * point, %c1 the record flags, %c2 the argument count. `tail` ends the
- * argsite's header: "0, 0" for PROBE, the format and sink for TRACE. */
-#define EDGEPROBE__PROBE_ASM(pname, spec) EDGEPROBE__ARGSITE_ASM(pname, spec, "0, 0")
-#define EDGEPROBE__ARGSITE_ASM(pname, spec, tail)                              \
+/* Site, note, argsite (data), stub (cold text), record; the record's
+ * operands (EDGEPROBE__RECORD_OPS) and the argument count `n`, a literal.
+ * `tail` ends the argsite's header: "0, 0" for PROBE, the format and sink
+ * for TRACE. */
+#define EDGEPROBE__PROBE_ASM(pname, n, spec) EDGEPROBE__ARGSITE_ASM(pname, n, spec, "0, 0")
+#define EDGEPROBE__ARGSITE_ASM(pname, n, spec, tail)                           \
     EDGEPROBE__NOP_ASM                                                         \
     EDGEPROBE__USDT_ASM(pname, spec)                                           \
     ".pushsection .data,\"aw\",@progbits\n"                                    \
     ".balign 8\n"                                                              \
-    "3: .long %c0 - ., %c2, 0, 0, " tail "\n"                                  \
-    ".fill 2 * %c2, 8, 0\n"                                                     \
+    "3: .long %c[edgeprobe__m] - ., " #n ", 0, 0, " tail "\n"                  \
+    ".fill 2 * " #n ", 8, 0\n"                                                  \
     ".asciz \"" spec "\"\n"                                                    \
     ".popsection\n"                                                            \
     ".pushsection .text.unlikely,\"ax\",@progbits\n"                           \
@@ -5835,21 +6017,18 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
     "lea " EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"              \
     "jmp 1b + " EDGEPROBE__STR(EDGEPROBE_SITE_BYTES) "\n"                      \
     ".popsection\n"                                                            \
-    ".pushsection edgeprobe_sites,\"aR\",@progbits\n"                          \
-    ".balign 4\n"                                                              \
-    ".long 1b - ., 2b - ., %c0 - ., %c1\n"                                     \
-    ".popsection\n"
+    EDGEPROBE__MARKER_RECORD_ASM("2b", pname)
 
 #ifdef EDGEPROBE_DISABLE_ALL
 #define EDGEPROBE__PROBE_IMPL(pname, n, spec, checks, ops) do { checks } while (0)
 #else
 #define EDGEPROBE__PROBE_IMPL(pname, n, spec, checks, ops)                     \
     do {                                                                       \
-        EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, EDGEPROBE_KIND_PROBE);      \
+        EDGEPROBE__MARK_DEF(edgeprobe__mk);                                    \
         checks                                                                 \
-        __asm__ __volatile__(EDGEPROBE__PROBE_ASM(pname, spec)                 \
-                             : : "i"(&edgeprobe__pt), "i"(EDGEPROBE__F_ARGS | EDGEPROBE__F_FORM), \
-                               "i"(n) ops);                                    \
+        __asm__ __volatile__(EDGEPROBE__PROBE_ASM(pname, n, spec)              \
+                             : : EDGEPROBE__RECORD_OPS(edgeprobe__mk,          \
+                                   EDGEPROBE__KIND_FLAGS(EDGEPROBE_KIND_PROBE, EDGEPROBE__F_ARGS)) ops); \
     } while (0)
 #endif
 
@@ -6026,7 +6205,7 @@ typedef struct edgeprobe__argloc {
     int64_t value;               /* the constant, or the displacement      */
 } edgeprobe__argloc;
 typedef struct edgeprobe__argsite {
-    int32_t point;
+    int32_t mark;   /* the marker's mark, relative to this field           */
     uint32_t nargs;
     int32_t status;
     uint32_t pad;
@@ -6170,8 +6349,8 @@ EDGEPROBE__FN const char *edgeprobe__trace_format_refused(const char *fmt, unsig
 /* Before a site is first switched on (8.7): parse its spec once; a TRACE
  * site's format must also suit its arguments. A site that fails is
  * refused (EDGEPROBE_EINVAL) every time, logged once. Lock held. */
-EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const unsigned char *stub) {
-    edgeprobe__argsite *as = (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(stub - 4));
+EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__site *s) {
+    edgeprobe__argsite *as = (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(s->target - 4));
     const char *why = 0;
     char buf[256];
     edgeprobe__text t = {buf, sizeof buf, 0};
@@ -6184,7 +6363,7 @@ EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const unsigned cha
     } else if (as->format &&
                (why = edgeprobe__trace_format_refused((const char *)edgeprobe__rel(&as->format), as->nargs))) {
         edgeprobe__puts(&t, "EDGEPROBE_TRACE ");
-        edgeprobe__puts(&t, ((edgeprobe__point *)edgeprobe__rel(&as->point))->name);
+        edgeprobe__puts(&t, s->point->name);
         edgeprobe__puts(&t, ": refused: ");
         edgeprobe__puts(&t, why);
         as->status = EDGEPROBE_EINVAL;
@@ -6237,13 +6416,13 @@ EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *reg
 EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *regs, const unsigned char *ret,
                                                              const unsigned char *vec, unsigned stride) {
     edgeprobe__argsite *as = (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(ret - EDGEPROBE__STUB_DATA_BACK));
-    edgeprobe__point *pt = (edgeprobe__point *)edgeprobe__rel(&as->point);
+    edgeprobe__point *pt = edgeprobe__mark_point((edgeprobe__mark *)edgeprobe__rel(&as->mark));
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
     edgeprobe__saved saved = {regs, vec, stride};
     uint64_t args[EDGEPROBE_ARGS_MAX];
     struct edgeprobe__binding_full *b;
     edgeprobe__ticket t;
-    if (!r) return;
+    if (!r || !pt) return;
     if (pt->kind == EDGEPROBE_KIND_TRACE) { /* no handler: the line itself */
         edgeprobe__trace_args_hit(pt, as, args, edgeprobe__args_read(as, &saved, args));
         return;
@@ -6305,14 +6484,16 @@ int edgeprobe__trace_format_check(const char *fmt, ...) __attribute__((format(pr
 /* __VA_ARGS__: the format, then the arguments. */
 #define EDGEPROBE__TRACE_IMPL(pname, n, spec, checks, ops, ...)                \
     do {                                                                       \
-        EDGEPROBE__POINT_DEF(edgeprobe__pt, pname, EDGEPROBE_KIND_TRACE);      \
+        EDGEPROBE__MARK_DEF(edgeprobe__mk);                                    \
         EDGEPROBE__ASSERT(__builtin_constant_p(EDGEPROBE__FIRST(__VA_ARGS__)), \
                           "EDGEPROBE_TRACE: the format must be a string literal (or use EDGEPROBE_TRACE_LAZY)"); \
         checks                                                                 \
         if (0) (void)edgeprobe__trace_format_check(__VA_ARGS__);               \
-        __asm__ __volatile__(EDGEPROBE__ARGSITE_ASM(pname, spec, "%c3 - ., %c4 - .") \
-                             : : "i"(&edgeprobe__pt), "i"(EDGEPROBE__F_ARGS | EDGEPROBE__F_FORM), \
-                               "i"(n), "i"(EDGEPROBE__FIRST(__VA_ARGS__)), "i"(&edgeprobe__trace_sink) ops); \
+        __asm__ __volatile__(EDGEPROBE__ARGSITE_ASM(pname, n, spec, "%c[edgeprobe__fmt] - ., %c[edgeprobe__sink] - .") \
+                             : : EDGEPROBE__RECORD_OPS(edgeprobe__mk,          \
+                                   EDGEPROBE__KIND_FLAGS(EDGEPROBE_KIND_TRACE, EDGEPROBE__F_ARGS)), \
+                               [edgeprobe__fmt] "i"(EDGEPROBE__FIRST(__VA_ARGS__)), \
+                               [edgeprobe__sink] "i"(&edgeprobe__trace_sink) ops); \
     } while (0)
 #define EDGEPROBE__TRACE_ARGS(pname, ...)                                      \
     EDGEPROBE__CAT(EDGEPROBE__TRACE_, EDGEPROBE__NARGS(__VA_ARGS__))(pname, __VA_ARGS__)
@@ -6388,7 +6569,7 @@ EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__ar
         edgeprobe__trace_format(line, need + 1, fmt, args);
     else
         line = small; /* no memory: the line stays cut at 511 bytes */
-    if (edgeprobe__trace_hit(pt))
+    if (edgeprobe__trace_point_hit(pt))
         edgeprobe__route_printf("%s", line);
     else
         sink(line);
@@ -6411,8 +6592,8 @@ __attribute__((error("edgeprobe: EDGEPROBE_PROBE and edgeprobe_attach_args are x
 int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user);
 __attribute__((error("edgeprobe: EDGEPROBE_PROBE is x86-64 only"))) void edgeprobe__probe_x86_64_only(void);
 #define EDGEPROBE_PROBE(...) edgeprobe__probe_x86_64_only()
-EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const unsigned char *stub) {
-    (void)r, (void)stub;
+EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__site *s) {
+    (void)r, (void)s;
     return EDGEPROBE_ENOTSUP;
 }
 #endif /* section 10 */

@@ -15,7 +15,7 @@ if not m:
 vaddr, offset, size = (int(x, 16) for x in m.groups())
 data = open(binary, "rb").read()[offset:offset + size]
 sites = []
-for i in range(0, size, 16):
+for i in range(0, size, 32):  # 32-byte records (include/edgeprobe.h section 3)
     rel_site, _, _, flags = struct.unpack_from("<iiiI", data, i)
     sites.append((vaddr + i + rel_site, 4 if a64 else 8 if flags & 1 else 5))
 dis = subprocess.run([os.environ.get("OBJDUMP", "objdump"), "-d", "--no-show-raw-insn", binary], capture_output=True, text=True, check=True).stdout

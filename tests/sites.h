@@ -48,11 +48,12 @@ static inline int sites_mismatches(void (*report)(const unsigned char *site, con
     for (rec = __start_edgeprobe_sites; rec < __stop_edgeprobe_sites; rec++) {
         const unsigned char *site = (const unsigned char *)edgeprobe__rel(&rec->site);
         const unsigned char *target = (const unsigned char *)edgeprobe__rel(&rec->target);
-        edgeprobe__point *pt = (edgeprobe__point *)edgeprobe__rel(&rec->point);
-        int on = edgeprobe_probe_is_on(pt->probe) == 1;
+        const char *name = (const char *)edgeprobe__rel(&rec->name);
+        edgeprobe_probe *probe = NULL;
+        int on = edgeprobe_probe_find(name, &probe) == 0 && edgeprobe_probe_is_on(probe) == 1;
         int jumps = (rec->flags & EDGEPROBE__F_DEFAULT_ON) ? !on : on;
         if (jumps ? check_is_jmp(site, target) : check_is_nop(site, rec->flags & EDGEPROBE__F_NOP8)) continue;
-        if (report) report(site, pt->name, on);
+        if (report) report(site, name, on);
         bad++;
     }
     return bad;

@@ -130,7 +130,7 @@ static void clobber(const edgeprobe_info *info, void *user, const uint64_t *args
     record(info, user, args, nargs);
 }
 __attribute__((noinline)) static void run_register_site(void) {
-    static edgeprobe__point pt = {"pr_regs", __FILE__, __func__, __LINE__, EDGEPROBE_KIND_PROBE, 0, 0, 0, 0, 0, 0};
+    EDGEPROBE__MARK_DEF(mk);
 #define SETR(r, n) "movabs $" #n "* 0x1111111111111111 + 0x0102030405060708, %%" #r "\n"
 #define SETX(x, n) "movabs $" #n "* 0x1111111111111111 + 0x0102030405060708, %%rax\n movq %%rax, %%" #x "\n"
 #define SAVER(r, i) "mov %%" #r ", regs_after+" #i "*8(%%rip)\n"
@@ -142,7 +142,7 @@ __attribute__((noinline)) static void run_register_site(void) {
                      SETR(rax, 0) SETR(rcx, 1) SETR(rdx, 2) SETR(rbx, 3) SETR(rbp, 5) SETR(rsi, 6) SETR(rdi, 7)
                      SETR(r8, 8) SETR(r9, 9) SETR(r10, 10) SETR(r11, 11) SETR(r12, 12) SETR(r13, 13) SETR(r14, 14)
                      SETR(r15, 15)
-                     EDGEPROBE__PROBE_ASM(pr_regs, "8@%%rbx -4@%%r12d 1@%%ah 2@%%r9w 8@(%%rsp) -4@$-9")
+                     EDGEPROBE__PROBE_ASM(pr_regs, 6, "8@%%rbx -4@%%r12d 1@%%ah 2@%%r9w 8@(%%rsp) -4@$-9")
                      SAVER(rcx, 1) SAVER(rdx, 2) SAVER(rbx, 3) SAVER(rbp, 5) SAVER(rsi, 6) SAVER(rdi, 7)
                      SAVER(r8, 8) SAVER(r9, 9) SAVER(r10, 10) SAVER(r11, 11) SAVER(r12, 12) SAVER(r13, 13)
                      SAVER(r14, 14) SAVER(r15, 15)
@@ -151,7 +151,7 @@ __attribute__((noinline)) static void run_register_site(void) {
                      SAVEX(xmm12, 12) SAVEX(xmm13, 13) SAVEX(xmm14, 14) SAVEX(xmm15, 15)
                      "pop %%rbp\n lea 128(%%rsp), %%rsp\n"
                      :
-                     : "i"(&pt), "i"(EDGEPROBE__F_ARGS | EDGEPROBE__F_FORM), "i"(6)
+                     : EDGEPROBE__RECORD_OPS(mk, EDGEPROBE__KIND_FLAGS(EDGEPROBE_KIND_PROBE, EDGEPROBE__F_ARGS))
                      : "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
                        "r15", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
                        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory", "cc");
@@ -192,9 +192,9 @@ static void test_registers(void) {
 /* A site whose spec names a symbol: refused at registration and logged
  * (the driver checks the message, with EDGEPROBE_VERBOSE=1). */
 __attribute__((noinline)) static void run_bad_spec_site(void) {
-    static edgeprobe__point pt = {"pr_badspec", __FILE__, __func__, __LINE__, EDGEPROBE_KIND_PROBE, 0, 0, 0, 0, 0, 0};
-    __asm__ volatile(EDGEPROBE__PROBE_ASM(pr_badspec, "8@regs_after(%%rip)")
-                     : : "i"(&pt), "i"(EDGEPROBE__F_ARGS | EDGEPROBE__F_FORM), "i"(1));
+    EDGEPROBE__MARK_DEF(mk);
+    __asm__ volatile(EDGEPROBE__PROBE_ASM(pr_badspec, 1, "8@regs_after(%%rip)")
+                     : : EDGEPROBE__RECORD_OPS(mk, EDGEPROBE__KIND_FLAGS(EDGEPROBE_KIND_PROBE, EDGEPROBE__F_ARGS)));
 }
 static void handler_fn(const edgeprobe_info *info, void *user, uintptr_t value) { (void)info, (void)user, (void)value; }
 static void test_bad_input(void) {

@@ -28,8 +28,7 @@ __attribute__((noinline)) static void b1(void) { if (EDGEPROBE_BRANCH(tamper_str
 static unsigned char *site_of(const char *name, int nth) {
     const edgeprobe__record *rec;
     for (rec = __start_edgeprobe_sites; rec < __stop_edgeprobe_sites; rec++) {
-        edgeprobe__point *pt = (edgeprobe__point *)edgeprobe__rel(&rec->point);
-        if (strcmp(pt->name, name) == 0 && nth-- == 0) return (unsigned char *)edgeprobe__rel(&rec->site);
+        if (strcmp((const char *)edgeprobe__rel(&rec->name), name) == 0 && nth-- == 0) return (unsigned char *)edgeprobe__rel(&rec->site);
     }
     return NULL;
 }

@@ -1,13 +1,10 @@
 /* tools/control_elf.c - list the probes of an ELF file without running it.
  *
  * The table (include/edgeprobe.h section 3) is the section edgeprobe_sites:
- * 16-byte records {site, target, point, flags}, each offset relative to its
- * own field. A record's point is a descriptor in writable data whose first
- * fields are {const char *name, *file, *function; int line; u16 kind}. In a
- * non-PIE executable those pointers are in the file as they are; in a PIE
- * executable or shared library the file holds 0 and the value is the addend
- * of an R_*_RELATIVE relocation in a SHT_RELA section (with SHT_RELR, the
- * value in the file is the addend already). */
+ * 32-byte records {site, target, mark, flags | kind << 16, line, name, file,
+ * function}, each address an offset from its own field, so the file holds
+ * every value as it is (no relocation). Records that share a mark are the
+ * sites of one point (one source-level marker, inlined or unrolled). */
 #include <elf.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,15 +13,13 @@
 
 #include "control.h"
 
-#define REC_SIZE 16
+#define REC_SIZE 32
 #define MAX_FILE (1u << 30) /* refuse files over 1 GiB */
 
 typedef struct image {
     const unsigned char *data;
     size_t size;
     const Elf64_Ehdr *eh;
-    uint64_t *rel_at, *rel_val; /* RELATIVE relocations, sorted by address */
-    size_t nrel;
 } image;
 
 static const Elf64_Shdr *section(const image *im, int i) {
@@ -44,71 +39,6 @@ static const unsigned char *at(const image *im, uint64_t vaddr, uint64_t len) {
     return NULL;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = **(const uint64_t *const *)a, y = **(const uint64_t *const *)b;
-    return x < y ? -1 : x > y;
-}
-/* Collect every RELATIVE relocation of the SHT_RELA sections. */
-static int load_relocs(image *im) {
-    size_t cap = 0, i;
-    uint64_t **order, *at_sorted, *val_sorted;
-    int s;
-    uint32_t relative = im->eh->e_machine == EM_AARCH64 ? R_AARCH64_RELATIVE : R_X86_64_RELATIVE;
-    for (s = 0; s < im->eh->e_shnum; s++) {
-        const Elf64_Shdr *sh = section(im, s);
-        size_t k, n;
-        if (sh->sh_type != SHT_RELA || sh->sh_entsize != sizeof(Elf64_Rela) || !in_file(im, sh->sh_offset, sh->sh_size))
-            continue;
-        n = sh->sh_size / sizeof(Elf64_Rela);
-        for (k = 0; k < n; k++) {
-            const Elf64_Rela *r = (const Elf64_Rela *)(im->data + sh->sh_offset) + k;
-            if (ELF64_R_TYPE(r->r_info) != relative) continue;
-            if (im->nrel == cap) {
-                cap = cap ? 2 * cap : 1024;
-                im->rel_at = realloc(im->rel_at, cap * sizeof(uint64_t));
-                im->rel_val = realloc(im->rel_val, cap * sizeof(uint64_t));
-                if (!im->rel_at || !im->rel_val) return -1;
-            }
-            im->rel_at[im->nrel] = r->r_offset;
-            im->rel_val[im->nrel++] = (uint64_t)r->r_addend;
-        }
-    }
-    /* sort both arrays by address */
-    order = malloc((im->nrel + 1) * sizeof *order);
-    at_sorted = malloc((im->nrel + 1) * sizeof(uint64_t));
-    val_sorted = malloc((im->nrel + 1) * sizeof(uint64_t));
-    if (!order || !at_sorted || !val_sorted) return -1;
-    for (i = 0; i < im->nrel; i++) order[i] = &im->rel_at[i];
-    qsort(order, im->nrel, sizeof *order, cmp_u64);
-    for (i = 0; i < im->nrel; i++) {
-        at_sorted[i] = *order[i];
-        val_sorted[i] = im->rel_val[order[i] - im->rel_at];
-    }
-    free(order);
-    free(im->rel_at);
-    free(im->rel_val);
-    im->rel_at = at_sorted;
-    im->rel_val = val_sorted;
-    return 0;
-}
-
-/* A pointer stored at vaddr, as the loader would see it (load base 0). */
-static int read_ptr(const image *im, uint64_t vaddr, uint64_t *out) {
-    size_t lo = 0, hi = im->nrel;
-    const unsigned char *p;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (im->rel_at[mid] < vaddr) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo < im->nrel && im->rel_at[lo] == vaddr) {
-        *out = im->rel_val[lo];
-        return 0;
-    }
-    if (!(p = at(im, vaddr, 8))) return -1;
-    memcpy(out, p, 8);
-    return 0;
-}
 /* A NUL-terminated string at vaddr, copied (cut) into buf. */
 static int read_str(const image *im, uint64_t vaddr, char *buf, size_t cap) {
     size_t n = 0;
@@ -127,20 +57,23 @@ static const char *kind_name(unsigned kind) {
     return kind < sizeof names / sizeof names[0] ? names[kind] : "other";
 }
 
-/* The descriptor at vaddr into p. */
-static int read_point(const image *im, uint64_t vaddr, ctl_probe *p) {
-    uint64_t name, file, function;
-    const unsigned char *tail = at(im, vaddr + 24, 6);
-    int32_t line;
-    uint16_t kind;
-    if (!tail || read_ptr(im, vaddr, &name) || read_ptr(im, vaddr + 8, &file) || read_ptr(im, vaddr + 16, &function))
+/* A record's field at `off`: a 32-bit value, or the address it is relative to. */
+static int32_t field(const unsigned char *rec, int off) {
+    int32_t v;
+    memcpy(&v, rec + off, 4);
+    return v;
+}
+static uint64_t field_addr(uint64_t rec_vaddr, const unsigned char *rec, int off) {
+    return rec_vaddr + (uint64_t)off + (uint64_t)(int64_t)field(rec, off);
+}
+/* The point of the record at rec_vaddr into p. */
+static int read_point(const image *im, uint64_t rec_vaddr, const unsigned char *rec, ctl_probe *p) {
+    unsigned kind = (uint32_t)field(rec, 12) >> 16;
+    if (read_str(im, field_addr(rec_vaddr, rec, 20), p->name, sizeof p->name) ||
+        read_str(im, field_addr(rec_vaddr, rec, 24), p->file, sizeof p->file) ||
+        read_str(im, field_addr(rec_vaddr, rec, 28), p->function, sizeof p->function))
         return -1;
-    memcpy(&line, tail, 4);
-    memcpy(&kind, tail + 4, 2);
-    if (read_str(im, name, p->name, sizeof p->name) || read_str(im, file, p->file, sizeof p->file) ||
-        read_str(im, function, p->function, sizeof p->function))
-        return -1;
-    p->line = line;
+    p->line = field(rec, 16);
     snprintf(p->kind, sizeof p->kind, "%s", kind_name(kind));
     p->on = kind == 3; /* BRANCH_ON starts on */
     return 0;
@@ -180,36 +113,44 @@ static const Elf64_Shdr *sites_section(const image *im) {
 }
 
 /* One row per point (in table order); a point with several records counts
- * them as sites. */
+ * them as sites. Points are found by mark in an open-addressing table. */
 static int read_table(const image *im, const Elf64_Shdr *sh, const char *file, ctl_probe **out, int *n) {
-    size_t nrec = sh->sh_size / REC_SIZE, i;
-    uint64_t *points = calloc(nrec + 1, sizeof *points);
+    size_t nrec = sh->sh_size / REC_SIZE, cap = 16, i;
+    uint64_t *marks;
+    int *rows;
+    while (cap < 2 * nrec) cap *= 2;
+    marks = calloc(cap, sizeof *marks);
+    rows = calloc(cap, sizeof *rows);
     *out = calloc(nrec + 1, sizeof **out);
-    if (!points || !*out || !in_file(im, sh->sh_offset, sh->sh_size)) return -1;
+    if (!marks || !rows || !*out || !in_file(im, sh->sh_offset, sh->sh_size)) {
+        free(marks);
+        free(rows);
+        return -1;
+    }
     for (i = 0; i < nrec; i++) {
         const unsigned char *rec = im->data + sh->sh_offset + i * REC_SIZE;
-        int32_t off;
-        uint64_t point;
-        int k;
-        memcpy(&off, rec + 8, 4);
-        point = sh->sh_addr + i * REC_SIZE + 8 + (int64_t)off;
-        for (k = 0; k < *n && points[k] != point; k++) {}
-        if (k < *n) {
-            (*out)[k].sites++;
+        uint64_t vaddr = sh->sh_addr + i * REC_SIZE, mark = field_addr(vaddr, rec, 8);
+        size_t h = (size_t)(mark * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
+        while (marks[h] && marks[h] != mark) h = (h + 1) & (cap - 1);
+        if (marks[h]) {
+            (*out)[rows[h]].sites++;
             continue;
         }
-        if (read_point(im, point, &(*out)[k])) {
-            fprintf(stderr, "edgeprobe list: %s: the descriptor of record %zu (at 0x%llx) cannot be read\n", file, i,
-                    (unsigned long long)point);
-            free(points);
+        if (read_point(im, vaddr, rec, &(*out)[*n])) {
+            fprintf(stderr, "edgeprobe list: %s: the strings of record %zu (at 0x%llx) cannot be read\n", file, i,
+                    (unsigned long long)vaddr);
+            free(marks);
+            free(rows);
             return -1;
         }
-        points[k] = point;
-        (*out)[k].id = k;
-        (*out)[k].sites = 1;
+        marks[h] = mark;
+        rows[h] = *n;
+        (*out)[*n].id = *n;
+        (*out)[*n].sites = 1;
         (*n)++;
     }
-    free(points);
+    free(marks);
+    free(rows);
     return 0;
 }
 
@@ -248,11 +189,8 @@ int elf_list(const char *file, ctl_probe **out, int *n) {
         rc = 0; /* no probes */
         goto done;
     }
-    if (load_relocs(&im)) goto done;
     rc = read_table(&im, sh, file, out, n);
 done:
-    free(im.rel_at);
-    free(im.rel_val);
     free(data);
     return rc;
 }

@@ -99,20 +99,22 @@ static void regs_sink(const char *text) {
 static const char regs_fmt[] = "rbx=%lx r12d=%d xmm3=%a";
 
 __attribute__((noinline)) static void run_register_site(void) {
-    static edgeprobe__point pt = {"tr_regs", __FILE__, __func__, __LINE__, EDGEPROBE_KIND_TRACE, 0, 0, 0, 0, 0, 0};
+    EDGEPROBE__MARK_DEF(mk);
     __asm__ volatile("lea -128(%%rsp), %%rsp\n push %%rbp\n"
                      VALL(VLOAD) KLOAD
                      SETR(rax, 0) SETR(rcx, 1) SETR(rdx, 2) SETR(rbx, 3) SETR(rbp, 5) SETR(rsi, 6) SETR(rdi, 7)
                      SETR(r8, 8) SETR(r9, 9) SETR(r10, 10) SETR(r11, 11) SETR(r12, 12) SETR(r13, 13) SETR(r14, 14)
                      SETR(r15, 15)
-                     EDGEPROBE__ARGSITE_ASM(tr_regs, "8@%%rbx -4@%%r12d 8@%%xmm3", "%c3 - ., %c4 - .")
+                     EDGEPROBE__ARGSITE_ASM(tr_regs, 3, "8@%%rbx -4@%%r12d 8@%%xmm3",
+                                            "%c[edgeprobe__fmt] - ., %c[edgeprobe__sink] - .")
                      SAVER(rax, 0) SAVER(rcx, 1) SAVER(rdx, 2) SAVER(rbx, 3) SAVER(rbp, 5) SAVER(rsi, 6)
                      SAVER(rdi, 7) SAVER(r8, 8) SAVER(r9, 9) SAVER(r10, 10) SAVER(r11, 11) SAVER(r12, 12)
                      SAVER(r13, 13) SAVER(r14, 14) SAVER(r15, 15)
                      VALL(VSAVE) KSAVE
                      "pop %%rbp\n lea 128(%%rsp), %%rsp\n"
                      :
-                     : "i"(&pt), "i"(EDGEPROBE__F_ARGS | EDGEPROBE__F_FORM), "i"(3), "i"(regs_fmt), "i"(&regs_sink)
+                     : EDGEPROBE__RECORD_OPS(mk, EDGEPROBE__KIND_FLAGS(EDGEPROBE_KIND_TRACE, EDGEPROBE__F_ARGS)),
+                       [edgeprobe__fmt] "i"(regs_fmt), [edgeprobe__sink] "i"(&regs_sink)
                      : "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
                        "r15", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
                        "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15" VCLOB16 KCLOB, "memory", "cc");
