@@ -567,10 +567,10 @@ typedef struct edgeprobe__point {
     unsigned short kind;         /* enum edgeprobe_kind */
     unsigned short flags;
     int id_plus_1;               /* 0 until registered                      */
+    int nsites;
     struct edgeprobe__binding *binding; /* handler probes: atomic pointer */
     struct edgeprobe__probe *probe;     /* the name it belongs to          */
     void *site;                  /* first site (provider: the call)         */
-    int nsites;
     struct edgeprobe__mark *mark; /* a marker's mark; NULL for the others  */
     struct edgeprobe__point *next_mark; /* the registry's table of marks    */
 } edgeprobe__point;
@@ -583,6 +583,7 @@ typedef struct edgeprobe__mark {
 #define EDGEPROBE__F_NOP8 1u        /* record flag: 8-byte site           */
 #define EDGEPROBE__PF_ON 1u         /* point flag: function probe is on   */
 #define EDGEPROBE__PF_UNSAFE 2u     /* point flag: listed, never switched */
+#define EDGEPROBE__PF_LINKED 4u     /* point flag: its mark points at it  */
 #define EDGEPROBE__F_DEFAULT_ON 2u  /* record flag: NOP means "on"        */
 #define EDGEPROBE__F_ARGS 4u        /* record flag: argument site (PROBE, TRACE), target = its stub (section 10) */
 
@@ -1960,8 +1961,9 @@ EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__s
  * one of its sites first switched on: until then no enabled path runs, so
  * start-up writes no mark (8.8). Lock held. */
 EDGEPROBE__INLINE void edgeprobe__point_link(edgeprobe__point *pt) {
-    if (pt->mark && !__atomic_load_n(&pt->mark->point, __ATOMIC_RELAXED))
-        __atomic_store_n(&pt->mark->point, pt, __ATOMIC_RELEASE);
+    if (!pt->mark || (pt->flags & EDGEPROBE__PF_LINKED)) return;
+    __atomic_store_n(&pt->mark->point, pt, __ATOMIC_RELEASE);
+    pt->flags |= EDGEPROBE__PF_LINKED;
 }
 /* Put a site in state `on` (a default-on site jumps when off). An argument
  * site's locations are parsed the first time it is switched on, so
@@ -2003,11 +2005,15 @@ EDGEPROBE__FN int edgeprobe__probe_count(edgeprobe__root *r, struct edgeprobe__p
 
 /* ---- 8.8 the registry --------------------------------------------------
  * Start-up cost is this section's business: an object's constructor
- * registers every record of its table, so per site it may do no allocation
- * and hash a name once. Before the walk, edgeprobe__registry_reserve sizes
- * everything from the table's length: one arena block for the probes and
- * their names, the name table, the point-id chunks and hit rows. A probe
- * with one site and one point then lives entirely in its arena slot. */
+ * registers every record of its table, so per site it may do no allocation,
+ * hashes a name once and writes nothing into the program's own pages (the
+ * loader relocated nothing for the table either: section 3). Before the
+ * walk, the object gets its block of points and edgeprobe__registry_reserve
+ * sizes everything else from the table's length: one arena block for the
+ * probes and their names, the name and mark tables, the point-id chunks and
+ * hit rows. A probe with one site and one point then lives entirely in its
+ * arena slot and its point in the object's block. A marker's mark is linked
+ * to its point only when the marker is first switched on or bound. */
 EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_find_hashed(edgeprobe__root *r, const char *name, uint32_t h);
 EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_find_hashed(edgeprobe__root *r, const char *name, uint32_t h) {
     struct edgeprobe__probe *p;
@@ -2429,7 +2435,17 @@ EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe_
     if (pt->id_plus_1) *edgeprobe__point_slot(r, pt->id_plus_1 - 1) = 0;
     pt->probe = 0;
     edgeprobe__mark_unlink(r, pt);
-    __atomic_store_n(&pt->mark->point, (edgeprobe__point *)0, __ATOMIC_RELEASE); /* its block is freed next */
+    if (pt->flags & EDGEPROBE__PF_LINKED) /* its block is freed next; others' pages stay untouched */
+        __atomic_store_n(&pt->mark->point, (edgeprobe__point *)0, __ATOMIC_RELEASE);
+}
+/* Forget an object's table [rec, end), prefetching as edgeprobe__table_add. */
+EDGEPROBE__FN void edgeprobe__table_remove(edgeprobe__root *r, const edgeprobe__record *rec, const edgeprobe__record *end);
+EDGEPROBE__FN void edgeprobe__table_remove(edgeprobe__root *r, const edgeprobe__record *rec, const edgeprobe__record *end) {
+    for (; rec < end; rec++) {
+        if (r->mark_cap && end - rec > (ptrdiff_t)EDGEPROBE__AHEAD)
+            __builtin_prefetch(&r->marks[edgeprobe__mark_bucket(r, edgeprobe__rel(&rec[EDGEPROBE__AHEAD].mark))]);
+        edgeprobe__record_remove(r, rec);
+    }
 }
 
 /* Give an object its block of points, zeroed, room for n (n = 0: free it,
@@ -2481,13 +2497,11 @@ __attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_func
 void edgeprobe__object_fini(void);
 __attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function, destructor(101)))
 void edgeprobe__object_fini(void) {
-    const edgeprobe__record *rec;
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
     if (!r || !edgeprobe__this_object.registered) return;
     edgeprobe__lock(&r->lock);
     if (edgeprobe__this_object.registered) {
-        for (rec = __start_edgeprobe_sites; rec < __stop_edgeprobe_sites; rec++)
-            edgeprobe__record_remove(r, rec);
+        edgeprobe__table_remove(r, __start_edgeprobe_sites, __stop_edgeprobe_sites);
         edgeprobe__object_points(&edgeprobe__this_object, 0);
         edgeprobe__this_object.registered = 0;
     }
