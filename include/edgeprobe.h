@@ -2413,6 +2413,25 @@ EDGEPROBE__FN void edgeprobe__table_add(edgeprobe__root *r, edgeprobe__object *o
         }
     }
 }
+/* Forget a point whose sites are gone (or never came): out of its probe,
+ * its id, the table of marks; its mark unlinked. Lock held. */
+EDGEPROBE__FN void edgeprobe__point_forget(edgeprobe__root *r, edgeprobe__point *pt);
+EDGEPROBE__FN void edgeprobe__point_forget(edgeprobe__root *r, edgeprobe__point *pt) {
+    struct edgeprobe__probe *p = pt->probe;
+    int i;
+    for (i = 0; p && i < p->npoints; i++)
+        if (p->points[i] == pt) {
+            p->points[i] = p->points[--p->npoints];
+            break;
+        }
+    if (pt->id_plus_1) *edgeprobe__point_slot(r, pt->id_plus_1 - 1) = 0;
+    pt->probe = 0;
+    if (!pt->mark) return;
+    if (pt->flags & EDGEPROBE__PF_LINKED) /* others' pages stay untouched */
+        __atomic_store_n(&pt->mark->point, (edgeprobe__point *)0, __ATOMIC_RELEASE);
+    edgeprobe__mark_unlink(r, pt);
+    pt->mark = 0;
+}
 /* Forget one record of an object being unloaded. Lock held. */
 EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe__record *rec);
 EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe__record *rec) {
@@ -2426,17 +2445,7 @@ EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe_
     for (i = 0; i < p->nsites && p->sites[i].addr != addr; i++) {}
     if (i == p->nsites) return; /* this site was never registered */
     p->sites[i] = p->sites[--p->nsites];
-    if (--pt->nsites > 0) return;
-    for (i = 0; i < p->npoints; i++)
-        if (p->points[i] == pt) {
-            p->points[i] = p->points[--p->npoints];
-            break;
-        }
-    if (pt->id_plus_1) *edgeprobe__point_slot(r, pt->id_plus_1 - 1) = 0;
-    pt->probe = 0;
-    edgeprobe__mark_unlink(r, pt);
-    if (pt->flags & EDGEPROBE__PF_LINKED) /* its block is freed next; others' pages stay untouched */
-        __atomic_store_n(&pt->mark->point, (edgeprobe__point *)0, __ATOMIC_RELEASE);
+    if (--pt->nsites == 0) edgeprobe__point_forget(r, pt);
 }
 /* Forget an object's table [rec, end), prefetching as edgeprobe__table_add. */
 EDGEPROBE__FN void edgeprobe__table_remove(edgeprobe__root *r, const edgeprobe__record *rec, const edgeprobe__record *end);
@@ -2449,10 +2458,14 @@ EDGEPROBE__FN void edgeprobe__table_remove(edgeprobe__root *r, const edgeprobe__
 }
 
 /* Give an object its block of points, zeroed, room for n (n = 0: free it,
- * once its records are removed). A block that cannot be had leaves every
- * record out (logged), not the program. Lock held. */
-EDGEPROBE__FN void edgeprobe__object_points(edgeprobe__object *o, size_t n);
-EDGEPROBE__FN void edgeprobe__object_points(edgeprobe__object *o, size_t n) {
+ * once its records are removed; a point whose site could not be registered
+ * is forgotten here). A block that cannot be had leaves every record out
+ * (logged), not the program. Lock held. */
+EDGEPROBE__FN void edgeprobe__object_points(edgeprobe__root *r, edgeprobe__object *o, size_t n);
+EDGEPROBE__FN void edgeprobe__object_points(edgeprobe__root *r, edgeprobe__object *o, size_t n) {
+    size_t i;
+    for (i = 0; i < o->npoints; i++)
+        if (o->points[i].mark) edgeprobe__point_forget(r, &o->points[i]);
     edgeprobe__big_free(o->points, o->point_cap * sizeof *o->points);
     o->points = n ? (edgeprobe__point *)edgeprobe__big_alloc(n * sizeof *o->points) : 0;
     o->point_cap = o->points ? n : 0;
@@ -2481,7 +2494,7 @@ void edgeprobe__object_init(void) {
     edgeprobe__lock(&r->lock);
     if (!edgeprobe__this_object.registered) { /* another TU's constructor may have won */
         unsigned n = (unsigned)(__stop_edgeprobe_sites - __start_edgeprobe_sites);
-        edgeprobe__object_points(&edgeprobe__this_object, n);
+        edgeprobe__object_points(r, &edgeprobe__this_object, n);
         edgeprobe__registry_reserve(r, n);
         edgeprobe__table_add(r, &edgeprobe__this_object, __start_edgeprobe_sites,
                              __stop_edgeprobe_sites); /* a bad site is left out */
@@ -2502,7 +2515,7 @@ void edgeprobe__object_fini(void) {
     edgeprobe__lock(&r->lock);
     if (edgeprobe__this_object.registered) {
         edgeprobe__table_remove(r, __start_edgeprobe_sites, __stop_edgeprobe_sites);
-        edgeprobe__object_points(&edgeprobe__this_object, 0);
+        edgeprobe__object_points(r, &edgeprobe__this_object, 0);
         edgeprobe__this_object.registered = 0;
     }
     edgeprobe__unlock(&r->lock);
