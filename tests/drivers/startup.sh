@@ -1,5 +1,6 @@
 # tests/drivers/startup.sh - sourced by tests/run.sh (issue 9, start-up):
-# registering a table allocates nothing per site. tests/t_startup.c counts
+# registering a table allocates nothing per site and writes nothing into the
+# program (its marks stay untouched until a probe is on). tests/t_startup.c counts
 # malloc/calloc/realloc/mmap calls made before main; the same program is
 # built with 500 and with 5,000 generated probes (tests/gen_startup.py), and
 # the counts must be equal. Each build also checks the registered probes
