@@ -111,7 +111,7 @@ hyperfine -N --warmup 5 --runs "$HF_RUNS" --export-json "$RES/startup.json" \
     "$BIN/startup_none" "$BIN/startup_ep" \
     "env EDGEPROBE_ENABLE=st* $BIN/startup_ep" "env PEERS_UNUSED=1 $BIN/startup_ep" >&2
 for b in startup_none startup_ep; do
-    sites=$(size -A "$BIN/$b" | awk '$1 == "edgeprobe_sites" { print $2 / 16 }')
+    sites=$(size -A "$BIN/$b" | awk '$1 == "edgeprobe_sites" { print $2 / 32 }') # 32-byte records
     printf '{"bench":"startup_size","name":"%s","bytes":%s,"sites":%s}\n' "$b" "$(stat -c %s "$BIN/$b")" "${sites:-0}"
 done >"$RES/startup_size.jsonl"
 

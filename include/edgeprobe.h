@@ -1315,6 +1315,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 
 /* ---- 8.3 the root: process-wide state ---------------------------------- */
 #define EDGEPROBE__ABI 4u
+#define EDGEPROBE__SPARES 8         /* blocks of points kept for reuse     */
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
 #define EDGEPROBE__FLIGHT_SETS 1024u /* in-flight table: sets, by cache line */
 #define EDGEPROBE__FLIGHT_WAYS 8u   /* straddlers in flight per set          */
@@ -1400,6 +1401,8 @@ typedef struct edgeprobe__root {
     unsigned hash_cap, nprobes;
     edgeprobe__point **marks;    /* markers' points by mark address (8.8)  */
     unsigned mark_cap, nmarks;
+    edgeprobe__point *spare_points[EDGEPROBE__SPARES]; /* unloaded objects' */
+    size_t spare_cap[EDGEPROBE__SPARES];                /* blocks (8.8)     */
     edgeprobe__point **chunks[EDGEPROBE__CHUNKS];
     int npoints;
     edgeprobe_discover_fn discover;
@@ -2362,8 +2365,8 @@ EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, edgeprobe__object *o
     struct edgeprobe__probe *p;
     edgeprobe__site s;
     int rc;
-    if (!pt) {
-        if (!(pt = edgeprobe__point_new(r, o, rec))) return EDGEPROBE_ENOMEM;
+    if (!pt && !(pt = edgeprobe__point_new(r, o, rec))) return EDGEPROBE_ENOMEM;
+    if (!pt->probe) { /* new, or its probe could not be had before: try again */
         p = edgeprobe__probe_intern(r, pt->name, h);
         if (!p) return EDGEPROBE_ENOMEM;
         if (edgeprobe__slots_grow((void **)&p->points, &p->point_cap, p->npoints + 1, sizeof(void *), &p->point0))
@@ -2457,18 +2460,52 @@ EDGEPROBE__FN void edgeprobe__table_remove(edgeprobe__root *r, const edgeprobe__
     }
 }
 
-/* Give an object its block of points, zeroed, room for n (n = 0: free it,
- * once its records are removed; a point whose site could not be registered
- * is forgotten here). A block that cannot be had leaves every record out
- * (logged), not the program. Lock held. */
+/* An unloaded object's block of points is never freed: at exit, other
+ * threads still run enabled sites while destructors unregister, and one may
+ * hold a point it read from its mark just before the mark was cleared. The
+ * block is kept for the next object that needs as many points (a library
+ * loaded again); with every spare slot taken, it is kept for good. */
+EDGEPROBE__FN void edgeprobe__points_keep(edgeprobe__root *r, edgeprobe__point *block, size_t cap);
+EDGEPROBE__FN void edgeprobe__points_keep(edgeprobe__root *r, edgeprobe__point *block, size_t cap) {
+    unsigned i;
+    for (i = 0; i < EDGEPROBE__SPARES; i++)
+        if (!r->spare_points[i]) {
+            r->spare_points[i] = block;
+            r->spare_cap[i] = cap;
+            return;
+        }
+}
+/* A zeroed block of room for n points: the smallest spare that fits, or new. */
+EDGEPROBE__FN edgeprobe__point *edgeprobe__points_take(edgeprobe__root *r, size_t n, size_t *cap);
+EDGEPROBE__FN edgeprobe__point *edgeprobe__points_take(edgeprobe__root *r, size_t n, size_t *cap) {
+    unsigned i, best = EDGEPROBE__SPARES;
+    edgeprobe__point *block;
+    for (i = 0; i < EDGEPROBE__SPARES; i++)
+        if (r->spare_points[i] && r->spare_cap[i] >= n &&
+            (best == EDGEPROBE__SPARES || r->spare_cap[i] < r->spare_cap[best]))
+            best = i;
+    if (best == EDGEPROBE__SPARES) {
+        *cap = n;
+        return (edgeprobe__point *)edgeprobe__big_alloc(n * sizeof *block);
+    }
+    block = r->spare_points[best];
+    *cap = r->spare_cap[best];
+    r->spare_points[best] = 0;
+    __builtin_memset(block, 0, n * sizeof *block);
+    return block;
+}
+/* Give an object its block of points, zeroed, room for n (n = 0: give it
+ * up, once its records are removed; a point whose site could not be
+ * registered is forgotten here). A block that cannot be had leaves every
+ * record out (logged), not the program. Lock held. */
 EDGEPROBE__FN void edgeprobe__object_points(edgeprobe__root *r, edgeprobe__object *o, size_t n);
 EDGEPROBE__FN void edgeprobe__object_points(edgeprobe__root *r, edgeprobe__object *o, size_t n) {
     size_t i;
     for (i = 0; i < o->npoints; i++)
         if (o->points[i].mark) edgeprobe__point_forget(r, &o->points[i]);
-    edgeprobe__big_free(o->points, o->point_cap * sizeof *o->points);
-    o->points = n ? (edgeprobe__point *)edgeprobe__big_alloc(n * sizeof *o->points) : 0;
-    o->point_cap = o->points ? n : 0;
+    if (o->points) edgeprobe__points_keep(r, o->points, o->point_cap);
+    o->points = n ? edgeprobe__points_take(r, n, &o->point_cap) : 0;
+    if (!o->points) o->point_cap = 0;
     o->npoints = 0;
 }
 
@@ -3544,8 +3581,8 @@ EDGEPROBE__FN int edgeprobe__bind(edgeprobe__root *r, edgeprobe__point *pt, edge
         b->b.fn = fn;
         b->b.user = user;
         edgeprobe__fill_info(pt, &b->info);
+        edgeprobe__point_link(pt); /* detaching links (and writes) no mark */
     }
-    edgeprobe__point_link(pt);
     old = __atomic_exchange_n(&pt->binding, b ? &b->b : (edgeprobe__binding *)0, __ATOMIC_ACQ_REL);
     if (old) {
         old->next_retired = r->retired;
@@ -6217,7 +6254,7 @@ __asm__(EDGEPROBE__ARGS_TRAMP_ASM(EDGEPROBE__ARGS_TRAMP, "16", "256", "16", EDGE
 
 /* ---- 10.3 argument locations ------------------------------------------------
  * The argsite the marker emitted (24-byte header, nargs locations, spec):
- *     .long point - ., nargs, status, 0     status: 0 new, 1 parsed, <0 error
+ *     .long mark - ., nargs, status, 0      status: 0 new, 1 parsed, <0 error
  *     .long fmt - ., sink - .               TRACE (10.4) only; PROBE: 0, 0
  *     .fill 2 * nargs, 8, 0                 edgeprobe__argloc, filled at
  *     .asciz "spec"                         registration from the spec

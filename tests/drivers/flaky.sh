@@ -23,3 +23,17 @@ fprobe_reload_case() {
 }
 case_ fprobe-reload-gcc fprobe_reload_case gcc
 case_ fprobe-reload-clang fprobe_reload_case clang
+
+# Enabled sites keep running in another thread while the process exits and
+# the destructors unregister (tests/t_exit_race.c): 30 runs, no crash.
+exit_race_case() {
+    local d="$B/exit-race" i bad=0
+    python3 tests/gen_startup.py "$d" 2500 2 &&
+        gcc -O2 $WARN $INC -pthread tests/t_exit_race.c "$d"/gen_*.c -o "$d/t_exit_race" || return 1
+    for i in $(seq 30); do
+        timeout 20 "./$d/t_exit_race" >/dev/null 2>&1 || { bad=$((bad + 1)); echo "run $i: exit status $?"; }
+    done
+    echo "30 runs, $bad failed"
+    [[ $bad -eq 0 ]]
+}
+case_ exit-while-sites-run exit_race_case
