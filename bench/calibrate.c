@@ -47,6 +47,7 @@
  * Build: gcc -O2 -Iinclude -pthread bench/calibrate.c -o build/calibrate
  */
 #define _GNU_SOURCE
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 
 #include <errno.h>

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 
 extern char **environ;

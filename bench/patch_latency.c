@@ -12,7 +12,7 @@
  *   async-finish1/2   the finish calls that take the two steps
  *   batch1000         edgeprobe_patch_batch of 1,000 straddlers, whole call
  *                     (per-site amortised figures are printed separately)
- *   callpatch-S0..S4  edgeprobe_call_activate / _deactivate, split S
+ *   callpatch-S0..S4  edgeprobe_call_on / _deactivate, split S
  *   serialize-sync    edgeprobe_patch on a straddler, EDGEPROBE_SYNC_SERIALIZE
  * plus diagnostics that locate costs:
  *   floor-cmpxchg           one bare `lock cmpxchg` of the site's word
@@ -29,6 +29,7 @@
  * Build: gcc -O2 -Iinclude -pthread bench/patch_latency.c -o build/patch_latency
  */
 #define _GNU_SOURCE
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 
 #include <pthread.h>
@@ -228,7 +229,7 @@ static void case_async(unsigned char *site) {
     uint64_t *v[2][4];
     long i;
     int d, k;
-    uint64_t tmax = edgeprobe_get_tmax();
+    uint64_t tmax = edgeprobe_tmax();
     static const char *names[4] = {"async-start", "async-poll", "async-finish1", "async-finish2"};
     for (d = 0; d < 2; d++)
         for (k = 0; k < 4; k++) v[d][k] = malloc(sizeof(uint64_t) * (size_t)opt.n);
@@ -284,7 +285,7 @@ static void case_batch(void) {
     long n = opt.batch_n, i, r;
     uint64_t *ta = malloc(sizeof(uint64_t) * (size_t)opt.batch_reps),
              *td = malloc(sizeof(uint64_t) * (size_t)opt.batch_reps);
-    uint64_t tmax = edgeprobe_get_tmax();
+    uint64_t tmax = edgeprobe_tmax();
     stats_t sa, sd;
     char note[200];
     for (i = 0; i < n; i++) {
@@ -332,16 +333,16 @@ static void case_callpatch(const char *name, unsigned char *site) {
     int32_t rel = rel_to_ret(site);
     long i;
     write_call(site);
-    expect_rc(edgeprobe_call_deactivate(site), 1, "warm-up call_deactivate");
-    expect_rc(edgeprobe_call_activate(site, rel), 1, "warm-up call_activate");
+    expect_rc(edgeprobe_call_off(site), 1, "warm-up call_deactivate");
+    expect_rc(edgeprobe_call_on(site, rel), 1, "warm-up call_activate");
     for (i = 0; i < opt.n; i++) {
         uint64_t t0 = t_begin();
-        int rc = edgeprobe_call_deactivate(site);
+        int rc = edgeprobe_call_off(site);
         uint64_t t1 = t_end();
         deact[i] = t1 - t0;
         expect_rc(rc, 1, name);
         t0 = t_begin();
-        rc = edgeprobe_call_activate(site, rel);
+        rc = edgeprobe_call_on(site, rel);
         t1 = t_end();
         act[i] = t1 - t0;
         expect_rc(rc, 1, name);
@@ -388,7 +389,7 @@ static void *sibling(void *arg) {
 
 static void run_all(void) {
     char note[128];
-    uint64_t tmax = edgeprobe_get_tmax();
+    uint64_t tmax = edgeprobe_tmax();
     int S;
     printf("  %-24s %-6s %7s %9s %9s %9s %9s %9s\n", "case", "dir", "n", "median", "net", "p90", "p99", "mean");
     snprintf(note, sizeof note, "Tmax %llu", (unsigned long long)tmax);
@@ -505,7 +506,7 @@ int main(int argc, char **argv) {
            "subtracted in 'net'\n",
            hz / 1e6, (unsigned long long)timer_cost);
     printf("# Tmax %llu ticks; %ld toggles per direction per case; batch: %ld sites x %ld batches\n",
-           (unsigned long long)edgeprobe_get_tmax(), opt.n, opt.batch_n, opt.batch_reps);
+           (unsigned long long)edgeprobe_tmax(), opt.n, opt.batch_n, opt.batch_reps);
 
     for (c = 0; c < 2; c++) {
         pthread_t th;

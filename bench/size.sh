@@ -2,8 +2,9 @@
 # bench/size.sh - the size of edgeprobe's freestanding core, x86-64 and
 # aarch64 (if the cross tools are there), gcc and clang, -O2 and -Os, with and
 # without EDGEPROBE_CORE_ONLY. Prints a markdown table (bytes):
-#   object     the header alone in one freestanding TU: every function it
-#              defines (weak, hidden), before any --gc-sections
+#   object     the implementation alone in one freestanding file
+#              (EDGEPROBE_IMPLEMENTATION): every function it defines, before
+#              any --gc-sections
 #   program    a -nostdlib -static program with one probe and one
 #              edgeprobe_enable call (bench/size_min.c), linked with
 #              -ffunction-sections -Wl,--gc-sections, minus the same program
@@ -17,7 +18,7 @@ mkdir -p "$O"
 HOOKS='-DEDGEPROBE_FREESTANDING -DEDGEPROBE_OS_PROTECT(p,l,w)=size_protect(p,l,w) -DEDGEPROBE_OS_ALLOC(n)=size_alloc(n) -DEDGEPROBE_OS_FREE(p)=size_free(p) -DEDGEPROBE_OS_YIELD()=size_yield() -DEDGEPROBE_SINK(...)=0'
 PROTOS='#include <stddef.h>
 int size_protect(void *, size_t, int); void *size_alloc(size_t); void size_free(void *); void size_yield(void);'
-printf '%s\n#include "edgeprobe.h"\n' "$PROTOS" >"$O/core.c"
+printf '%s\n#define EDGEPROBE_IMPLEMENTATION\n#include "edgeprobe.h"\n' "$PROTOS" >"$O/core.c"
 printf '%s\n#include "edgeprobe.h"\nchar size_root[sizeof(edgeprobe__root)];\n' "$PROTOS" >"$O/root.c"
 NOLIBC="-ffreestanding -fno-stack-protector -nostdlib -static -ffunction-sections -fdata-sections -Wl,--gc-sections -Iinclude -Itests"
 

@@ -7,6 +7,7 @@
 static volatile int size_flag;
 #define EDGEPROBE_BRANCH(name) size_flag
 #else
+#define EDGEPROBE_IMPLEMENTATION /* the program's one copy of the implementation */
 #include "edgeprobe.h"
 #endif
 

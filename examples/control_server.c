@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 
 static volatile int running = 1;

@@ -16,6 +16,7 @@
  * workers produce millions of events. Must be defined before the include. */
 static int demo_sink(const char *fmt, ...);
 #define EDGEPROBE_SINK(...) demo_sink(__VA_ARGS__)
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 
 #define WORKERS 2

@@ -1,5 +1,5 @@
 /* edgeprobe.h - static probes you switch on and off while threads run them.
- * version 0.1.0 - SPDX-License-Identifier: MIT - Linux on x86-64 and aarch64,
+ * version 0.2.0 - SPDX-License-Identifier: MIT - Linux on x86-64 and aarch64,
  * gcc and clang
  *
  * A probe costs one NOP while off. Turning it on rewrites that NOP into a
@@ -8,7 +8,8 @@
  *
  * QUICK START (one minute)
  *
- *     #include "edgeprobe.h"            // the whole library; nothing to link
+ *     #define EDGEPROBE_IMPLEMENTATION    // in ONE file of each executable
+ *     #include "edgeprobe.h"              // or shared library; nothing to link
  *
  *     int foo(int n) {
  *         EDGEPROBE_TRACE(foo_entry, "foo(%d)\n", n);  // NOP until enabled
@@ -22,53 +23,111 @@
  *
  *     $ EDGEPROBE_ENABLE="foo_*,net_rx" ./prog     // enable at start-up
  *
- * No implementation macro, no registration call, no linker flag: every
- * object (executable or shared library) that includes this header finds its
- * own probes, and all objects share one process-wide registry.
+ * Every other file just includes the header: it compiles in about the time
+ * of an empty file and its object holds its sites and nothing else. The
+ * implementation is compiled once, in the file that defines
+ * EDGEPROBE_IMPLEMENTATION (stb's rule: one such file per executable or
+ * shared library). Forget it, and the link fails naming the symbol
+ * edgeprobe_define_EDGEPROBE_IMPLEMENTATION_in_one_file_of_each_executable_
+ * and_shared_library; define it twice in one object, and the link fails
+ * with that symbol defined twice. No registration call, no linker flag:
+ * every object finds its own probes, and all objects share one
+ * process-wide registry.
  *
- * CONTENTS
- *   1. configuration macros        6. handlers, discovery, the
- *   2. errors                         -finstrument-functions provider
- *   3. markers (EDGEPROBE_TRACE,   6b. function probes on compiler NOP
- *      EDGEPROBE_BRANCH, ...)          entries (-fpatchable-function-entry)
- *   4. probe API                   7. how it works (byte layouts)
- *   5. low-level patching API      8. implementation (private); 8.1 holds
- *      (any address)                  the two architecture back ends, 8.15
- *                                     the function-probe back end
- *                                  9. control endpoint (hosted only):
- *                                     operate probes from the shell
- *                                  10. argument probes (EDGEPROBE_PROBE,
- *                                     and EDGEPROBE_TRACE on x86-64):
- *                                     marker, trampoline, locations,
- *                                     10.4 TRACE's argument form
+ * CONTENTS (search for the tag to jump to a section)
+ *   PART I. USING IT
+ *     1. configuration macros and environment               >>config
+ *     2. errors                                             >>errors
+ *     3. markers: EDGEPROBE_TRACE, _BRANCH, _HANDLER        >>markers
+ *     4. probes by name, handle and count; listing          >>probes
+ *     5. handlers and discovery                             >>handlers
+ *     6. function probes: patchable entries, the
+ *        -finstrument-functions provider                    >>functions
+ *     7. argument probes: EDGEPROBE_PROBE                   >>args
+ *     8. control endpoint (hosted): operate from a shell    >>control
+ *     9. low-level patching of any instruction (x86-64)     >>patch
+ *    (deprecated names, kept for one release               >>renamed)
+ *   PART II. HOW IT IS BUILT
+ *    10. how it works: byte layouts, the root               >>how
+ *    11. what every file compiles                           >>sites
+ *        11.1 architecture back ends (x86-64, aarch64)      >>arch
+ *        11.2 the C library under private names             >>libc
+ *        11.3 the registry's types                          >>types
+ *        11.4 hit counts, the enabled paths' side           >>count
+ *        11.5 handler dispatch, the enabled path            >>dispatch
+ *        11.6 argument probes: the marker                   >>args-site
+ *        11.7 TRACE as an argument probe: the marker        >>trace-site
+ *     The implementation (EDGEPROBE_IMPLEMENTATION only)    >>impl
+ *    12. x86-64 instruction lengths                         >>insn
+ *    13. OS hooks (hosted, or supplied: freestanding)       >>os
+ *    14. the root: process-wide state                       >>root
+ *    15. small helpers                                      >>helpers
+ *        15.1 glob patterns                                 >>glob
+ *    16. finding the one root                               >>find-root
+ *    17. writing code                                       >>write
+ *    18. marker sites                                       >>marker-sites
+ *    19. the registry                                       >>registry
+ *    20. probes by name and handle                          >>probe-api
+ *    21. straddling patches in flight, SIGTRAP              >>flight
+ *    22. word patch: sync, async, batch                     >>word-patch
+ *    23. call patch                                         >>call-patch
+ *    24. per-point hit counts                               >>hits
+ *    25. handlers: binding, sync                            >>bind
+ *    26. the -finstrument-functions provider                >>provider
+ *    27. function probes                                    >>fprobe
+ *        27.1 the trampolines                               >>ftramp
+ *        27.2 the per-thread shadow stack                   >>fshadow
+ *        27.3 finding the entries: ELF                      >>felf
+ *        27.4 stubs and mirror pages                        >>fstub
+ *        27.5 switching one function                        >>fswitch
+ *        27.6 the set of objects                            >>fobjects
+ *        27.7 the function-probe API                        >>fapi
+ *    28. the control endpoint                               >>control-impl
+ *    29. argument probes                                    >>args-impl
+ *        29.1 the argsite                                   >>argsite
+ *        29.2 the trampoline                                >>args-tramp
+ *        29.3 argument locations                            >>args-locate
+ *        29.4 TRACE lines from an argument site             >>trace-format
  *
  * ARCHITECTURES. x86-64 and (little-endian) aarch64 share everything but a
- * small back end (section 8.1: marker bytes, site forms, the code store and
+ * small back end (section 11.1: marker bytes, site forms, the code store and
  * its cache maintenance, time source, pause, thread identity). On aarch64 a
  * site is one 4-byte NOP <-> `b label`, switched by one compare-and-swap of
  * the aligned word plus __builtin___clear_cache. x86-64 ONLY: the low-level
- * patch API (section 5: edgeprobe_patch of any instruction, straddlers and
+ * patch API (section 9: edgeprobe_patch of any instruction, straddlers and
  * their SIGTRAP emulation, the call patch, Tmax and serialising mode), the
- * -finstrument-functions provider (section 6) and function probes (section
- * 6b). On aarch64 a call to any of them fails to compile with a message
- * saying so.
+ * -finstrument-functions provider, function probes (section 6) and argument
+ * probes (section 7). On aarch64 a call to any of them fails to compile with
+ * a message saying so.
  *
  * COST AND THREAD SAFETY, in one table. Every function may be called from any
  * thread at any time, concurrently with threads executing the sites, unless
  * its comment says otherwise. "slow" marks table walks, syscalls or waits.
+ * Ticks are TSC ticks per hit, medians from bench/ (bench/RESULTS.md).
  *
- *   disabled probe                one NOP (5 or 8 bytes; aarch64: 4), no data access
- *   enabled TRACE/BRANCH          one jmp to out-of-line code the compiler wrote,
- *                                 plus a hit count: a call to a cold function doing
- *                                 one unlocked add to a per-CPU line (about 9 ticks;
- *                                 EDGEPROBE_HIT_COUNTS=0: none)
- *   enabled HANDLER               jmp + call + indirect call, no locked
- *                                 instruction: ~2.4-2.6x a direct call
- *                                 (1.5-2x with EDGEPROBE_HANDLER_INLINE)
+ *   including the header          a file without EDGEPROBE_IMPLEMENTATION
+ *                                 compiles in about the time of an empty one;
+ *                                 its object holds its sites, their records
+ *                                 and notes, and 4 bytes (section 11)
+ *   disabled probe                one NOP (5 or 8 bytes; aarch64: 4) plus, for
+ *                                 a NOP5, 0-4 bytes of padding before it; no
+ *                                 data access
+ *   enabled TRACE/BRANCH          one jmp to out-of-line code the compiler
+ *                                 wrote, plus a hit count: a call to a cold
+ *                                 function that adds 1 to a counter striped by
+ *                                 CPU - an unlocked add where the kernel
+ *                                 publishes the CPU through rseq (x86-64,
+ *                                 glibc 2.35+), a locked add elsewhere
+ *                                 (aarch64, freestanding, older libc).
+ *                                 EDGEPROBE_HIT_COUNTS=0: no count
+ *   enabled HANDLER               jmp + call + indirect call, ~2.4-2.6x a
+ *                                 direct call (1.5-2x with
+ *                                 EDGEPROBE_HANDLER_INLINE); no locked
+ *                                 instruction but the hit count's (above)
  *   enabled PROBE                 jmp + stub + register save + indirect call:
  *                                 ~7-11x a direct call (USDT trap: ~3000x)
  *   disabled TRACE (x86-64, C)    the NOP only: no code for the enabled path
- *                                 in the function (section 10.4)
+ *                                 in the function (section 7)
  *   enabled TRACE (x86-64, C)     PROBE's path + one vsnprintf + the sink:
  *                                 ~1.3x calling the sink directly
  *   start-up, per probe           registration in the object's constructor,
@@ -79,11 +138,12 @@
  *   edgeprobe_enable/disable      slow: hash lookup, or a walk of all names for a glob
  *   edgeprobe_patch (straddler)   slow: two waits of Tmax ticks, or two membarriers
  *   strict W^X (any toggle)       slow: two mprotect calls
- *   edgeprobe_control_start       slow: a socket and a thread (section 9)
- *   edgeprobe_call_activate/...   lock + one compare-and-swap, never waits
+ *   edgeprobe_control_start       slow: a socket and a thread (section 8)
+ *   edgeprobe_call_on/off         lock + one compare-and-swap, never waits
+ *   edgeprobe_provider_attach_id  lock + one compare-and-swap, never waits
  *   enabled function probe        entry: call stub + register save + handler
  *                                 call, ~11 ticks over the plain call; with
- *                                 exit ~45 (section 6b, bench/RESULTS.md)
+ *                                 exit ~45 (section 6)
  *   edgeprobe_func_on/off(id)     lock + loader lock + one compare-and-swap
  *
  * Not async-signal-safe: do not toggle probes from a signal handler (a lock
@@ -100,9 +160,17 @@
 #include <stdint.h>
 
 /* ======================================================================
- * 1. CONFIGURATION MACROS
+ * PART I. USING IT
+ * ====================================================================== */
+
+/* ======================================================================
+ * 1. CONFIGURATION: macros and environment                    >>config
  *
- * Per translation unit (may differ between TUs; each site records its form):
+ * Per file (may differ between files; each site records its form):
+ *   EDGEPROBE_IMPLEMENTATION  define in ONE file of each executable or shared
+ *                          library, before the include: that file compiles
+ *                          the implementation (Part II after section 11).
+ *                          The macros marked [impl] below matter only there.
  *   EDGEPROBE_SITE_BYTES   x86-64: 5 (default): NOP5 after at most 4 bytes of
  *                          padding; 8: an 8-byte NOP filling one aligned word.
  *                          aarch64 ignores it: a site is one 4-byte NOP.
@@ -113,7 +181,7 @@
  *                          function this header defines: a sink function
  *                          must be declared before the header is included.
  *   EDGEPROBE_TRACE_ARGS   1 (default where it exists: x86-64, hosted, C):
- *                          EDGEPROBE_TRACE is an argument probe (section 10):
+ *                          EDGEPROBE_TRACE is an argument probe (section 7):
  *                          no C code for the enabled path in the function,
  *                          arguments always evaluated, formatted from their
  *                          recorded locations when the probe is on. 0: every
@@ -121,49 +189,57 @@
  *                          only while on; the compiler's enabled path stays
  *                          in the function). C++, aarch64 and freestanding
  *                          builds always use the lazy form.
- *   EDGEPROBE_PROVIDER     define in ONE translation unit to make it define
- *                          __cyg_profile_func_enter/exit (section 6).
  *   EDGEPROBE_DISABLE_ALL  compile every marker to nothing (no site at all).
- *   EDGEPROBE_FUNC_CTOR_CONVERT  1 (default): in a non-PIE executable built
- *                          by gcc with -fpatchable-function-entry=5, the
- *                          constructor rewrites each entry's five 1-byte NOPs
- *                          as one NOP5 (section 6b); 0: leave them (tests).
  *   EDGEPROBE_HIT_COUNTS   1 (default): enabled TRACE, BRANCH and HANDLER
- *                          sites count their hits (section 8.12a); 0: not.
+ *                          sites count their hits (section 24); 0: not.
  *   EDGEPROBE_HANDLER_INLINE  1: EDGEPROBE_HANDLER's enabled path holds the
  *                          dispatch itself (1.5x a direct call instead of
- *                          2.4x, at the price of a larger function; section 8.13).
+ *                          2.4x, at the price of a larger function; section 11.5).
  *   EDGEPROBE_USDT_PROVIDER  provider of the stapsdt notes (a bare token;
  *                          default edgeprobe).
+ *   EDGEPROBE_PROVIDER     [impl] the implementation file also defines
+ *                          __cyg_profile_func_enter/exit (section 6.2).
+ *   EDGEPROBE_FUNC_CTOR_CONVERT  [impl] 1 (default): in a non-PIE executable
+ *                          built by gcc with -fpatchable-function-entry=5,
+ *                          the constructor rewrites each entry's five 1-byte
+ *                          NOPs as one NOP5 (section 6); 0: leave them (tests).
+ *   EDGEPROBE_WX_STRICT    [impl] 1: restore read+execute after every patch
+ *                          (strict W^X, costs two mprotect calls). 0
+ *                          (default): open a code page once and keep it
+ *                          writable.
+ *   EDGEPROBE_TMAX_DEFAULT [impl] default Tmax in TSC ticks: 6000, for the
+ *                          straddler protocol's waits (section 9). The paper
+ *                          chose 3000 on Sandy Bridge. A wait is only as
+ *                          good as a measurement of the machine it runs on:
+ *                          `make calibrate` measures one.
+ *   EDGEPROBE_DEBUG        [impl] check internal rules as the program runs
+ *                          (functions named *_locked hold the registry lock);
+ *                          a broken rule stops the program with a message.
  *
- * Global (every TU of the program must agree):
- *   EDGEPROBE_FREESTANDING no libc headers; supply the EDGEPROBE_OS_* hooks
- *                          listed in section 8.2. dlopen-awareness, SIGTRAP
- *                          emulation and the environment are then absent.
- *                          README "Freestanding" lists all a program must
- *                          provide (memcpy, memcmp, memset; libgcc on aarch64).
+ * Global (every file of the program must agree):
+ *   EDGEPROBE_FREESTANDING no libc headers; the implementation file supplies
+ *                          the OS hooks EDGEPROBE_OS_PROTECT, EDGEPROBE_OS_ALLOC,
+ *                          EDGEPROBE_OS_FREE and EDGEPROBE_OS_YIELD (required),
+ *                          EDGEPROBE_OS_SERIALIZE, EDGEPROBE_OS_MAP_NEAR and
+ *                          EDGEPROBE_OS_LOG (optional), described in section 
+ *                          13. dlopen-awareness, SIGTRAP emulation and the
+ *                          environment are then absent. README "Freestanding"
+ *                          lists all a program must provide (memcpy, memcmp,
+ *                          memset; libgcc on aarch64).
  *   EDGEPROBE_CORE_ONLY    for small targets: leave out the x86-64-only parts
- *                          (section 5's low-level patch API, straddlers,
+ *                          (section 9's low-level patch API, straddlers,
  *                          SIGTRAP emulation, call patch, provider; absent on
  *                          aarch64 anyway) and cap the registry at 65,536
  *                          points. Markers, registry and handlers stay. The
  *                          registry's heap block shrinks from ~590 KB (x86) or
  *                          ~35 KB (aarch64) to ~3 KB; code sizes are in
  *                          bench/RESULTS.md.
- *   EDGEPROBE_WX_STRICT    1: restore read+execute after every patch (strict
- *                          W^X, costs two mprotect calls). 0 (default): open a
- *                          code page once and keep it writable.
  *   EDGEPROBE_PAGE_SIZE    aarch64: the kernel's page size, 4096 (default),
  *                          16384 or 65536. Too small a value makes toggles
  *                          fail with EDGEPROBE_EPROT (mprotect refuses the
  *                          address); too large a value would change the
  *                          protection of neighbouring pages: never set it
  *                          above the real page size.
- *   EDGEPROBE_TMAX_DEFAULT default Tmax in TSC ticks: 6000. The paper chose
- *                          3000 on Sandy Bridge; on our 2-core EPYC VM, under
- *                          load, `make calibrate` saw failures at waits up to
- *                          1800, so the default keeps a 3x margin over that.
- *                          Measure your machine with `make calibrate`.
  *
  * Environment (read once, when the process-wide registry is created):
  *   EDGEPROBE_ENABLE="glob,glob"  enable matching probes before main; also
@@ -171,8 +247,11 @@
  *   EDGEPROBE_TMAX=ticks   override Tmax.
  *   EDGEPROBE_WX=strict|keep   override the writable-code policy.
  *   EDGEPROBE_SYNC=tmax|serialize   choose the straddler protocol mode.
+ *   EDGEPROBE_MEMBARRIER=0 handler sync without membarrier: readers fence
+ *                          themselves (for kernels without it; tests).
  *   EDGEPROBE_VERBOSE=1    log diagnostics to stderr.
- *   EDGEPROBE_CONTROL=1    serve the control endpoint (section 9) from start-up.
+ *   EDGEPROBE_CONTROL=1    serve the control endpoint (section 8) from start-up.
+ *   XDG_RUNTIME_DIR        where the control endpoint puts its socket (8).
  * ====================================================================== */
 #ifndef EDGEPROBE_SITE_BYTES
 #define EDGEPROBE_SITE_BYTES 5
@@ -198,11 +277,14 @@
 #ifndef EDGEPROBE_TRACE_ARGS
 #define EDGEPROBE_TRACE_ARGS 1
 #endif
-/* 1 when EDGEPROBE_TRACE is the argument form (section 10.4). */
+/* 1 when EDGEPROBE_TRACE is the argument form (section 29.4). */
 #if EDGEPROBE_TRACE_ARGS && defined(__x86_64__) && !defined(EDGEPROBE_FREESTANDING) && !defined(__cplusplus)
 #define EDGEPROBE__TRACE_ARGS_FORM 1
 #else
 #define EDGEPROBE__TRACE_ARGS_FORM 0
+#endif
+#if defined(EDGEPROBE_PROVIDER) && !defined(EDGEPROBE_IMPLEMENTATION)
+#error "EDGEPROBE_PROVIDER: define it in the file that defines EDGEPROBE_IMPLEMENTATION (the provider is part of the implementation)"
 #endif
 /* Longest probe name or pattern, without the terminating NUL. */
 #define EDGEPROBE_NAME_MAX 127
@@ -223,9 +305,17 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Every function declared in Part I is hidden: each executable or shared
+ * library has its own copy (the file with EDGEPROBE_IMPLEMENTATION), and a
+ * shared library whose files call it without one fails to link, instead of
+ * failing when it is loaded. (Not in C++, where the pragma would also hide
+ * the types.) */
+#ifndef __cplusplus
+#pragma GCC visibility push(hidden)
+#endif
 
 /* ======================================================================
- * 2. ERRORS
+ * 2. ERRORS                                                   >>errors
  *
  * Every function that can fail returns a negative code from this list.
  * The codes equal the negated Linux errno values named beside them and will
@@ -265,7 +355,62 @@ typedef void (*edgeprobe_log_fn)(const char *message, void *arg);
 void edgeprobe_set_logger(edgeprobe_log_fn fn, void *arg);
 
 /* ======================================================================
- * 4. PROBE API (markers are in section 3, after the types they use)
+ * 3. MARKERS                                                 >>markers
+ *
+ *   EDGEPROBE_TRACE(name, fmt, ...)   printf-style tracepoint via EDGEPROBE_SINK
+ *   EDGEPROBE_TRACE_LAZY(name, fmt, ...)  the same, arguments evaluated only
+ *                                     while on (see below)
+ *   if (EDGEPROBE_BRANCH(name)) ...   static branch, off by default
+ *   if (EDGEPROBE_BRANCH_ON(name)) ...static branch, on by default
+ *   EDGEPROBE_HANDLER(name, value)    calls the handler attached to `name`
+ *
+ * `name` is a bare identifier-like token (letters, digits, _ . : -). Each use
+ * emits, at the site, at most 4 bytes of NOP padding and a NOP5 (or an
+ * aligned NOP8), plus one 32-byte record in section `edgeprobe_sites`
+ * (read-only; every address is an offset from its own field, so the
+ * loader relocates nothing):
+ *
+ *     .long site - .        where the NOP is
+ *     .long target - .      the compiler's out-of-line code for the probe
+ *     .long mark - .        the marker's mark (below)
+ *     .long flags           site form, default-on; kind << 16
+ *     .long line
+ *     .long name - .        NUL-terminated strings in .rodata
+ *     .long file - .
+ *     .long function - .
+ *
+ * and one 8-byte static mark, zero in the file (.bss): the enabled path's
+ * way to the marker's point, which the registry keeps (section 19). Start-up
+ * writes no mark; the registry links one just before its marker is first
+ * bound or one of its sites first switched on.
+ *
+ * Enabled, the site holds `jmp target`. On aarch64 the site is one 4-byte
+ * NOP (no padding), `b target` when enabled. The out-of-line code may use the
+ * function's local variables; the compiler wrote it, so the enabled path is
+ * as good as an `if`. The statement-expression forms need GNU C (gcc, clang).
+ *
+ * TRACE comes in two forms. EDGEPROBE_TRACE_LAZY is the one above: the
+ * compiler's enabled path (evaluate the arguments, call the sink) sits in
+ * the function, so a disabled site still shapes it: values the path needs
+ * are kept in callee-saved registers (pushes and pops) and the code grows.
+ * EDGEPROBE_TRACE is, on x86-64 hosted C builds (EDGEPROBE_TRACE_ARGS), an
+ * argument probe like EDGEPROBE_PROBE (section 7): the site records where
+ * each argument lives, the function holds nothing else, and an enabled site
+ * formats the line from those locations. Its arguments are therefore always
+ * evaluated, as in a USDT probe: give it values the code has anyway (or use
+ * the lazy form for costly ones). Its format must be a string literal; its
+ * arguments integers, pointers, float or double, at most 12. Elsewhere
+ * (C++, aarch64, freestanding) EDGEPROBE_TRACE is the lazy form.
+ * ====================================================================== */
+/* The marker macros (their machinery is section 11). */
+#define EDGEPROBE_TRACE(name, ...) EDGEPROBE__TRACE(name, __VA_ARGS__)
+#define EDGEPROBE_TRACE_LAZY(name, ...) EDGEPROBE__TRACE_LAZY(name, __VA_ARGS__)
+#define EDGEPROBE_BRANCH(name) EDGEPROBE__BRANCH(name)
+#define EDGEPROBE_BRANCH_ON(name) EDGEPROBE__BRANCH_ON(name)
+#define EDGEPROBE_HANDLER(name, value) EDGEPROBE__HANDLER(name, value)
+
+/* ======================================================================
+ * 4. PROBES BY NAME, HANDLE AND COUNT; LISTING                 >>probes
  *
  * A *probe* is a name. A name may be used at several places in the source
  * (each a *point*, with its own file, line, function and dense id), and a
@@ -310,7 +455,7 @@ enum edgeprobe_kind {
     EDGEPROBE_KIND_ENTRY,       /* provider: function entry                */
     EDGEPROBE_KIND_EXIT,        /* provider: function exit                 */
     EDGEPROBE_KIND_FUNCTION,    /* patchable function entry: entry + exit  */
-    EDGEPROBE_KIND_PROBE        /* EDGEPROBE_PROBE (section 10)            */
+    EDGEPROBE_KIND_PROBE        /* EDGEPROBE_PROBE (section 7)            */
 };
 typedef struct edgeprobe_info {
     int id;                     /* dense, from 0; stable for the process   */
@@ -348,7 +493,256 @@ int edgeprobe_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2), 
 #endif
 
 /* ======================================================================
- * 5. LOW-LEVEL PATCHING API: any instruction at any address
+ * 5. HANDLERS AND DISCOVERY                                 >>handlers
+ *
+ * A handler probe (EDGEPROBE_HANDLER) calls the function attached to its
+ * name. Switching between two handlers is one atomic pointer store; only
+ * attaching the first handler (off -> on) and detaching (on -> off) rewrite
+ * code. RULE: when attach/detach returns, threads that had already loaded the
+ * old handler may still enter it. Call edgeprobe_handler_sync() before
+ * freeing anything the old handler or its `user` pointer uses.
+ * ====================================================================== */
+typedef void (*edgeprobe_handler_fn)(const edgeprobe_info *probe, void *user, uintptr_t value);
+int edgeprobe_attach(const char *pattern, edgeprobe_handler_fn fn, void *user);
+int edgeprobe_detach(const char *pattern);
+int edgeprobe_handler_sync(void);
+
+/* Discovery: fn is called once for every point already registered, then for
+ * each new one (libraries loaded later; provider probes on first execution).
+ * One callback per process; NULL removes it. It runs with the registry
+ * locked and must not call other edgeprobe functions. */
+typedef void (*edgeprobe_discover_fn)(const edgeprobe_info *info, void *arg);
+int edgeprobe_set_discovery(edgeprobe_discover_fn fn, void *arg);
+
+
+/* ======================================================================
+ * 6. FUNCTION PROBES (x86-64, hosted builds)               >>functions
+ *
+ * 6.1 On compiler NOP entries (-fpatchable-function-entry=5)
+ *
+ * Build any object (executable or shared library, with or without this
+ * header) with -fpatchable-function-entry=5: every function then starts
+ * with five bytes of NOP, listed by the compiler in the section
+ * __patchable_function_entries. edgeprobe finds those sections in the
+ * objects' files (dl_iterate_phdr + section headers), names every entry
+ * from .symtab (static functions included; .dynsym when stripped), and
+ * makes one probe per function, of kind EDGEPROBE_KIND_FUNCTION, with a
+ * dense id shared with the markers (edgeprobe_foreach, edgeprobe_point_info,
+ * the discovery callback).
+ *
+ * Off, a function costs its NOPs. On, the entry calls a per-function stub
+ * that reaches the function's data directly (no lookup) and then the entry
+ * handler, with every argument register preserved. If the entry handler
+ * returns non-zero (or there is none) and an exit handler is attached, the
+ * return address is swapped for a return trampoline and kept on a
+ * per-thread shadow stack; the exit handler then runs when the function
+ * returns, with %rax, %rdx, %xmm0-1 (their full vector width) and the x87
+ * stack preserved.
+ *
+ * Byte forms (see README "Function probes" for the safety argument):
+ *   clang      0f 1f 44 00 xx     <-> e8 <rel32 to stub>     (8-byte CAS;
+ *              a cache-line straddler: word patch once, then call patch)
+ *   gcc        90 90 90 90 90     <-> e8 90 90 90 90         (ONE byte:
+ *              the call's rel32 is the four NOPs; it lands on a mirror
+ *              stub 0x6f6f6f6b bytes below the function, which jumps on
+ *              to the function's stub. A thread anywhere inside the NOPs
+ *              runs valid code in either state.)
+ *   gcc, where no mirror page can be mapped (non-PIE executables below
+ *   1.8 GiB): the five NOPs are rewritten as one NOP5 only while no thread
+ *   can be between them - the process is single-threaded, or the object's
+ *   own constructor runs - and listed as not patchable otherwise.
+ *
+ * Handlers run with recursion blocked: a probed function called from a
+ * handler (or from a signal handler interrupting one) does not re-enter
+ * handlers. Handlers must not throw or longjmp.
+ * ====================================================================== */
+typedef struct edgeprobe_func_call {
+    const edgeprobe_info *probe;   /* the function: id, name, object file   */
+    void *fn;                      /* its patched entry (after an endbr64)   */
+    uintptr_t return_address;      /* where it returns to                   */
+    const uint64_t *args;          /* entry: %rdi %rsi %rdx %rcx %r8 %r9    */
+    uint64_t ret[2];               /* exit: %rax, %rdx                      */
+    uint64_t data;                 /* set by the entry handler, seen at exit */
+} edgeprobe_func_call;
+/* Entry: return non-zero to get the exit handler called for this call. */
+typedef int (*edgeprobe_entry_fn)(edgeprobe_func_call *call, void *user);
+typedef void (*edgeprobe_exit_fn)(const edgeprobe_func_call *call, void *user);
+
+/* Find the functions of loaded objects built with the flag (also done by
+ * every call below when objects were loaded or unloaded since). Returns the
+ * number of function probes, or EDGEPROBE_ENOFUNC. Slow: reads files. */
+EDGEPROBE__X86_ONLY int edgeprobe_func_scan(void);
+/* Attach handlers (entry and/or exit; both NULL is EDGEPROBE_EINVAL) to
+ * every function whose name matches `pattern`, and switch them on. Returns
+ * the number switched on; an exact name that matches nothing is
+ * EDGEPROBE_ENOENT, one that cannot be switched EDGEPROBE_EUNSAFE. */
+EDGEPROBE__X86_ONLY int edgeprobe_func_attach(const char *pattern, edgeprobe_entry_fn entry, edgeprobe_exit_fn exit,
+                          void *user);
+EDGEPROBE__X86_ONLY int edgeprobe_func_detach(const char *pattern);  /* off, then unbind      */
+/* Switch attached functions on or off without rebinding; count changed. */
+EDGEPROBE__X86_ONLY int edgeprobe_func_enable(const char *pattern);
+EDGEPROBE__X86_ONLY int edgeprobe_func_disable(const char *pattern);
+/* By id: the fast path (lock + one code write). on/off return 1 if the
+ * state changed, 0 if not; on needs an attached handler (EDGEPROBE_EINVAL). */
+EDGEPROBE__X86_ONLY int edgeprobe_func_attach_id(int id, edgeprobe_entry_fn entry, edgeprobe_exit_fn exit, void *user);
+EDGEPROBE__X86_ONLY int edgeprobe_func_on(int id);
+EDGEPROBE__X86_ONLY int edgeprobe_func_off(int id);
+/* Calls whose exit could not be hooked on this thread's shadow stack
+ * (it holds EDGEPROBE_FUNC_DEPTH frames), summed over all threads. */
+EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_lost_exits(void);
+#define EDGEPROBE_FUNC_DEPTH 65536
+
+/* 6.2 The -finstrument-functions provider. Define EDGEPROBE_PROVIDER in the
+ * file that defines EDGEPROBE_IMPLEMENTATION: that file then defines
+ * __cyg_profile_func_enter/exit. x86-64 only (not with EDGEPROBE_CORE_ONLY).
+ * Probes start on: every call site of __cyg_profile_func_enter/exit is
+ * discovered on its first call and then calls the attached handler, if any.
+ * Switching uses the call patch (section 9). attach binds a handler and
+ * switches on; off/disable switch off and keep the handler. By function-name
+ * glob, or by id (_id). attach and disable return the number of sites
+ * changed, or EDGEPROBE_ENEVER while no provider site has run yet. */
+EDGEPROBE__X86_ONLY int edgeprobe_provider_attach(const char *pattern, edgeprobe_handler_fn fn, void *user);
+EDGEPROBE__X86_ONLY int edgeprobe_provider_disable(const char *pattern);
+EDGEPROBE__X86_ONLY int edgeprobe_provider_attach_id(int id, edgeprobe_handler_fn fn, void *user);
+EDGEPROBE__X86_ONLY int edgeprobe_provider_off(int id);
+
+/* ======================================================================
+ * 7. ARGUMENT PROBES: EDGEPROBE_PROBE(name, args...)            >>args
+ *
+ *   EDGEPROBE_PROBE(name);                no arguments
+ *   EDGEPROBE_PROBE(name, a, b, ...);     up to 12 integer or pointer args
+ *   edgeprobe_attach_args("name*", fn, user);   edgeprobe_detach("name*");
+ *
+ * The function holds no code for the enabled path. As in a USDT probe, the
+ * marker only describes where each argument lives at the site - a
+ * register, a memory operand, a constant - as the asm operand text that is
+ * also the stapsdt note's argument list ("-4@%edi 8@-24(%rbp) 4@$7"; size
+ * in bytes, negative for signed). The compiler merely keeps each value
+ * somewhere at the site: a disabled PROBE is the NOP and nothing else.
+ *
+ * Enabled, the site jumps to a stub the marker emitted in .text.unlikely:
+ *
+ *   site:     jmp stub                     (off: the NOP5 / NOP8)
+ *   resume:   ...
+ *
+ *             .long argsite - .            the stub's own data (no lookup)
+ *   stub:     lea -128(%rsp), %rsp         step over the red zone before
+ *             call edgeprobe__args_tramp   anything is pushed or called
+ *             lea 128(%rsp), %rsp
+ *             jmp resume
+ *
+ * The trampoline (one per object and vector width, section 29.2) saves the 15
+ * general registers other than %rsp and the vector registers the TU's code
+ * can use (xmm, ymm or zmm and masks), aligns the stack, and passes the saved registers
+ * (with %rsp as it was at the site) to edgeprobe__args_hit. That reads each
+ * argument from its location - parsed once, when the object registers its
+ * sites, into the `argsite`, a writable block the marker emitted beside the
+ * stub (no allocation per site) - and calls the handler:
+ *
+ *   fn(info, user, args, nargs)           args[i]: 64 bits, sign-extended
+ *                                         for signed types, zero-extended
+ *                                         for unsigned ones and pointers
+ *
+ * Arguments are passed as rvalues (EDGEPROBE__ARGVAL): arrays decay to
+ * pointers, small types are promoted (same value), and an operand is never
+ * a symbol (`var(%rip)`) that a run-time parser could not resolve.
+ * Floating-point, struct, union and 128-bit arguments are compile-time
+ * errors (TRACE, section 29.4, takes float and double). Handler dispatch is the
+ * lock-free reader protocol of section 25; edgeprobe_handler_sync covers args
+ * handlers too. The trampoline carries no unwind information: a handler
+ * may not throw or unwind through it. The same stub and trampoline serve
+ * EDGEPROBE_TRACE's argument form (section 29.4).
+ *
+ * A site's spec is parsed the first time it is switched on (start-up
+ * neither parses nor writes the argsite); a spec that cannot be read makes
+ * that switch fail with EDGEPROBE_EINVAL, logged once, and the probe stays
+ * off (all its sites: section 18 never leaves a probe half switched).
+ * Cost: disabled, one NOP; enabled, jmp + the register save/restore + one
+ * indirect call (bench/RESULTS.md, "argument probes").
+ * ====================================================================== */
+#define EDGEPROBE_ARGS_MAX 12
+#if defined(__x86_64__)
+#define EDGEPROBE__ARGS_ONLY
+#else
+#define EDGEPROBE__ARGS_ONLY __attribute__((error("edgeprobe: EDGEPROBE_PROBE and edgeprobe_attach_args are x86-64 only")))
+#endif
+#define EDGEPROBE_PROBE(...) EDGEPROBE__PROBE(__VA_ARGS__) /* machinery: section 11.6 */
+typedef void (*edgeprobe_args_fn)(const edgeprobe_info *probe, void *user, const uint64_t *args, int nargs);
+/* Attach fn to every EDGEPROBE_PROBE matching pattern (and switch it on).
+ * Returns the number of probes matched; EDGEPROBE_EKIND for an exact name
+ * that has no EDGEPROBE_PROBE point (edgeprobe_attach likewise refuses a
+ * PROBE name); EDGEPROBE_EINVAL for a NULL fn. Detach with edgeprobe_detach;
+ * edgeprobe_handler_sync before freeing what the old handler used. */
+EDGEPROBE__ARGS_ONLY int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user);
+/* ======================================================================
+ * 8. CONTROL ENDPOINT (hosted builds): operate probes from a shell  >>control
+ *
+ * Opt-in. EDGEPROBE_CONTROL=1 in the environment (started from a
+ * constructor, before main) or a call to edgeprobe_control_start() starts
+ * one control thread; nothing runs and no socket exists otherwise. The
+ * thread serves a Unix stream socket in a private per-user directory:
+ *     $XDG_RUNTIME_DIR/edgeprobe/PID.sock   when XDG_RUNTIME_DIR is set
+ *     /tmp/edgeprobe-EUID/PID.sock          otherwise
+ * The directory is created with mode 0700; if it exists and is not a
+ * directory of this user closed to others, the endpoint is refused
+ * (EDGEPROBE_EPERM). Peers whose uid (SO_PEERCRED) is neither ours nor root
+ * are refused, and the refusal is logged to stderr. `build/edgeprobe` is the
+ * client (README, "Operating a running process").
+ *
+ * What the program can rely on:
+ *   - its threads never wait for the control thread: executing probes takes
+ *     no lock; TRACE lines bound for a client go into a ring of
+ *     EDGEPROBE__TRACE_SLOTS slots and are dropped (and counted) when it is
+ *     full. The control thread takes the registry lock only as
+ *     edgeprobe_enable does, and only for short batches.
+ *   - every socket is non-blocking; a silent or slow client cannot stall the
+ *     thread or other clients (idle ones are dropped after
+ *     EDGEPROBE__CTL_IDLE_MS).
+ *   - memory is bounded: EDGEPROBE__CTL_CLIENTS clients with fixed buffers,
+ *     plus the trace ring (1 MiB) once a trace has run.
+ *   - the socket file is removed by exit(); after a fork the child closes
+ *     its copies of the sockets and does not answer (it may call
+ *     edgeprobe_control_start() for an endpoint of its own). A process killed
+ *     by a signal leaves its socket; `edgeprobe ps` removes such files.
+ *   - the control thread blocks every signal: the program's handlers never
+ *     run on it.
+ *
+ * Protocol: one request per line of at most EDGEPROBE__CTL_LINE - 1
+ * printable ASCII bytes, then '\n'. Every reply is one or more lines; an
+ * error is "error EDGEPROBE_<CODE> <message>" and changes nothing. An
+ * overlong request is answered with an error and the connection closed.
+ *     hello                ok edgeprobe-control 1 <pid>
+ *     list                 probe<TAB>id<TAB>kind<TAB>on|off<TAB>hits<TAB>sites
+ *                            <TAB>name<TAB>file<TAB>line<TAB>function
+ *                          (one line per point), then "end <count>"
+ *     enable GLOB          ok <probes changed>
+ *     disable GLOB         ok <probes changed>
+ *     trace GLOB...        ok <switched on> <already on, left alone>; then,
+ *                          if any was switched on, "> <text>" for each line
+ *                          their TRACE markers print (to this client only).
+ *                          "stop" from the client ends it: the probes are
+ *                          switched off, then "dropped <n>" and "end". A
+ *                          client that disconnects ends it the same way.
+ * One trace session at a time (a second gets EDGEPROBE_EBUSY). Trace lines
+ * longer than EDGEPROBE__TRACE_TEXT - 1 bytes are cut.
+ * ====================================================================== */
+#ifndef EDGEPROBE_FREESTANDING
+/* Start the endpoint. Returns 1 when started, 0 if it was already running
+ * in this process, or a negative code (EDGEPROBE_EPERM: unsafe directory;
+ * EDGEPROBE_ENOMEM; EDGEPROBE_EINVAL: path too long; other socket errors
+ * as EDGEPROBE_EPROT). Slow: syscalls and a thread creation. */
+int edgeprobe_control_start(void);
+/* The socket's path, or NULL while no endpoint runs in this process. */
+const char *edgeprobe_control_path(void);
+/* The directory rule above, as printf formats, for clients (the edgeprobe
+ * command uses these): the directory under an absolute $XDG_RUNTIME_DIR, the
+ * one under /tmp for an effective uid, and a socket's name in either. */
+#define EDGEPROBE_CONTROL_DIR_XDG "%s/edgeprobe"
+#define EDGEPROBE_CONTROL_DIR_TMP "/tmp/edgeprobe-%u"
+#define EDGEPROBE_CONTROL_SOCKET "%s/%d.sock"
+#endif
+/* ======================================================================
+ * 9. LOW-LEVEL PATCHING: any instruction at any address        >>patch
  *
  * x86-64 only (not on aarch64, nor with EDGEPROBE_CORE_ONLY), except
  * edgeprobe_set_wx_strict.
@@ -388,180 +782,104 @@ EDGEPROBE__X86_ONLY int edgeprobe_patch_batch(const edgeprobe_patch_req *reqs, s
  *     1|4        e8 | <rel to ret>   call a `ret` trampoline within +-2 GiB
  *     2|3        eb 03 | r r r       jmp over the back bytes
  *     3|2, 4|1   eb 03 r | r r, ...  the same two front bytes */
-EDGEPROBE__X86_ONLY int edgeprobe_call_activate(void *site, int32_t rel32);
-EDGEPROBE__X86_ONLY int edgeprobe_call_deactivate(void *site);
+EDGEPROBE__X86_ONLY int edgeprobe_call_on(void *site, int32_t rel32);
+EDGEPROBE__X86_ONLY int edgeprobe_call_off(void *site);
 
 /* Protocol mode for straddlers: wait Tmax ticks, or membarrier SYNC_CORE. */
 enum edgeprobe_sync { EDGEPROBE_SYNC_TMAX = 0, EDGEPROBE_SYNC_SERIALIZE = 1 };
 EDGEPROBE__X86_ONLY int edgeprobe_set_sync(enum edgeprobe_sync mode); /* EDGEPROBE_ENOTSUP if unavailable */
-EDGEPROBE__X86_ONLY enum edgeprobe_sync edgeprobe_get_sync(void);
+EDGEPROBE__X86_ONLY enum edgeprobe_sync edgeprobe_sync_mode(void);
 EDGEPROBE__X86_ONLY int edgeprobe_set_tmax(uint64_t ticks);           /* 0 is allowed (unsafe; tests) */
-EDGEPROBE__X86_ONLY uint64_t edgeprobe_get_tmax(void);
+EDGEPROBE__X86_ONLY uint64_t edgeprobe_tmax(void);
 /* Writable-code policy: 1 strict W^X, 0 keep pages writable once opened. */
 int edgeprobe_set_wx_strict(int strict);
 
-/* ======================================================================
- * 6. HANDLERS AND DISCOVERY
- *
- * A handler probe (EDGEPROBE_HANDLER) calls the function attached to its
- * name. Switching between two handlers is one atomic pointer store; only
- * attaching the first handler (off -> on) and detaching (on -> off) rewrite
- * code. RULE: when attach/detach returns, threads that had already loaded the
- * old handler may still enter it. Call edgeprobe_handler_sync() before
- * freeing anything the old handler or its `user` pointer uses.
- * ====================================================================== */
-typedef void (*edgeprobe_handler_fn)(const edgeprobe_info *probe, void *user, uintptr_t value);
-int edgeprobe_attach(const char *pattern, edgeprobe_handler_fn fn, void *user);
-int edgeprobe_detach(const char *pattern);
-int edgeprobe_handler_sync(void);
-
-/* Discovery: fn is called once for every point already registered, then for
- * each new one (libraries loaded later; provider probes on first execution).
- * One callback per process; NULL removes it. It runs with the registry
- * locked and must not call other edgeprobe functions. */
-typedef void (*edgeprobe_discover_fn)(const edgeprobe_info *info, void *arg);
-int edgeprobe_set_discovery(edgeprobe_discover_fn fn, void *arg);
-
-/* -finstrument-functions provider (define EDGEPROBE_PROVIDER in one TU).
- * x86-64 only (not on aarch64, nor with EDGEPROBE_CORE_ONLY).
- * Probes start on: every call site of __cyg_profile_func_enter/exit is
- * discovered on its first call and then calls the attached handler, if any.
- * Toggling uses the call patch above. By id, or by function-name glob. */
-EDGEPROBE__X86_ONLY int edgeprobe_provider_activate(int id, edgeprobe_handler_fn fn, void *user);
-EDGEPROBE__X86_ONLY int edgeprobe_provider_deactivate(int id);
-EDGEPROBE__X86_ONLY int edgeprobe_provider_activate_glob(const char *pattern, edgeprobe_handler_fn fn, void *user);
-EDGEPROBE__X86_ONLY int edgeprobe_provider_deactivate_glob(const char *pattern);
+#ifndef __cplusplus
+#pragma GCC visibility pop
+#endif
 
 /* ======================================================================
- * 6b. FUNCTION PROBES ON COMPILER NOP ENTRIES (x86-64, hosted builds)
+ * RENAMED in 0.2: the old names, kept for one release           >>renamed
  *
- * Build any object (executable or shared library, with or without this
- * header) with -fpatchable-function-entry=5: every function then starts
- * with five bytes of NOP, listed by the compiler in the section
- * __patchable_function_entries. edgeprobe finds those sections in the
- * objects' files (dl_iterate_phdr + section headers), names every entry
- * from .symtab (static functions included; .dynsym when stripped), and
- * makes one probe per function, of kind EDGEPROBE_KIND_FUNCTION, with a
- * dense id shared with the markers (edgeprobe_foreach, edgeprobe_point_info,
- * the discovery callback).
- *
- * Off, a function costs its NOPs. On, the entry calls a per-function stub
- * that reaches the function's data directly (no lookup) and then the entry
- * handler, with every argument register preserved. If the entry handler
- * returns non-zero (or there is none) and an exit handler is attached, the
- * return address is swapped for a return trampoline and kept on a
- * per-thread shadow stack; the exit handler then runs when the function
- * returns, with %rax, %rdx, %xmm0-1 (their full vector width) and the x87
- * stack preserved.
- *
- * Byte forms (see README "Function probes" for the safety argument):
- *   clang      0f 1f 44 00 xx     <-> e8 <rel32 to stub>     (8-byte CAS;
- *              a cache-line straddler: word patch once, then call patch)
- *   gcc        90 90 90 90 90     <-> e8 90 90 90 90         (ONE byte:
- *              the call's rel32 is the four NOPs; it lands on a mirror
- *              stub 0x6f6f6f6b bytes below the function, which jumps on
- *              to the function's stub. A thread anywhere inside the NOPs
- *              runs valid code in either state.)
- *   gcc, where no mirror page can be mapped (non-PIE executables below
- *   1.8 GiB): the five NOPs are rewritten as one NOP5 only while no thread
- *   can be between them - the process is single-threaded, or the object's
- *   own constructor runs - and listed as not patchable otherwise.
- *
- * Handlers run with recursion blocked: a probed function called from a
- * handler (or from a signal handler interrupting one) does not re-enter
- * handlers. Handlers must not throw or longjmp.
+ * One verb per meaning: enable/disable take a pattern, on/off a handle or
+ * an id, get/put count, attach/detach bind handlers, and `_id` marks an
+ * id where the verb otherwise takes a pattern. Each old name still
+ * works and warns where it is used.
  * ====================================================================== */
-typedef struct edgeprobe_call {
-    const edgeprobe_info *probe;   /* the function: id, name, object file   */
-    void *fn;                      /* its patched entry (after an endbr64)   */
-    uintptr_t return_address;      /* where it returns to                   */
-    const uint64_t *args;          /* entry: %rdi %rsi %rdx %rcx %r8 %r9    */
-    uint64_t ret[2];               /* exit: %rax, %rdx                      */
-    uint64_t data;                 /* set by the entry handler, seen at exit */
-} edgeprobe_call;
-/* Entry: return non-zero to get the exit handler called for this call. */
-typedef int (*edgeprobe_entry_fn)(edgeprobe_call *call, void *user);
-typedef void (*edgeprobe_exit_fn)(const edgeprobe_call *call, void *user);
-
-/* Find the functions of loaded objects built with the flag (also done by
- * every call below when objects were loaded or unloaded since). Returns the
- * number of function probes, or EDGEPROBE_ENOFUNC. Slow: reads files. */
-EDGEPROBE__X86_ONLY int edgeprobe_func_scan(void);
-/* Attach handlers (entry and/or exit; both NULL is EDGEPROBE_EINVAL) to
- * every function whose name matches `pattern`, and switch them on. Returns
- * the number switched on; an exact name that matches nothing is
- * EDGEPROBE_ENOENT, one that cannot be switched EDGEPROBE_EUNSAFE. */
-EDGEPROBE__X86_ONLY int edgeprobe_func_attach(const char *pattern, edgeprobe_entry_fn entry, edgeprobe_exit_fn exit,
-                          void *user);
-EDGEPROBE__X86_ONLY int edgeprobe_func_detach(const char *pattern);  /* off, then unbind      */
-/* Switch attached functions on or off without rebinding; count changed. */
-EDGEPROBE__X86_ONLY int edgeprobe_func_enable(const char *pattern);
-EDGEPROBE__X86_ONLY int edgeprobe_func_disable(const char *pattern);
-/* By id: the fast path (lock + one code write). on/off return 1 if the
- * state changed, 0 if not; on needs an attached handler (EDGEPROBE_EINVAL). */
-EDGEPROBE__X86_ONLY int edgeprobe_func_attach_id(int id, edgeprobe_entry_fn entry, edgeprobe_exit_fn exit, void *user);
-EDGEPROBE__X86_ONLY int edgeprobe_func_on(int id);
-EDGEPROBE__X86_ONLY int edgeprobe_func_off(int id);
-/* Calls whose exit could not be hooked on this thread's shadow stack
- * (it holds EDGEPROBE_FUNC_DEPTH frames), summed over all threads. */
-EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_lost_exits(void);
-#define EDGEPROBE_FUNC_DEPTH 65536
-
+#define EDGEPROBE__PRAGMA(x) _Pragma(#x)
+#define EDGEPROBE__RENAMED(msg) EDGEPROBE__PRAGMA(GCC warning #msg)
+#define edgeprobe_provider_activate_glob(...) (EDGEPROBE__RENAMED(edgeprobe: edgeprobe_provider_activate_glob is now edgeprobe_provider_attach) edgeprobe_provider_attach(__VA_ARGS__))
+#define edgeprobe_provider_deactivate_glob(...) (EDGEPROBE__RENAMED(edgeprobe: edgeprobe_provider_deactivate_glob is now edgeprobe_provider_disable) edgeprobe_provider_disable(__VA_ARGS__))
+#define edgeprobe_provider_activate(...) (EDGEPROBE__RENAMED(edgeprobe: edgeprobe_provider_activate is now edgeprobe_provider_attach_id) edgeprobe_provider_attach_id(__VA_ARGS__))
+#define edgeprobe_provider_deactivate(...) (EDGEPROBE__RENAMED(edgeprobe: edgeprobe_provider_deactivate is now edgeprobe_provider_off) edgeprobe_provider_off(__VA_ARGS__))
+#define edgeprobe_call_activate(...) (EDGEPROBE__RENAMED(edgeprobe: edgeprobe_call_activate is now edgeprobe_call_on) edgeprobe_call_on(__VA_ARGS__))
+#define edgeprobe_call_deactivate(...) (EDGEPROBE__RENAMED(edgeprobe: edgeprobe_call_deactivate is now edgeprobe_call_off) edgeprobe_call_off(__VA_ARGS__))
+#define edgeprobe_get_sync(...) (EDGEPROBE__RENAMED(edgeprobe: edgeprobe_get_sync is now edgeprobe_sync_mode) edgeprobe_sync_mode(__VA_ARGS__))
+#define edgeprobe_get_tmax(...) (EDGEPROBE__RENAMED(edgeprobe: edgeprobe_get_tmax is now edgeprobe_tmax) edgeprobe_tmax(__VA_ARGS__))
+#define edgeprobe_call EDGEPROBE__RENAMED(edgeprobe: edgeprobe_call is now edgeprobe_func_call) edgeprobe_func_call
 #ifdef __cplusplus
 }
 #endif
 
 /* ======================================================================
- * 3. MARKERS
- *
- *   EDGEPROBE_TRACE(name, fmt, ...)   printf-style tracepoint via EDGEPROBE_SINK
- *   EDGEPROBE_TRACE_LAZY(name, fmt, ...)  the same, arguments evaluated only
- *                                     while on (see below)
- *   if (EDGEPROBE_BRANCH(name)) ...   static branch, off by default
- *   if (EDGEPROBE_BRANCH_ON(name)) ...static branch, on by default
- *   EDGEPROBE_HANDLER(name, value)    calls the handler attached to `name`
- *
- * `name` is a bare identifier-like token (letters, digits, _ . : -). Each use
- * emits, at the site, at most 4 bytes of NOP padding and a NOP5 (or an
- * aligned NOP8), plus one 32-byte record in section `edgeprobe_sites`
- * (read-only; every address is an offset from its own field, so the
- * loader relocates nothing):
- *
- *     .long site - .        where the NOP is
- *     .long target - .      the compiler's out-of-line code for the probe
- *     .long mark - .        the marker's mark (below)
- *     .long flags           site form, default-on; kind << 16
- *     .long line
- *     .long name - .        NUL-terminated strings in .rodata
- *     .long file - .
- *     .long function - .
- *
- * and one 8-byte static mark, zero in the file (.bss): the enabled path's
- * way to the marker's point, which the registry keeps (8.8). Start-up
- * writes no mark; the registry links one just before its marker is first
- * bound or one of its sites first switched on.
- *
- * Enabled, the site holds `jmp target`. On aarch64 the site is one 4-byte
- * NOP (no padding), `b target` when enabled. The out-of-line code may use the
- * function's local variables; the compiler wrote it, so the enabled path is
- * as good as an `if`. The statement-expression forms need GNU C (gcc, clang).
- *
- * TRACE comes in two forms. EDGEPROBE_TRACE_LAZY is the one above: the
- * compiler's enabled path (evaluate the arguments, call the sink) sits in
- * the function, so a disabled site still shapes it: values the path needs
- * are kept in callee-saved registers (pushes and pops) and the code grows.
- * EDGEPROBE_TRACE is, on x86-64 hosted C builds (EDGEPROBE_TRACE_ARGS), an
- * argument probe like EDGEPROBE_PROBE (section 10): the site records where
- * each argument lives, the function holds nothing else, and an enabled site
- * formats the line from those locations. Its arguments are therefore always
- * evaluated, as in a USDT probe: give it values the code has anyway (or use
- * the lazy form for costly ones). Its format must be a string literal; its
- * arguments integers, pointers, float or double, at most 12. Elsewhere
- * (C++, aarch64, freestanding) EDGEPROBE_TRACE is the lazy form.
+ * PART II. HOW IT IS BUILT
  * ====================================================================== */
 
+/* ======================================================================
+ * 10. HOW IT WORKS (README.md has the long form)                  >>how
+ *
+ * Marker site, NOP5 form, inside one aligned 8-byte word w:
+ *
+ *     w+0      w+1                    w+6   w+8
+ *     | pad | 0f 1f 44 00 00        | ...   |   off: NOP5
+ *     | pad | e9 <rel32 to target>  | ...   |   on:  jmp target
+ *
+ * Toggling = verify the 5 bytes, then one `lock cmpxchg` of the word (the
+ * neighbouring bytes are compared and kept). Instruction fetch sees the
+ * whole old or the whole new word (paper section 3).
+ *
+ * aarch64: the site is one aligned A64 word, d503201f (nop) when off,
+ * 14000000 | imm26 (b target) when on; toggling = verify, compare-and-swap
+ * the word, __builtin___clear_cache (section 11.1 says why that suffices).
+ *
+ * Process-wide state lives in one heap block, the *root*. Each object that
+ * includes this header carries one ELF note (COMDAT, retained) pointing at
+ * that object's hidden `edgeprobe__object` slot; the first call in an object
+ * walks the loaded objects (dl_iterate_phdr), adopts a root it finds in any
+ * slot, or creates one. Every object registers its site table from a
+ * constructor and unregisters it from a destructor, so dlopen and dlclose
+ * keep the registry exact. Root creation happens in those constructors,
+ * which the dynamic loader runs one at a time; two roots could only appear if
+ * two threads ran code of objects whose constructors have not yet run.
+ * ====================================================================== */
+
+/* ======================================================================
+ * 11. WHAT EVERY FILE COMPILES                                   >>sites
+ *
+ * Every file that includes this header compiles this section and nothing
+ * after it: the markers' machinery, the architecture back ends, the types
+ * the enabled paths read, and those paths themselves (inline, or declared
+ * here and defined once by the implementation). No function is defined
+ * here that a file would have to emit; a file's object holds its sites,
+ * their records and notes, and 4 bytes that ask for the implementation.
+ * ====================================================================== */
+#if defined(__has_attribute)
+#if __has_attribute(patchable_function_entry)
+#define EDGEPROBE__NOPATCH patchable_function_entry(0, 0),
+#endif
+#endif
+#ifndef EDGEPROBE__NOPATCH
+#define EDGEPROBE__NOPATCH
+#endif
+#define EDGEPROBE__FN __attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function))
+#define EDGEPROBE__INLINE static inline __attribute__((EDGEPROBE__NOPATCH always_inline, no_instrument_function))
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+
 /* A point: what the registry knows of one source-level marker (kept in
- * its object's block of points, 8.8) or of one function probe. */
+ * its object's block of points, section 19) or of one function probe. */
 struct edgeprobe__mark;
 typedef struct edgeprobe__point {
     const char *name;
@@ -581,7 +899,7 @@ typedef struct edgeprobe__point {
 /* A marker's mark (see above). Its only field is written at run time, so
  * it lies in zero-filled pages that start-up never touches. */
 typedef struct edgeprobe__mark {
-    edgeprobe__point *point;     /* atomic; NULL until linked (8.8)         */
+    edgeprobe__point *point;     /* atomic; NULL until linked (section 19)         */
 } edgeprobe__mark;
 
 #define EDGEPROBE__F_NOP8 1u        /* record flag: 8-byte site           */
@@ -589,10 +907,10 @@ typedef struct edgeprobe__mark {
 #define EDGEPROBE__PF_UNSAFE 2u     /* point flag: listed, never switched */
 #define EDGEPROBE__PF_LINKED 4u     /* point flag: its mark points at it  */
 #define EDGEPROBE__F_DEFAULT_ON 2u  /* record flag: NOP means "on"        */
-#define EDGEPROBE__F_ARGS 4u        /* record flag: argument site (PROBE, TRACE), target = its stub (section 10) */
+#define EDGEPROBE__F_ARGS 4u        /* record flag: argument site (PROBE, TRACE), target = its stub (section 7) */
 
-/* Marker bytes: the one part of the architecture back ends (section 8.1)
- * that must come before the markers. "S" is aarch64's symbol operand, which
+/* Marker bytes, per architecture (the rest of each back end: section 11.1).
+ * "S" is aarch64's symbol operand for the record's fields, which
  * also works under -fPIC (its "i" does not). */
 #if defined(__aarch64__)
 /* One A64 NOP; like every A64 instruction it is 4-byte aligned, so it is one
@@ -641,6 +959,20 @@ typedef struct edgeprobe__mark {
     ".asciz \"" argspec "\"\n"                                                 \
     "994: .balign 4\n.popsection\n"
 
+/* Every file that places a marker needs the implementation in its
+ * executable or shared library: each such file refers, once (the .ifndef),
+ * to a symbol that only the implementation defines, so a forgotten
+ * EDGEPROBE_IMPLEMENTATION is a link error that says what to do. 4
+ * read-only bytes per file, resolved at link time (the symbol is hidden: no
+ * dynamic relocation); the R flag keeps them under --gc-sections, so the
+ * check holds there too. A file without markers (a client that only wants
+ * the types and constants) needs nothing. */
+#define EDGEPROBE__IMPL_SYM \
+    "edgeprobe_define_EDGEPROBE_IMPLEMENTATION_in_one_file_of_each_executable_and_shared_library"
+#define EDGEPROBE__NEED_IMPL_ASM                                               \
+    ".ifndef .Ledgeprobe_need\n.set .Ledgeprobe_need, 1\n"                     \
+    ".pushsection edgeprobe_need,\"aR\",@progbits\n.balign 4\n"                \
+    ".long " EDGEPROBE__IMPL_SYM " - .\n.hidden " EDGEPROBE__IMPL_SYM "\n.popsection\n.endif\n"
 /* A site's record (section 3's table). `target`, `line` and `name` are asm
  * text: the label the site jumps to, a number, a label. The other fields
  * are named operands (markers with arguments number theirs freely, and
@@ -650,7 +982,7 @@ typedef struct edgeprobe__mark {
     ".balign 4\n"                                                              \
     ".long 1b - ., " target " - ., %c[edgeprobe__m] - ., %c[edgeprobe__f]\n"   \
     ".long " line ", " name " - ., %c[edgeprobe__fl] - ., %c[edgeprobe__fn] - .\n" \
-    ".popsection\n"
+    ".popsection\n" EDGEPROBE__NEED_IMPL_ASM
 #define EDGEPROBE__RECORD_OPERANDS(mark, flags, file, function)               \
     [edgeprobe__m] EDGEPROBE__SYM(mark), [edgeprobe__f] "i"((flags) | EDGEPROBE__F_FORM), \
     [edgeprobe__fl] EDGEPROBE__SYM(file), [edgeprobe__fn] EDGEPROBE__SYM(function)
@@ -728,20 +1060,20 @@ edgeprobe__taken:
 #ifdef EDGEPROBE_DISABLE_ALL
 #define EDGEPROBE__TEST(pname, kind, flags) 0
 #define EDGEPROBE__TEST_COUNTED(pname, kind) 0
-#define EDGEPROBE_BRANCH_ON(pname) 1
-#define EDGEPROBE_HANDLER(pname, value) ((void)(value))
-#define EDGEPROBE_TRACE_LAZY(pname, ...)                                       \
+#define EDGEPROBE__BRANCH_ON(pname) 1
+#define EDGEPROBE__HANDLER(pname, value) ((void)(value))
+#define EDGEPROBE__TRACE_LAZY(pname, ...)                                       \
     do {                                                                       \
         if (0) (void)EDGEPROBE_SINK(__VA_ARGS__);                              \
     } while (0)
-#define EDGEPROBE_TRACE EDGEPROBE_TRACE_LAZY
+#define EDGEPROBE__TRACE EDGEPROBE__TRACE_LAZY
 #else
 #define EDGEPROBE__TEST(pname, kind, flags)                                    \
     __extension__({                                                            \
         EDGEPROBE__MARK_DEF(edgeprobe__mk);                                    \
         EDGEPROBE__JUMPS(edgeprobe__mk, kind, flags, pname);                   \
     })
-#define EDGEPROBE_BRANCH_ON(pname)                                             \
+#define EDGEPROBE__BRANCH_ON(pname)                                             \
     __builtin_expect(!EDGEPROBE__TEST(pname, EDGEPROBE_KIND_BRANCH_ON,         \
                                       EDGEPROBE__F_DEFAULT_ON), 1)
 #if defined(EDGEPROBE_HANDLER_INLINE) && EDGEPROBE_HANDLER_INLINE
@@ -751,23 +1083,23 @@ edgeprobe__taken:
 #define EDGEPROBE__HANDLER_CALL edgeprobe__dispatch
 #define EDGEPROBE__HANDLER_LABEL
 #endif
-#define EDGEPROBE_HANDLER(pname, value)                                        \
+#define EDGEPROBE__HANDLER(pname, value)                                        \
     do {                                                                       \
         EDGEPROBE__MARK_DEF(edgeprobe__mk);                                    \
         if (__builtin_expect(EDGEPROBE__JUMPS_ATTR(edgeprobe__mk, EDGEPROBE_KIND_HANDLER, 0, pname, \
                                                    EDGEPROBE__HANDLER_LABEL), 0)) \
             EDGEPROBE__HANDLER_CALL(&edgeprobe__mk, (uintptr_t)(value));       \
     } while (0)
-/* The taken side counts the hit (section 8.12a); the NOP side is untouched. */
+/* The taken side counts the hit (section 24); the NOP side is untouched. */
 #define EDGEPROBE__TEST_COUNTED(pname, kind)                                   \
     __extension__({                                                            \
         EDGEPROBE__MARK_DEF(edgeprobe__mk);                                    \
         EDGEPROBE__JUMPS(edgeprobe__mk, kind, 0, pname) ? (edgeprobe__count_hit(&edgeprobe__mk), 1) : 0; \
     })
 /* A TRACE line goes to EDGEPROBE_SINK, or, while `edgeprobe trace` holds
- * the probe, to that client only (section 9). Arguments are evaluated once,
+ * the probe, to that client only (section 8). Arguments are evaluated once,
  * and only while the probe is on. */
-#define EDGEPROBE_TRACE_LAZY(pname, ...)                                       \
+#define EDGEPROBE__TRACE_LAZY(pname, ...)                                       \
     do {                                                                       \
         EDGEPROBE__MARK_DEF(edgeprobe__mk);                                    \
         if (__builtin_expect(EDGEPROBE__JUMPS(edgeprobe__mk, EDGEPROBE_KIND_TRACE, 0, pname), 0)) { \
@@ -778,9 +1110,9 @@ edgeprobe__taken:
         }                                                                      \
     } while (0)
 #if EDGEPROBE__TRACE_ARGS_FORM
-#define EDGEPROBE_TRACE(pname, ...) EDGEPROBE__TRACE_ARGS(pname, __VA_ARGS__) /* 10.4 */
+#define EDGEPROBE__TRACE(pname, ...) EDGEPROBE__TRACE_ARGS(pname, __VA_ARGS__) /* section 29.4 */
 #else
-#define EDGEPROBE_TRACE EDGEPROBE_TRACE_LAZY
+#define EDGEPROBE__TRACE EDGEPROBE__TRACE_LAZY
 #endif
 #endif
 #ifndef EDGEPROBE_FREESTANDING
@@ -789,62 +1121,11 @@ edgeprobe__taken:
 #define EDGEPROBE__ROUTE(pt, ...) (void)EDGEPROBE_SINK(__VA_ARGS__)
 #endif
 
-#define EDGEPROBE_BRANCH(pname)                                                \
+#define EDGEPROBE__BRANCH(pname)                                                \
     __builtin_expect(EDGEPROBE__TEST_COUNTED(pname, EDGEPROBE_KIND_BRANCH), 0)
 
-/* ======================================================================
- * 7. HOW IT WORKS (see README.md for the long form)
- *
- * Marker site, NOP5 form, inside one aligned 8-byte word w:
- *
- *     w+0      w+1                    w+6   w+8
- *     | pad | 0f 1f 44 00 00        | ...   |   off: NOP5
- *     | pad | e9 <rel32 to target>  | ...   |   on:  jmp target
- *
- * Toggling = verify the 5 bytes, then one `lock cmpxchg` of the word (the
- * neighbouring bytes are compared and kept). Instruction fetch sees the
- * whole old or the whole new word (paper section 3).
- *
- * aarch64: the site is one aligned A64 word, d503201f (nop) when off,
- * 14000000 | imm26 (b target) when on; toggling = verify, compare-and-swap
- * the word, __builtin___clear_cache (section 8.1 says why that suffices).
- *
- * Process-wide state lives in one heap block, the *root*. Each object that
- * includes this header carries one ELF note (COMDAT, retained) pointing at
- * that object's hidden `edgeprobe__object` slot; the first call in an object
- * walks the loaded objects (dl_iterate_phdr), adopts a root it finds in any
- * slot, or creates one. Every object registers its site table from a
- * constructor and unregisters it from a destructor, so dlopen and dlclose
- * keep the registry exact. Root creation happens in those constructors,
- * which the dynamic loader runs one at a time; two roots could only appear if
- * two threads ran code of objects whose constructors have not yet run.
- * ====================================================================== */
 
-/* ======================================================================
- * 8. IMPLEMENTATION
- *
- * Every function below is a weak, hidden definition: the linker keeps one
- * copy per object (executable or shared library), and all copies operate on
- * the one root. Nothing here is a per-TU `static` variable.
- * ====================================================================== */
-/* Never instrumented, never a function probe: edgeprobe's own code must not
- * call itself from a probe, whatever flags the including file is built with. */
-#if defined(__has_attribute)
-#if __has_attribute(patchable_function_entry)
-#define EDGEPROBE__NOPATCH patchable_function_entry(0, 0),
-#endif
-#endif
-#ifndef EDGEPROBE__NOPATCH
-#define EDGEPROBE__NOPATCH
-#endif
-#define EDGEPROBE__FN __attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function))
-#define EDGEPROBE__INLINE static inline __attribute__((EDGEPROBE__NOPATCH always_inline, no_instrument_function))
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* ---- 8.1 architecture back ends ------------------------------------------
+/* ---- 11.1 architecture back ends: x86-64, then aarch64        >>arch ----
  * All that differs between x86-64 and aarch64, behind one interface (only
  * the marker bytes live apart, in section 3, which must precede this):
  *   EDGEPROBE__LINE, EDGEPROBE__PAGE   cache line and page size
@@ -922,13 +1203,13 @@ EDGEPROBE__INLINE unsigned char *edgeprobe__window(unsigned char *p, size_t n) {
     return (unsigned char *)((uintptr_t)p + 8 <= line_end ? (uintptr_t)p : line_end - 8);
 }
 
-/* Marker sites (section 7): off NOP5 or NOP8, on `jmp rel32 target`. */
+/* Marker sites (section 10): off NOP5 or NOP8, on `jmp rel32 target`. */
 EDGEPROBE__INLINE size_t edgeprobe__site_len(unsigned flags) {
     return (flags & EDGEPROBE__F_NOP8) ? 8 : 5;
 }
-EDGEPROBE__FN size_t edgeprobe__site_form(const unsigned char *addr, const unsigned char *target,
+EDGEPROBE__INLINE size_t edgeprobe__site_form(const unsigned char *addr, const unsigned char *target,
                                           unsigned flags, int jump, unsigned char out[8]);
-EDGEPROBE__FN size_t edgeprobe__site_form(const unsigned char *addr, const unsigned char *target,
+EDGEPROBE__INLINE size_t edgeprobe__site_form(const unsigned char *addr, const unsigned char *target,
                                           unsigned flags, int jump, unsigned char out[8]) {
     size_t n = edgeprobe__site_len(flags);
     if (!jump) {
@@ -941,7 +1222,6 @@ EDGEPROBE__FN size_t edgeprobe__site_form(const unsigned char *addr, const unsig
     }
     return n;
 }
-
 #elif defined(__aarch64__) /* ================== aarch64 ================== */
 /* A site is one A64 instruction: NOP, or `b target` (imm26, +-128 MiB). The
  * Arm ARM ("Concurrent modification and execution of instructions") lets one
@@ -994,9 +1274,9 @@ EDGEPROBE__INLINE size_t edgeprobe__site_len(unsigned flags) {
     (void)flags;
     return 4;
 }
-EDGEPROBE__FN size_t edgeprobe__site_form(const unsigned char *addr, const unsigned char *target,
+EDGEPROBE__INLINE size_t edgeprobe__site_form(const unsigned char *addr, const unsigned char *target,
                                           unsigned flags, int jump, unsigned char out[8]);
-EDGEPROBE__FN size_t edgeprobe__site_form(const unsigned char *addr, const unsigned char *target,
+EDGEPROBE__INLINE size_t edgeprobe__site_form(const unsigned char *addr, const unsigned char *target,
                                           unsigned flags, int jump, unsigned char out[8]) {
     uint32_t insn = EDGEPROBE__A64_NOP;
     intptr_t d = target - addr;
@@ -1021,6 +1301,172 @@ EDGEPROBE__INLINE uintptr_t edgeprobe__self(void) {
     return 0;
 #endif
 }
+
+/* ---- 11.2 the C library, under private names                 >>libc ----
+ * The one type of the C library that the root (11.3) holds; the rest of the
+ * C library, and the hooks a freestanding build supplies, are section 13. */
+#ifndef EDGEPROBE_FREESTANDING
+typedef struct edgeprobe__sigaction_t { /* glibc's struct sigaction, x86-64 */
+    void (*action)(int, void *, void *);
+    unsigned long mask[16];
+    int flags;
+    void (*restorer)(void);
+} edgeprobe__sigaction_t;
+#endif
+
+/* ---- 11.3 the registry's types                              >>types ---- */
+#define EDGEPROBE__SPARES 8         /* blocks of points kept for reuse     */
+#define EDGEPROBE__FLIGHT_SETS 1024u /* in-flight table: sets, by cache line */
+#define EDGEPROBE__FLIGHT_WAYS 8u   /* straddlers in flight per set          */
+#define EDGEPROBE__RECENT 4096u     /* recently finished straddlers (ring)   */
+#define EDGEPROBE__CHUNK 1024u     /* point ids per chunk                   */
+#ifndef EDGEPROBE_CORE_ONLY
+#define EDGEPROBE__CHUNKS 4096u    /* => 4M points                          */
+#else
+#define EDGEPROBE__CHUNKS 64u      /* small targets: 64K points, 512 bytes  */
+#endif
+#define EDGEPROBE__STRIPES 16u     /* handler-entry counters, hit counters  */
+#define EDGEPROBE__TRAMPS 64u      /* ret-trampoline pages                  */
+
+typedef struct {
+    int v;
+    uintptr_t owner;             /* thread holding it (hosted builds)      */
+} edgeprobe__lock_t;
+
+/* One site of a point: where the NOP is, where its jump goes. */
+typedef struct edgeprobe__site {
+    unsigned char *addr;
+    unsigned char *target;
+    unsigned flags;              /* EDGEPROBE__F_* */
+    edgeprobe__point *point;
+} edgeprobe__site;
+
+/* A probe: a name, its state, and every site and point that bears it.
+ * Carved from the registry arena (section 19) and never freed: handles stay valid.
+ * Most probes have one site and one point: `sites` and `points` start as the
+ * inline slots site0 and point0 and move to the heap only when they grow. */
+struct edgeprobe__probe {
+    struct edgeprobe__probe *next_hash;
+    int count;                   /* on while > 0 */
+    int nsites, site_cap;
+    edgeprobe__site *sites;
+    int npoints, point_cap;
+    edgeprobe__point **points;
+    int routed;                  /* TRACE lines go to `edgeprobe trace` (section 8) */
+    uint32_t hash;               /* edgeprobe__hash_str(name), computed once */
+    const char *name;            /* NUL-terminated, in the arena after the probe */
+    edgeprobe__site site0;
+    edgeprobe__point *point0;
+};
+
+/* A handler binding: immutable once published, freed only after a sync. */
+typedef struct edgeprobe__binding {
+    edgeprobe_handler_fn fn;
+    void *user;
+    struct edgeprobe__binding *next_retired;
+} edgeprobe__binding;
+typedef struct edgeprobe__flight {
+    uintptr_t site;              /* 0 = free                                */
+    unsigned seq;
+    int state;
+    int error;                   /* a step found foreign bytes: EBYTES     */
+    uintptr_t owner;             /* thread that started it                  */
+    uint64_t stamp;              /* TSC of the last step                   */
+    unsigned char len, old[8], insn[8];
+} edgeprobe__flight;
+
+/* A code page that edgeprobe made writable. */
+typedef struct edgeprobe__page { uintptr_t addr; int refs; int open; } edgeprobe__page;
+
+typedef struct edgeprobe__root {
+    uint64_t magic;
+    unsigned abi, size;
+    edgeprobe__lock_t lock;      /* registry, pages, flights (writers)     */
+    /* policy */
+    int sync_mode;               /* enum edgeprobe_sync                    */
+    int sync_registered;
+    uint64_t tmax;
+    int wx_strict;
+    edgeprobe_log_fn log;
+    void *log_arg;
+    char env_enable[1024];       /* EDGEPROBE_ENABLE, validated           */
+    /* registry */
+    struct edgeprobe__probe **hash;
+    unsigned hash_cap, nprobes;
+    edgeprobe__point **marks;    /* markers' points by mark address (section 19)  */
+    unsigned mark_cap, nmarks;
+    edgeprobe__point *spare_points[EDGEPROBE__SPARES]; /* unloaded objects' */
+    size_t spare_cap[EDGEPROBE__SPARES];                /* blocks (section 19)     */
+    edgeprobe__point **chunks[EDGEPROBE__CHUNKS];
+    int npoints;
+    edgeprobe_discover_fn discover;
+    void *discover_arg;
+    /* handlers */
+    volatile unsigned long entering[EDGEPROBE__STRIPES][8]; /* [stripe][epoch&1], padded */
+    unsigned epoch;
+    edgeprobe__binding *retired;
+    edgeprobe__lock_t sync_lock; /* one edgeprobe_handler_sync at a time   */
+    struct edgeprobe__reader *readers; /* per-thread handler state (section 25)  */
+    int readers_fence;           /* 1: no membarrier; readers fence instead */
+    /* code pages */
+    edgeprobe__page *pages;
+    unsigned page_cap, npages;
+#if EDGEPROBE__HAS_PATCH
+    /* low-level patching */
+    edgeprobe__flight flights[EDGEPROBE__FLIGHT_SETS][EDGEPROBE__FLIGHT_WAYS];
+    uintptr_t recent[EDGEPROBE__RECENT]; /* finished straddlers, newest last */
+    unsigned recent_next;
+    unsigned in_flight;          /* entries in use: 0 skips overlap checks */
+    int trap_installed;
+#ifndef EDGEPROBE_FREESTANDING
+    edgeprobe__sigaction_t trap_prev;
+#endif
+    uintptr_t tramps[EDGEPROBE__TRAMPS];
+    unsigned ntramps;
+#endif
+    /* -finstrument-functions provider */
+    struct edgeprobe__provider *provider;
+    /* function probes on patchable entries (section 27) */
+    struct edgeprobe__func_state *fstate;
+    /* hit counts, per chunk of points: [stripe][id % CHUNK] (section 24) */
+    uint64_t *hits[EDGEPROBE__CHUNKS];
+    struct edgeprobe__control *control; /* section 8; NULL until started */
+    /* registry arena (section 19): probes and names, one block per object's table */
+    char *arena_next;
+    size_t arena_left;
+} edgeprobe__root;
+
+/* One per object (weak + hidden: the linker keeps one copy per executable or
+ * shared library). The ELF note below points at it. */
+typedef struct edgeprobe__object {
+    edgeprobe__root *root;
+    int registered;
+    int pinned;                  /* made undeletable: it may hold the SIGTRAP
+                                    handler or the function trampolines    */
+    edgeprobe__point *points;    /* its markers' points (section 19): a block with
+                                    room for one per record                */
+    size_t npoints, point_cap;
+} edgeprobe__object;
+/* The object's slot and the thread's handler record: defined once per object
+ * by the implementation (weak and hidden), read by the enabled paths. */
+extern edgeprobe__object edgeprobe__this_object __attribute__((visibility("hidden")));
+#ifndef EDGEPROBE_FREESTANDING
+extern __thread struct edgeprobe__reader *edgeprobe__my_reader
+    __attribute__((visibility("hidden"), tls_model("initial-exec")));
+#endif
+
+/* The site table of this object, [__start, __stop). */
+typedef struct edgeprobe__record {
+    int32_t site, target, mark;
+    uint32_t flags;              /* EDGEPROBE__F_* | kind << 16              */
+    int32_t line;
+    int32_t name, file, function;
+} edgeprobe__record;
+#define EDGEPROBE__RECORD_FLAGS(rec) ((rec)->flags & 0xffffu)
+#define EDGEPROBE__RECORD_KIND(rec) ((rec)->flags >> 16)
+/* This object's table of records, [__start, __stop). */
+extern const edgeprobe__record __start_edgeprobe_sites[] __attribute__((visibility("hidden")));
+extern const edgeprobe__record __stop_edgeprobe_sites[] __attribute__((visibility("hidden")));
 /* The address a self-relative field names. Through an integer, so that the
  * result is not "based on" the field: the tables are const, the points they
  * name are written, and clang with LTO otherwise treats loads from the points
@@ -1029,6 +1475,447 @@ EDGEPROBE__INLINE void *edgeprobe__rel(const int32_t *field) {
     return (void *)((uintptr_t)field + (uintptr_t)(intptr_t)*field);
 }
 
+EDGEPROBE__INLINE uint32_t edgeprobe__hash_ptr(uintptr_t p) {
+    uint64_t h = (uint64_t)p * 0x9e3779b97f4a7c15ULL;
+    return (uint32_t)(h >> 32);
+}
+
+/* ---- 11.4 hit counts: the enabled paths' side               >>count ----
+ * Enabled TRACE, BRANCH and HANDLER sites count their hits (BRANCH_ON, on by
+ * default, has no out-of-line path and counts nothing). A hot probe hit by
+ * several threads must not become one contended cache line, so each point
+ * has one counter per stripe; a chunk of EDGEPROBE__CHUNK points keeps
+ * stripe s as one contiguous row [s][id % CHUNK], so hits on different
+ * stripes never write the same line.
+ *   - where the kernel publishes the current CPU through rseq (glibc 2.35
+ *     and later), the stripe is the CPU number (mod EDGEPROBE__STRIPES) and
+ *     the increment is one unlocked `addq`: an instruction is never split by
+ *     preemption, so threads sharing a CPU never lose a count. A count can be
+ *     lost only if a thread migrates between reading its CPU and the add
+ *     while another thread hits the same point there, or on machines with
+ *     more than EDGEPROBE__STRIPES CPUs (CPUs n and n + 16 share a stripe).
+ *   - otherwise (older libc, rseq off, freestanding) the stripe is a hash of
+ *     the thread pointer and the increment a locked add: exact, and
+ *     contended only when two threads hash to the same stripe.
+ * Cost and its floor: bench/control.c, bench/RESULTS.md. */
+#if !defined(EDGEPROBE_FREESTANDING) && defined(__x86_64__) /* rseq's CPU through %fs */
+/* glibc >= 2.35 (weak: absent before), under private names so that they
+ * never clash with <sys/rseq.h>'s declarations (C++ linkage there). */
+extern const ptrdiff_t edgeprobe__rseq_offset __asm__("__rseq_offset") __attribute__((weak));
+extern const unsigned int edgeprobe__rseq_size __asm__("__rseq_size") __attribute__((weak));
+#endif
+EDGEPROBE__INLINE unsigned edgeprobe__hit_stripe(void) {
+    return edgeprobe__hash_ptr(edgeprobe__self() >> 12) & (EDGEPROBE__STRIPES - 1);
+}
+EDGEPROBE__INLINE void edgeprobe__hit_add(uint64_t *row, unsigned id) {
+    uint64_t *counter;
+#if !defined(EDGEPROBE_FREESTANDING) && defined(__x86_64__)
+    if (&edgeprobe__rseq_size && edgeprobe__rseq_size) {
+        uint32_t cpu; /* struct rseq: cpu_id_start at 0, cpu_id at 4 */
+        __asm__ volatile("movl %%fs:4(%1), %0" : "=r"(cpu) : "r"(edgeprobe__rseq_offset));
+        counter = &row[(cpu & (EDGEPROBE__STRIPES - 1)) * EDGEPROBE__CHUNK + id % EDGEPROBE__CHUNK];
+        __asm__ volatile("addq $1, %0" : "+m"(*counter)); /* one instruction, not locked */
+        return;
+    }
+#endif
+    counter = &row[edgeprobe__hit_stripe() * EDGEPROBE__CHUNK + id % EDGEPROBE__CHUNK];
+    __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+/* Count a hit of pt. Returns 1 when the point's TRACE lines go to
+ * `edgeprobe trace` (9). */
+EDGEPROBE__INLINE int edgeprobe__hit_point(edgeprobe__point *pt) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
+    unsigned id = (unsigned)__atomic_load_n(&pt->id_plus_1, __ATOMIC_RELAXED) - 1u;
+    struct edgeprobe__probe *p = __atomic_load_n(&pt->probe, __ATOMIC_RELAXED);
+    uint64_t *row;
+    if (r && id < EDGEPROBE__CHUNK * EDGEPROBE__CHUNKS && /* registered */
+        (row = __atomic_load_n(&r->hits[id / EDGEPROBE__CHUNK], __ATOMIC_ACQUIRE)))
+        edgeprobe__hit_add(row, id);
+    return p && __atomic_load_n(&p->routed, __ATOMIC_RELAXED);
+}
+/* A marker's point, or NULL while its mark is not linked (section 19). */
+EDGEPROBE__INLINE edgeprobe__point *edgeprobe__mark_point(edgeprobe__mark *m) {
+    return __atomic_load_n(&m->point, __ATOMIC_ACQUIRE);
+}
+/* A marker's count. Out of line and cold: it adds one call to a site's
+ * enabled path, not ~150 bytes of code to every probed function. Code size
+ * is what disabled probes cost in large programs (bench/RESULTS.md, issue
+ * 10). */
+EDGEPROBE__FN __attribute__((cold)) int edgeprobe__hit(edgeprobe__mark *m);
+EDGEPROBE__INLINE void edgeprobe__count_hit(edgeprobe__mark *m) {
+#if EDGEPROBE_HIT_COUNTS
+    (void)edgeprobe__hit(m);
+#else
+    (void)m;
+#endif
+}
+EDGEPROBE__INLINE void edgeprobe__count_point_hit(edgeprobe__point *pt) {
+#if EDGEPROBE_HIT_COUNTS
+    (void)edgeprobe__hit_point(pt);
+#else
+    (void)pt;
+#endif
+}
+/* A TRACE hit: count it; 1 when its line goes to `edgeprobe trace`. */
+EDGEPROBE__INLINE int edgeprobe__trace_point_hit(edgeprobe__point *pt) {
+#if EDGEPROBE_HIT_COUNTS
+    return edgeprobe__hit_point(pt);
+#else
+    struct edgeprobe__probe *p = __atomic_load_n(&pt->probe, __ATOMIC_RELAXED);
+    return p && __atomic_load_n(&p->routed, __ATOMIC_RELAXED);
+#endif
+}
+EDGEPROBE__INLINE int edgeprobe__trace_hit(edgeprobe__mark *m) {
+#if EDGEPROBE_HIT_COUNTS
+    return edgeprobe__hit(m); /* out of line, as above */
+#else
+    edgeprobe__point *pt = edgeprobe__mark_point(m);
+    return pt && edgeprobe__trace_point_hit(pt);
+#endif
+}
+
+/* ---- 11.5 handler dispatch: the enabled path            >>dispatch ----
+ * A thread's handler calls, counted in its own record with plain stores, so
+ * that edgeprobe_handler_sync can wait for them; section 25 has the whole
+ * protocol. */
+struct edgeprobe__binding_full {
+    edgeprobe__binding b;
+    edgeprobe_info info;
+};
+typedef struct edgeprobe__reader {
+    unsigned long depth;         /* handler calls in progress; owner writes */
+    unsigned long gen;           /* outermost calls completed; owner writes */
+    struct edgeprobe__reader *next; /* the root's list: push-only          */
+    int tid;                     /* the owner (0: unknown); see wait_readers */
+    char pad[36];                /* one cache line per thread              */
+} edgeprobe__reader;
+#ifndef EDGEPROBE_FREESTANDING
+#define edgeprobe__reader_tls() edgeprobe__my_reader
+#else
+#define edgeprobe__reader_tls() ((edgeprobe__reader *)0)
+#endif
+/* The fast reader pair on this thread's record. Nothing is kept across
+ * the handler call: `out` finds the record again (one %fs load). */
+EDGEPROBE__INLINE void edgeprobe__reader_in(edgeprobe__root *r, edgeprobe__reader *rd) {
+    __atomic_store_n(&rd->depth, __atomic_load_n(&rd->depth, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* no compiler reordering */
+    if (__atomic_load_n(&r->readers_fence, __ATOMIC_RELAXED)) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+EDGEPROBE__INLINE void edgeprobe__reader_out(edgeprobe__reader *rd) {
+    unsigned long d = __atomic_load_n(&rd->depth, __ATOMIC_RELAXED) - 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&rd->depth, d, __ATOMIC_RELEASE);
+    if (d == 0) __atomic_store_n(&rd->gen, __atomic_load_n(&rd->gen, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
+}
+EDGEPROBE__INLINE void edgeprobe__call_binding(edgeprobe__point *pt, uintptr_t value) {
+    struct edgeprobe__binding_full *b =
+        (struct edgeprobe__binding_full *)__atomic_load_n(&pt->binding, __ATOMIC_ACQUIRE);
+    if (b) b->b.fn(&b->info, b->b.user, value);
+}
+/* The handler site's enabled path. cold: calls to it mark that path as
+ * unlikely, so the compiler moves it out of the hot function (and keeps
+ * this small function in .text.unlikely; the fast path is a few loads and
+ * stores either way). A thread with its record takes no lock. */
+EDGEPROBE__FN __attribute__((cold)) void edgeprobe__dispatch(edgeprobe__mark *m, uintptr_t value);
+/* EDGEPROBE_HANDLER_INLINE: the same fast path, inlined into the site's
+ * enabled block (one call/return pair less); anything unusual goes to
+ * edgeprobe__dispatch. */
+EDGEPROBE__INLINE void edgeprobe__dispatch_inline(edgeprobe__mark *m, uintptr_t value) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
+    edgeprobe__reader *rd = edgeprobe__reader_tls();
+    edgeprobe__point *pt = edgeprobe__mark_point(m);
+    if (__builtin_expect(!rd || !r || !pt || __atomic_load_n(&r->readers_fence, __ATOMIC_RELAXED), 0)) {
+        edgeprobe__dispatch(m, value);
+        return;
+    }
+    edgeprobe__count_point_hit(pt);
+    edgeprobe__reader_in(r, rd);
+    edgeprobe__call_binding(pt, value);
+    edgeprobe__reader_out(edgeprobe__reader_tls());
+}
+#ifndef EDGEPROBE_FREESTANDING
+/* TRACE lines bound for `edgeprobe trace` (the markers call it). */
+void edgeprobe__route_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
+#endif /* !EDGEPROBE_FREESTANDING: section 8 */
+#if defined(__x86_64__) /* section 7 is x86-64 only: its stubs and trampoline */
+
+/* ---- 11.6 argument probes: the marker                    >>args-site ---- */
+#ifdef __cplusplus
+#define EDGEPROBE__ARGVAL(x) ((x) + 0)
+#else
+#define EDGEPROBE__ARGVAL(x) (1 ? (x) : (x))
+#endif
+#define EDGEPROBE__ARGBYTES(x) ((int)sizeof(__typeof__(EDGEPROBE__ARGVAL(x))))
+#ifdef __cplusplus
+extern "C++" {
+template <typename T> struct edgeprobe__argsign { enum { value = !((T)-1 > (T)0) }; };
+template <typename T> struct edgeprobe__argsign<T *> { enum { value = 0 }; };
+/* g++ does not fold __builtin_classify_type of a variable: type traits. */
+template <typename T> struct edgeprobe__argfloat { enum { value = 0 }; };
+template <typename T> struct edgeprobe__argfloat<const T> : edgeprobe__argfloat<T> {};
+template <typename T> struct edgeprobe__argfloat<volatile T> : edgeprobe__argfloat<T> {};
+template <> struct edgeprobe__argfloat<float> { enum { value = 1 }; };
+template <> struct edgeprobe__argfloat<double> { enum { value = 1 }; };
+template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
+}
+#define EDGEPROBE__ARGOK(x)                                                    \
+    (!edgeprobe__argfloat<__typeof__(x)>::value && !__is_class(__typeof__(x)) && !__is_union(__typeof__(x)))
+#define EDGEPROBE__ARGSIGNED(x) (edgeprobe__argsign<__typeof__(EDGEPROBE__ARGVAL(x))>::value)
+#define EDGEPROBE__ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define EDGEPROBE__ARGINT(x)                                                   \
+    __typeof__(__builtin_choose_expr(__builtin_classify_type(EDGEPROBE__ARGVAL(x)) == 5, 0UL, \
+                                     EDGEPROBE__ARGVAL(x)))
+#define EDGEPROBE__ARGSIGNED(x) (!((EDGEPROBE__ARGINT(x))-1 > (EDGEPROBE__ARGINT(x))0))
+#define EDGEPROBE__ASSERT(cond, msg) __extension__ _Static_assert(cond, msg)
+/* __builtin_classify_type: 1 integer, 2 char, 3 enum, 4 bool, 5 pointer,
+ * 6 reference, 14 array; 8 real, 9 complex, 12 struct, 13 union refused. */
+#define EDGEPROBE__ARGOK(x)                                                    \
+    ((__builtin_classify_type(x) >= 1 && __builtin_classify_type(x) <= 6) || __builtin_classify_type(x) == 14)
+#endif
+#define EDGEPROBE__ARGCHECK(x)                                                 \
+    EDGEPROBE__ASSERT(EDGEPROBE__ARGOK(x),                                     \
+                      "EDGEPROBE_PROBE arguments must be integers or pointers "\
+                      "(not floating point, struct or union): " #x);           \
+    EDGEPROBE__ASSERT(EDGEPROBE__ARGBYTES(x) <= 8,                                                    \
+                      "EDGEPROBE_PROBE arguments must be at most 64 bits wide: " #x);
+#define EDGEPROBE__ARGSIZE(x)                                                  \
+    (EDGEPROBE__ARGSIGNED(x) ? -EDGEPROBE__ARGBYTES(x) : EDGEPROBE__ARGBYTES(x))
+#if defined(__clang__)
+#define EDGEPROBE__WHERE "nr"
+#define EDGEPROBE__WHERE_FP "nr"
+#else
+#define EDGEPROBE__WHERE "nor"
+#define EDGEPROBE__WHERE_FP "norx"
+#endif
+#define EDGEPROBE__ARGOPS(i, x)                                                \
+    , [edgeprobe__s##i] "n"(EDGEPROBE__ARGSIZE(x)), [edgeprobe__a##i] EDGEPROBE__WHERE(EDGEPROBE__ARGVAL(x))
+#define EDGEPROBE__SPEC1(i) "%c[edgeprobe__s" #i "]@%[edgeprobe__a" #i "]"
+#ifndef EDGEPROBE__RED_ZONE
+#define EDGEPROBE__RED_ZONE 128
+#endif
+#ifndef EDGEPROBE__ARGS_VEC
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+#define EDGEPROBE__ARGS_VEC 3
+#elif defined(__AVX512F__)
+#define EDGEPROBE__ARGS_VEC 2
+#elif defined(__AVX__)
+#define EDGEPROBE__ARGS_VEC 1
+#else
+#define EDGEPROBE__ARGS_VEC 0
+#endif
+#endif
+#if EDGEPROBE__ARGS_VEC == 3
+#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp_zmm_bw"
+#elif EDGEPROBE__ARGS_VEC == 2
+#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp_zmm"
+#elif EDGEPROBE__ARGS_VEC == 1
+#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp_ymm"
+#else
+#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp"
+#endif
+/* Site, note, argsite (data), stub (cold text), record; the record's
+ * operands (EDGEPROBE__RECORD_OPS) and the argument count `n`, a literal.
+ * `tail` ends the argsite's header: "0, 0" for PROBE, the format and sink
+ * for TRACE. */
+#define EDGEPROBE__PROBE_ASM(pname, n, spec) EDGEPROBE__ARGSITE_ASM(pname, n, spec, "0, 0")
+#define EDGEPROBE__ARGSITE_ASM(pname, n, spec, tail)                           \
+    EDGEPROBE__NOP_ASM                                                         \
+    EDGEPROBE__USDT_ASM(pname, spec)                                           \
+    ".pushsection .data,\"aw\",@progbits\n"                                    \
+    ".balign 8\n"                                                              \
+    "3: .long %c[edgeprobe__m] - ., " #n ", 0, 0, " tail "\n"                  \
+    ".fill 2 * " #n ", 8, 0\n"                                                  \
+    ".asciz \"" spec "\"\n"                                                    \
+    ".popsection\n"                                                            \
+    ".pushsection .text.unlikely,\"ax\",@progbits\n"                           \
+    ".balign 4\n.long 3b - .\n"                                               \
+    "2: lea -" EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"          \
+    "call " EDGEPROBE__ARGS_TRAMP "\n"                                          \
+    "lea " EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"              \
+    "jmp 1b + " EDGEPROBE__STR(EDGEPROBE_SITE_BYTES) "\n"                      \
+    ".popsection\n"                                                            \
+    EDGEPROBE__MARKER_RECORD_ASM("2b", pname)
+#ifdef EDGEPROBE_DISABLE_ALL
+#define EDGEPROBE__PROBE_IMPL(pname, n, spec, checks, ops) do { checks } while (0)
+#else
+#define EDGEPROBE__PROBE_IMPL(pname, n, spec, checks, ops)                     \
+    do {                                                                       \
+        EDGEPROBE__MARK_DEF(edgeprobe__mk);                                    \
+        checks                                                                 \
+        __asm__ __volatile__(EDGEPROBE__PROBE_ASM(pname, n, spec)              \
+                             : : EDGEPROBE__RECORD_OPS(edgeprobe__mk,          \
+                                   EDGEPROBE__KIND_FLAGS(EDGEPROBE_KIND_PROBE, EDGEPROBE__F_ARGS)) ops); \
+    } while (0)
+#endif
+
+/* EDGEPROBE_PROBE(name, a0, ..., a11): count the arguments, then one
+ * expansion per count. */
+#define EDGEPROBE__CAT2(a, b) a##b
+#define EDGEPROBE__CAT(a, b) EDGEPROBE__CAT2(a, b)
+#define EDGEPROBE__NARGS(...) EDGEPROBE__NARGS_(__VA_ARGS__, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, _)
+#define EDGEPROBE__NARGS_(n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, N, ...) N
+#define EDGEPROBE__PROBE(...) EDGEPROBE__CAT(EDGEPROBE__PROBE_, EDGEPROBE__NARGS(__VA_ARGS__))(__VA_ARGS__)
+
+#define EDGEPROBE__SPEC_0 ""
+#define EDGEPROBE__SPEC_1 EDGEPROBE__SPEC1(0)
+#define EDGEPROBE__SPEC_2 EDGEPROBE__SPEC_1 " " EDGEPROBE__SPEC1(1)
+#define EDGEPROBE__SPEC_3 EDGEPROBE__SPEC_2 " " EDGEPROBE__SPEC1(2)
+#define EDGEPROBE__SPEC_4 EDGEPROBE__SPEC_3 " " EDGEPROBE__SPEC1(3)
+#define EDGEPROBE__SPEC_5 EDGEPROBE__SPEC_4 " " EDGEPROBE__SPEC1(4)
+#define EDGEPROBE__SPEC_6 EDGEPROBE__SPEC_5 " " EDGEPROBE__SPEC1(5)
+#define EDGEPROBE__SPEC_7 EDGEPROBE__SPEC_6 " " EDGEPROBE__SPEC1(6)
+#define EDGEPROBE__SPEC_8 EDGEPROBE__SPEC_7 " " EDGEPROBE__SPEC1(7)
+#define EDGEPROBE__SPEC_9 EDGEPROBE__SPEC_8 " " EDGEPROBE__SPEC1(8)
+#define EDGEPROBE__SPEC_10 EDGEPROBE__SPEC_9 " " EDGEPROBE__SPEC1(9)
+#define EDGEPROBE__SPEC_11 EDGEPROBE__SPEC_10 " " EDGEPROBE__SPEC1(10)
+#define EDGEPROBE__SPEC_12 EDGEPROBE__SPEC_11 " " EDGEPROBE__SPEC1(11)
+/* Per-argument checks (C: m(x)) and operands (O: m(i, x)), accumulated left
+ * to right; m is the per-argument macro of PROBE or TRACE. */
+#define EDGEPROBE__C1(m, a) m(a)
+#define EDGEPROBE__O1(m, a) m(0, a)
+#define EDGEPROBE__C2(m, a, b) EDGEPROBE__C1(m, a) m(b)
+#define EDGEPROBE__O2(m, a, b) EDGEPROBE__O1(m, a) m(1, b)
+#define EDGEPROBE__C3(m, a, b, c) EDGEPROBE__C2(m, a, b) m(c)
+#define EDGEPROBE__O3(m, a, b, c) EDGEPROBE__O2(m, a, b) m(2, c)
+#define EDGEPROBE__C4(m, a, b, c, d) EDGEPROBE__C3(m, a, b, c) m(d)
+#define EDGEPROBE__O4(m, a, b, c, d) EDGEPROBE__O3(m, a, b, c) m(3, d)
+#define EDGEPROBE__C5(m, a, b, c, d, e) EDGEPROBE__C4(m, a, b, c, d) m(e)
+#define EDGEPROBE__O5(m, a, b, c, d, e) EDGEPROBE__O4(m, a, b, c, d) m(4, e)
+#define EDGEPROBE__C6(m, a, b, c, d, e, f) EDGEPROBE__C5(m, a, b, c, d, e) m(f)
+#define EDGEPROBE__O6(m, a, b, c, d, e, f) EDGEPROBE__O5(m, a, b, c, d, e) m(5, f)
+#define EDGEPROBE__C7(m, a, b, c, d, e, f, g) EDGEPROBE__C6(m, a, b, c, d, e, f) m(g)
+#define EDGEPROBE__O7(m, a, b, c, d, e, f, g) EDGEPROBE__O6(m, a, b, c, d, e, f) m(6, g)
+#define EDGEPROBE__C8(m, a, b, c, d, e, f, g, h) EDGEPROBE__C7(m, a, b, c, d, e, f, g) m(h)
+#define EDGEPROBE__O8(m, a, b, c, d, e, f, g, h) EDGEPROBE__O7(m, a, b, c, d, e, f, g) m(7, h)
+#define EDGEPROBE__C9(m, a, b, c, d, e, f, g, h, i) EDGEPROBE__C8(m, a, b, c, d, e, f, g, h) m(i)
+#define EDGEPROBE__O9(m, a, b, c, d, e, f, g, h, i) EDGEPROBE__O8(m, a, b, c, d, e, f, g, h) m(8, i)
+#define EDGEPROBE__C10(m, a, b, c, d, e, f, g, h, i, j) EDGEPROBE__C9(m, a, b, c, d, e, f, g, h, i) m(j)
+#define EDGEPROBE__O10(m, a, b, c, d, e, f, g, h, i, j) EDGEPROBE__O9(m, a, b, c, d, e, f, g, h, i) m(9, j)
+#define EDGEPROBE__C11(m, a, b, c, d, e, f, g, h, i, j, k) \
+    EDGEPROBE__C10(m, a, b, c, d, e, f, g, h, i, j) m(k)
+#define EDGEPROBE__O11(m, a, b, c, d, e, f, g, h, i, j, k) \
+    EDGEPROBE__O10(m, a, b, c, d, e, f, g, h, i, j) m(10, k)
+#define EDGEPROBE__C12(m, a, b, c, d, e, f, g, h, i, j, k, l) \
+    EDGEPROBE__C11(m, a, b, c, d, e, f, g, h, i, j, k) m(l)
+#define EDGEPROBE__O12(m, a, b, c, d, e, f, g, h, i, j, k, l) \
+    EDGEPROBE__O11(m, a, b, c, d, e, f, g, h, i, j, k) m(11, l)
+#define EDGEPROBE__PROBE_0(pname) EDGEPROBE__PROBE_IMPL(pname, 0, EDGEPROBE__SPEC_0, , )
+#define EDGEPROBE__PROBE_N(n, pname, ...)                                      \
+    EDGEPROBE__PROBE_IMPL(pname, n, EDGEPROBE__SPEC_##n, EDGEPROBE__C##n(EDGEPROBE__ARGCHECK, __VA_ARGS__), \
+                          EDGEPROBE__O##n(EDGEPROBE__ARGOPS, __VA_ARGS__))
+#define EDGEPROBE__PROBE_1(pname, ...) EDGEPROBE__PROBE_N(1, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_2(pname, ...) EDGEPROBE__PROBE_N(2, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_3(pname, ...) EDGEPROBE__PROBE_N(3, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_4(pname, ...) EDGEPROBE__PROBE_N(4, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_5(pname, ...) EDGEPROBE__PROBE_N(5, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_6(pname, ...) EDGEPROBE__PROBE_N(6, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_7(pname, ...) EDGEPROBE__PROBE_N(7, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_8(pname, ...) EDGEPROBE__PROBE_N(8, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_9(pname, ...) EDGEPROBE__PROBE_N(9, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_10(pname, ...) EDGEPROBE__PROBE_N(10, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_11(pname, ...) EDGEPROBE__PROBE_N(11, pname, __VA_ARGS__)
+#define EDGEPROBE__PROBE_12(pname, ...) EDGEPROBE__PROBE_N(12, pname, __VA_ARGS__)
+
+/* ---- 11.7 TRACE as an argument probe: the marker        >>trace-site ----
+ * EDGEPROBE_TRACE(name, "fmt", args...) on x86-64 hosted C builds (section
+ * 3 says when): an argument site whose argsite also points at the format
+ * and at this TU's sink function. Enabled with no args handler, the
+ * trampoline's call lands in edgeprobe__trace_args_hit, which formats the
+ * line from the recorded locations with one call of the C library's
+ * vsnprintf (section 29.4's va_list) and hands it to the sink (or to `edgeprobe
+ * trace`).
+ *
+ * Arguments: integers and pointers as for PROBE; float and double travel
+ * as the 64 bits of a double (gcc leaves them in their xmm register, which
+ * the trampoline saved). The format is checked at compile time against the
+ * arguments, as printf's is (the `if (0)` call below never runs). At a
+ * site's first switch-on the format is checked against the argument count:
+ * a format with %n, positional conversions (%1$d) or more conversions than
+ * arguments is refused (EDGEPROBE_EINVAL), with a message in the log. Long
+ * double is refused at compile time. A line longer than 512 bytes is
+ * formatted again into a heap buffer. The marker is C only (section 3). */
+#if EDGEPROBE__TRACE_ARGS_FORM
+#define EDGEPROBE__IS_FP(x) (__builtin_classify_type(x) == 8) /* real_type_class */
+#define EDGEPROBE__TRACE_CHECK(x)                                              \
+    EDGEPROBE__ASSERT(EDGEPROBE__ARGOK(x) || (EDGEPROBE__IS_FP(x) && sizeof(x) <= 8), \
+                      "EDGEPROBE_TRACE arguments must be integers, pointers, float or double "  \
+                      "(not long double, struct or union; or use EDGEPROBE_TRACE_LAZY): " #x);  \
+    EDGEPROBE__ASSERT(EDGEPROBE__ARGBYTES(x) <= 8, "EDGEPROBE_TRACE arguments must be at most 64 bits wide: " #x);
+/* A floating-point argument as the bits of a double; others as for PROBE.
+ * The inner choice keeps the cast to double valid for pointer arguments. */
+#define EDGEPROBE__TRACE_VAL(x)                                                \
+    __builtin_choose_expr(EDGEPROBE__IS_FP(x),                                 \
+                          ((union { double d; uint64_t u; }){(double)__builtin_choose_expr(EDGEPROBE__IS_FP(x), (x), 0)}).u, \
+                          EDGEPROBE__ARGVAL(x))
+#define EDGEPROBE__TRACE_OPS(i, x)                                             \
+    , [edgeprobe__s##i] "n"(EDGEPROBE__IS_FP(x) ? 8 : EDGEPROBE__ARGSIZE(x)),  \
+        [edgeprobe__a##i] EDGEPROBE__WHERE_FP(EDGEPROBE__TRACE_VAL(x))
+/* The sink, once per TU: EDGEPROBE_SINK as this TU defines it. */
+static __attribute__((unused, noinline, cold)) void edgeprobe__trace_sink(const char *line) {
+    (void)EDGEPROBE_SINK("%s", line);
+}
+/* Never called; gives the compiler's printf format check its arguments. */
+int edgeprobe__trace_format_check(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define EDGEPROBE__FIRST(...) EDGEPROBE__FIRST_(__VA_ARGS__, _)
+#define EDGEPROBE__FIRST_(a, ...) a
+/* __VA_ARGS__: the format, then the arguments. */
+#define EDGEPROBE__TRACE_IMPL(pname, n, spec, checks, ops, ...)                \
+    do {                                                                       \
+        EDGEPROBE__MARK_DEF(edgeprobe__mk);                                    \
+        EDGEPROBE__ASSERT(__builtin_constant_p(EDGEPROBE__FIRST(__VA_ARGS__)), \
+                          "EDGEPROBE_TRACE: the format must be a string literal (or use EDGEPROBE_TRACE_LAZY)"); \
+        checks                                                                 \
+        if (0) (void)edgeprobe__trace_format_check(__VA_ARGS__);               \
+        __asm__ __volatile__(EDGEPROBE__ARGSITE_ASM(pname, n, spec, "%c[edgeprobe__fmt] - ., %c[edgeprobe__sink] - .") \
+                             : : EDGEPROBE__RECORD_OPS(edgeprobe__mk,          \
+                                   EDGEPROBE__KIND_FLAGS(EDGEPROBE_KIND_TRACE, EDGEPROBE__F_ARGS)), \
+                               [edgeprobe__fmt] "i"(EDGEPROBE__FIRST(__VA_ARGS__)), \
+                               [edgeprobe__sink] "i"(&edgeprobe__trace_sink) ops); \
+    } while (0)
+#define EDGEPROBE__TRACE_ARGS(pname, ...)                                      \
+    EDGEPROBE__CAT(EDGEPROBE__TRACE_, EDGEPROBE__NARGS(__VA_ARGS__))(pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_0(pname, ...) EDGEPROBE__TRACE_IMPL(pname, 0, EDGEPROBE__SPEC_0, , , __VA_ARGS__)
+#define EDGEPROBE__TRACE_N(n, pname, fmt, ...)                                 \
+    EDGEPROBE__TRACE_IMPL(pname, n, EDGEPROBE__SPEC_##n, EDGEPROBE__C##n(EDGEPROBE__TRACE_CHECK, __VA_ARGS__), \
+                          EDGEPROBE__O##n(EDGEPROBE__TRACE_OPS, __VA_ARGS__), fmt, __VA_ARGS__)
+#define EDGEPROBE__TRACE_1(pname, ...) EDGEPROBE__TRACE_N(1, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_2(pname, ...) EDGEPROBE__TRACE_N(2, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_3(pname, ...) EDGEPROBE__TRACE_N(3, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_4(pname, ...) EDGEPROBE__TRACE_N(4, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_5(pname, ...) EDGEPROBE__TRACE_N(5, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_6(pname, ...) EDGEPROBE__TRACE_N(6, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_7(pname, ...) EDGEPROBE__TRACE_N(7, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_8(pname, ...) EDGEPROBE__TRACE_N(8, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_9(pname, ...) EDGEPROBE__TRACE_N(9, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_10(pname, ...) EDGEPROBE__TRACE_N(10, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_11(pname, ...) EDGEPROBE__TRACE_N(11, pname, __VA_ARGS__)
+#define EDGEPROBE__TRACE_12(pname, ...) EDGEPROBE__TRACE_N(12, pname, __VA_ARGS__)
+#endif /* EDGEPROBE__TRACE_ARGS_FORM */
+#endif /* section 7 */
+
+#if !defined(__x86_64__) /* aarch64: argument probes are not there (section 10) */
+__attribute__((error("edgeprobe: EDGEPROBE_PROBE is x86-64 only"))) void edgeprobe__probe_x86_64_only(void);
+#define EDGEPROBE__PROBE(...) edgeprobe__probe_x86_64_only()
+#endif
+
+#ifdef EDGEPROBE_IMPLEMENTATION
+/* ======================================================================
+ * THE IMPLEMENTATION: compiled in the one file of each executable or
+ * shared library that defines EDGEPROBE_IMPLEMENTATION         >>impl
+ *
+ * Every function is hidden: each object has its own copy, and all copies
+ * operate on the one root (section 14). They are also weak, as they were
+ * when every file compiled them: gcc never inlines a weak function, so the
+ * code and its measured costs stay as they were. Nothing here is a per-file
+ * `static` variable.
+ * ====================================================================== */
+/* Never instrumented, never a function probe: edgeprobe's own code must not
+ * call itself from a probe, whatever flags the including file is built with. */
+
+/* ---- 12. x86-64 instruction lengths                          >>insn ----
+ * What the low-level patch API (section 9) needs to check the instructions
+ * it is handed; the rest of the back ends is section 11.1. */
 #if EDGEPROBE__HAS_PATCH
 /* x86-64 instruction length, enough to verify what a caller claims about a
  * site: legacy prefixes, REX, the one-byte map, 0f, 0f 38 and 0f 3a maps.
@@ -1145,7 +2032,7 @@ EDGEPROBE__FN size_t edgeprobe__insn_len(const unsigned char *p, size_t avail) {
 }
 #endif /* EDGEPROBE__HAS_PATCH */
 
-/* ---- 8.2 OS hooks --------------------------------------------------------
+/* ---- 13. OS hooks                                              >>os ----
  * The core needs these. Hosted builds get Linux implementations that declare
  * the libc functions they use under private names (asm labels), so the header
  * works whatever feature macros or -std the including file uses. A
@@ -1182,12 +2069,6 @@ typedef struct edgeprobe__dl_info { /* glibc's Dl_info */
     const char *sname;
     void *saddr;
 } edgeprobe__dl_info;
-typedef struct edgeprobe__sigaction_t { /* glibc's struct sigaction, x86-64 */
-    void (*action)(int, void *, void *);
-    unsigned long mask[16];
-    int flags;
-    void (*restorer)(void);
-} edgeprobe__sigaction_t;
 typedef struct edgeprobe__siginfo { int signo, err, code; } edgeprobe__siginfo;
 typedef struct edgeprobe__ucontext { /* the kernel's ucontext, x86-64 */
     unsigned long flags;
@@ -1237,7 +2118,6 @@ int edgeprobe__libc_close(int) __asm__("close");
 #define EDGEPROBE__MB_QUERY 0
 #define EDGEPROBE__MB_SYNC_CORE (1 << 5)
 #define EDGEPROBE__MB_REGISTER_SYNC_CORE (1 << 6)
-
 #if EDGEPROBE__HAS_PATCH /* straddlers' membarrier, the call patch's trampolines */
 EDGEPROBE__INLINE long edgeprobe__syscall3(long nr, long a, long b, long c) {
     long ret;
@@ -1303,7 +2183,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #else /* EDGEPROBE_FREESTANDING */
 #if !defined(EDGEPROBE_OS_PROTECT) || !defined(EDGEPROBE_OS_ALLOC) || \
     !defined(EDGEPROBE_OS_FREE) || !defined(EDGEPROBE_OS_YIELD)
-#error "EDGEPROBE_FREESTANDING needs EDGEPROBE_OS_PROTECT, _ALLOC, _FREE and _YIELD (see section 8.2)"
+#error "EDGEPROBE_FREESTANDING needs EDGEPROBE_OS_PROTECT, _ALLOC, _FREE and _YIELD (see section 13)"
 #endif
 #ifndef EDGEPROBE_OS_SERIALIZE
 #define EDGEPROBE_OS_SERIALIZE() (-95)
@@ -1317,146 +2197,14 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #define EDGEPROBE__GETENV(name) ((const char *)0)
 #endif
 
-/* ---- 8.3 the root: process-wide state ---------------------------------- */
+/* ---- 14. the root: process-wide state                        >>root ---- */
 #define EDGEPROBE__ABI 4u
-#define EDGEPROBE__SPARES 8         /* blocks of points kept for reuse     */
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
-#define EDGEPROBE__FLIGHT_SETS 1024u /* in-flight table: sets, by cache line */
-#define EDGEPROBE__FLIGHT_WAYS 8u   /* straddlers in flight per set          */
-#define EDGEPROBE__RECENT 4096u     /* recently finished straddlers (ring)   */
-#define EDGEPROBE__CHUNK 1024u     /* point ids per chunk                   */
-#ifndef EDGEPROBE_CORE_ONLY
-#define EDGEPROBE__CHUNKS 4096u    /* => 4M points                          */
-#else
-#define EDGEPROBE__CHUNKS 64u      /* small targets: 64K points, 512 bytes  */
-#endif
-#define EDGEPROBE__STRIPES 16u     /* handler-entry counters, hit counters  */
 #define EDGEPROBE__HIT_CHUNK_BYTES (EDGEPROBE__STRIPES * EDGEPROBE__CHUNK * sizeof(uint64_t))
-#define EDGEPROBE__TRAMPS 64u      /* ret-trampoline pages                  */
-
-typedef struct {
-    int v;
-    uintptr_t owner;             /* thread holding it (hosted builds)      */
-} edgeprobe__lock_t;
-
-/* One site of a point: where the NOP is, where its jump goes. */
-typedef struct edgeprobe__site {
-    unsigned char *addr;
-    unsigned char *target;
-    unsigned flags;              /* EDGEPROBE__F_* */
-    edgeprobe__point *point;
-} edgeprobe__site;
-
-/* A probe: a name, its state, and every site and point that bears it.
- * Carved from the registry arena (8.8) and never freed: handles stay valid.
- * Most probes have one site and one point: `sites` and `points` start as the
- * inline slots site0 and point0 and move to the heap only when they grow. */
-struct edgeprobe__probe {
-    struct edgeprobe__probe *next_hash;
-    int count;                   /* on while > 0 */
-    int nsites, site_cap;
-    edgeprobe__site *sites;
-    int npoints, point_cap;
-    edgeprobe__point **points;
-    int routed;                  /* TRACE lines go to `edgeprobe trace` (section 9) */
-    uint32_t hash;               /* edgeprobe__hash_str(name), computed once */
-    const char *name;            /* NUL-terminated, in the arena after the probe */
-    edgeprobe__site site0;
-    edgeprobe__point *point0;
-};
-
-/* A handler binding: immutable once published, freed only after a sync. */
-typedef struct edgeprobe__binding {
-    edgeprobe_handler_fn fn;
-    void *user;
-    struct edgeprobe__binding *next_retired;
-} edgeprobe__binding;
 
 /* A straddling patch in flight. The SIGTRAP handler reads these without
  * the lock: `seq` is odd while an entry is being rewritten. */
 enum { EDGEPROBE__FLIGHT_EMPTY = 0, EDGEPROBE__FLIGHT_WAIT1, EDGEPROBE__FLIGHT_WAIT2 };
-typedef struct edgeprobe__flight {
-    uintptr_t site;              /* 0 = free                                */
-    unsigned seq;
-    int state;
-    int error;                   /* a step found foreign bytes: EBYTES     */
-    uintptr_t owner;             /* thread that started it                  */
-    uint64_t stamp;              /* TSC of the last step                   */
-    unsigned char len, old[8], insn[8];
-} edgeprobe__flight;
-
-/* A code page that edgeprobe made writable. */
-typedef struct edgeprobe__page { uintptr_t addr; int refs; int open; } edgeprobe__page;
-
-typedef struct edgeprobe__root {
-    uint64_t magic;
-    unsigned abi, size;
-    edgeprobe__lock_t lock;      /* registry, pages, flights (writers)     */
-    /* policy */
-    int sync_mode;               /* enum edgeprobe_sync                    */
-    int sync_registered;
-    uint64_t tmax;
-    int wx_strict;
-    edgeprobe_log_fn log;
-    void *log_arg;
-    char env_enable[1024];       /* EDGEPROBE_ENABLE, validated           */
-    /* registry */
-    struct edgeprobe__probe **hash;
-    unsigned hash_cap, nprobes;
-    edgeprobe__point **marks;    /* markers' points by mark address (8.8)  */
-    unsigned mark_cap, nmarks;
-    edgeprobe__point *spare_points[EDGEPROBE__SPARES]; /* unloaded objects' */
-    size_t spare_cap[EDGEPROBE__SPARES];                /* blocks (8.8)     */
-    edgeprobe__point **chunks[EDGEPROBE__CHUNKS];
-    int npoints;
-    edgeprobe_discover_fn discover;
-    void *discover_arg;
-    /* handlers */
-    volatile unsigned long entering[EDGEPROBE__STRIPES][8]; /* [stripe][epoch&1], padded */
-    unsigned epoch;
-    edgeprobe__binding *retired;
-    edgeprobe__lock_t sync_lock; /* one edgeprobe_handler_sync at a time   */
-    struct edgeprobe__reader *readers; /* per-thread handler state (8.13)  */
-    int readers_fence;           /* 1: no membarrier; readers fence instead */
-    /* code pages */
-    edgeprobe__page *pages;
-    unsigned page_cap, npages;
-#if EDGEPROBE__HAS_PATCH
-    /* low-level patching */
-    edgeprobe__flight flights[EDGEPROBE__FLIGHT_SETS][EDGEPROBE__FLIGHT_WAYS];
-    uintptr_t recent[EDGEPROBE__RECENT]; /* finished straddlers, newest last */
-    unsigned recent_next;
-    unsigned in_flight;          /* entries in use: 0 skips overlap checks */
-    int trap_installed;
-#ifndef EDGEPROBE_FREESTANDING
-    edgeprobe__sigaction_t trap_prev;
-#endif
-    uintptr_t tramps[EDGEPROBE__TRAMPS];
-    unsigned ntramps;
-#endif
-    /* -finstrument-functions provider */
-    struct edgeprobe__provider *provider;
-    /* function probes on patchable entries (section 8.15) */
-    struct edgeprobe__fstate *fstate;
-    /* hit counts, per chunk of points: [stripe][id % CHUNK] (section 8.12a) */
-    uint64_t *hits[EDGEPROBE__CHUNKS];
-    struct edgeprobe__control *control; /* section 9; NULL until started */
-    /* registry arena (8.8): probes and names, one block per object's table */
-    char *arena_next;
-    size_t arena_left;
-} edgeprobe__root;
-
-/* One per object (weak + hidden: the linker keeps one copy per executable or
- * shared library). The ELF note below points at it. */
-typedef struct edgeprobe__object {
-    edgeprobe__root *root;
-    int registered;
-    int pinned;                  /* made undeletable: it may hold the SIGTRAP
-                                    handler or the function trampolines    */
-    edgeprobe__point *points;    /* its markers' points (8.8): a block with
-                                    room for one per record                */
-    size_t npoints, point_cap;
-} edgeprobe__object;
 __attribute__((weak, visibility("hidden"), used)) edgeprobe__object edgeprobe__this_object;
 
 /* The object's note: name "EdgeProbe", type 0x45500001, descriptor = offset
@@ -1471,21 +2219,12 @@ __asm__(".pushsection .note.edgeprobe,\"aGR\",@note,edgeprobe__note,comdat\n"
         ".popsection\n"
         /* an empty, retained site section: __start_/__stop_ always exist */
         ".pushsection edgeprobe_sites,\"aR\",@progbits\n"
-        ".popsection\n");
+        ".popsection\n"
+        /* what every including file refers to (EDGEPROBE__IMPL_SYM) */
+        ".pushsection .rodata\n.globl " EDGEPROBE__IMPL_SYM "\n.hidden " EDGEPROBE__IMPL_SYM "\n"
+        EDGEPROBE__IMPL_SYM ": .byte 0\n.popsection\n");
 
-/* The site table of this object, [__start, __stop). */
-typedef struct edgeprobe__record {
-    int32_t site, target, mark;
-    uint32_t flags;              /* EDGEPROBE__F_* | kind << 16              */
-    int32_t line;
-    int32_t name, file, function;
-} edgeprobe__record;
-#define EDGEPROBE__RECORD_FLAGS(rec) ((rec)->flags & 0xffffu)
-#define EDGEPROBE__RECORD_KIND(rec) ((rec)->flags >> 16)
-extern const edgeprobe__record __start_edgeprobe_sites[] __attribute__((visibility("hidden")));
-extern const edgeprobe__record __stop_edgeprobe_sites[] __attribute__((visibility("hidden")));
-
-/* ---- 8.4 small helpers --------------------------------------------------- */
+/* ---- 15. small helpers                                   >>helpers ---- */
 EDGEPROBE__FN void edgeprobe__lock(edgeprobe__lock_t *l);
 EDGEPROBE__FN void edgeprobe__lock(edgeprobe__lock_t *l) {
     while (__atomic_exchange_n(&l->v, 1, __ATOMIC_ACQUIRE)) {
@@ -1500,6 +2239,25 @@ EDGEPROBE__INLINE void edgeprobe__unlock(edgeprobe__lock_t *l) {
     __atomic_store_n(&l->owner, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&l->v, 0, __ATOMIC_RELEASE);
 }
+/* Functions named *_locked must be called with the registry lock held by
+ * this thread. EDGEPROBE_DEBUG builds check it, and stop the program with a
+ * message naming the function when it is not (an edgeprobe bug). */
+#ifdef EDGEPROBE_DEBUG
+EDGEPROBE__FN int edgeprobe__assert_locked(edgeprobe__root *r, const char *fn);
+EDGEPROBE__FN int edgeprobe__assert_locked(edgeprobe__root *r, const char *fn) {
+    if (!r || (__atomic_load_n(&r->lock.v, __ATOMIC_RELAXED) &&
+               __atomic_load_n(&r->lock.owner, __ATOMIC_RELAXED) == edgeprobe__self()))
+        return 1;
+    EDGEPROBE_OS_LOG(fn);
+    EDGEPROBE_OS_LOG("internal error: the function above needs the registry lock (EDGEPROBE_DEBUG)");
+    __builtin_trap();
+}
+/* A declaration, so that it may stand before a function's others. */
+#define EDGEPROBE__ASSERT_LOCKED(r) \
+    const int edgeprobe__locked_ok __attribute__((unused)) = edgeprobe__assert_locked((r), __func__)
+#else
+#define EDGEPROBE__ASSERT_LOCKED(r) typedef int edgeprobe__locked_unchecked __attribute__((unused))
+#endif
 
 /* Text assembly without libc: append to a bounded buffer. */
 typedef struct { char *buf; size_t cap, len; } edgeprobe__text;
@@ -1599,10 +2357,6 @@ EDGEPROBE__INLINE uint32_t edgeprobe__hash_str(const char *s) {
     while (*s) h = (h ^ (unsigned char)*s++) * 16777619u;
     return h;
 }
-EDGEPROBE__INLINE uint32_t edgeprobe__hash_ptr(uintptr_t p) {
-    uint64_t h = (uint64_t)p * 0x9e3779b97f4a7c15ULL;
-    return (uint32_t)(h >> 32);
-}
 
 /* Grow an array of `size`-byte elements to hold at least `need`. */
 EDGEPROBE__FN int edgeprobe__grow(void **arr, int *cap, int need, size_t size);
@@ -1622,7 +2376,7 @@ EDGEPROBE__FN int edgeprobe__grow(void **arr, int *cap, int need, size_t size) {
     return 0;
 }
 
-/* ---- glob patterns ------------------------------------------------------ */
+/* ---- 15.1 glob patterns                                     >>glob ---- */
 EDGEPROBE__INLINE int edgeprobe__is_glob(const char *p) {
     for (; *p; p++)
         if (*p == '*' || *p == '?' || *p == '[' || *p == '\\') return 1;
@@ -1688,7 +2442,7 @@ EDGEPROBE__FN int edgeprobe__glob_match(const char *p, const char *s) {
     return !*p;
 }
 
-/* ---- 8.5 finding the one root --------------------------------------------
+/* ---- 16. finding the one root                          >>find-root ----
  * Fast path: this object's slot. Slow path (once per object): walk loaded
  * objects for an edgeprobe note whose slot already holds a root; else make
  * one. */
@@ -1815,7 +2569,7 @@ EDGEPROBE__FN void edgeprobe_set_logger(edgeprobe_log_fn fn, void *arg) {
     edgeprobe__unlock(&r->lock);
 }
 
-/* ---- 8.6 writing code ------------------------------------------------------
+/* ---- 17. writing code                                     >>write ----
  * Pages: opened (made writable) on first use. Default policy: stay open.
  * Strict W^X: closed again when the last writer of the page is done. */
 /* The slot of page in the open-addressed page table: its entry, or the empty
@@ -1859,8 +2613,9 @@ EDGEPROBE__FN edgeprobe__page *edgeprobe__page_find(edgeprobe__root *r, uintptr_
 
 /* Make [p, p+n) writable for one writer; lock held. Nothing is written on
  * failure. */
-EDGEPROBE__FN int edgeprobe__code_open(edgeprobe__root *r, const void *p, size_t n);
-EDGEPROBE__FN int edgeprobe__code_open(edgeprobe__root *r, const void *p, size_t n) {
+EDGEPROBE__FN int edgeprobe__code_open_locked(edgeprobe__root *r, const void *p, size_t n);
+EDGEPROBE__FN int edgeprobe__code_open_locked(edgeprobe__root *r, const void *p, size_t n) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     uintptr_t first = (uintptr_t)p & ~(uintptr_t)(EDGEPROBE__PAGE - 1);
     uintptr_t last = ((uintptr_t)p + n - 1) & ~(uintptr_t)(EDGEPROBE__PAGE - 1), pg;
     for (pg = first; pg <= last; pg += EDGEPROBE__PAGE) {
@@ -1905,8 +2660,9 @@ EDGEPROBE__FN void edgeprobe__code_close(edgeprobe__root *r, const void *p, size
  * at the same address as a rule - is read-only again, so the next write
  * must open its page anew (a write trusting the old "open" faults). Our own
  * mirror pages (refs < 0) stay as they are. Lock held. */
-EDGEPROBE__FN void edgeprobe__pages_forget(edgeprobe__root *r, uintptr_t lo, uintptr_t hi);
-EDGEPROBE__FN void edgeprobe__pages_forget(edgeprobe__root *r, uintptr_t lo, uintptr_t hi) {
+EDGEPROBE__FN void edgeprobe__pages_forget_locked(edgeprobe__root *r, uintptr_t lo, uintptr_t hi);
+EDGEPROBE__FN void edgeprobe__pages_forget_locked(edgeprobe__root *r, uintptr_t lo, uintptr_t hi) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     unsigned i;
     for (i = 0; i < r->page_cap; i++) {
         edgeprobe__page *e = &r->pages[i];
@@ -1943,17 +2699,18 @@ EDGEPROBE__FN int edgeprobe__cas_bytes(unsigned char *p, const unsigned char *ex
 
 /* Open, compare-and-swap, close: one atomic code write with the page policy
  * applied and the refusal logged. Lock held. */
-EDGEPROBE__FN int edgeprobe__write_code(edgeprobe__root *r, unsigned char *p, const unsigned char *expect,
+EDGEPROBE__FN int edgeprobe__write_code_locked(edgeprobe__root *r, unsigned char *p, const unsigned char *expect,
                                         const unsigned char *val, size_t n);
-EDGEPROBE__FN int edgeprobe__write_code(edgeprobe__root *r, unsigned char *p, const unsigned char *expect,
+EDGEPROBE__FN int edgeprobe__write_code_locked(edgeprobe__root *r, unsigned char *p, const unsigned char *expect,
                                         const unsigned char *val, size_t n) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     int rc;
     if (__builtin_memcmp(p, val, n) == 0) return 0; /* nothing to do: no mprotect */
     if (__builtin_memcmp(p, expect, n) != 0) {
         edgeprobe__log_bytes(r, "refusing to patch unexpected bytes", p, expect, n);
         return EDGEPROBE_EBYTES;
     }
-    rc = edgeprobe__code_open(r, edgeprobe__window(p, n), sizeof(edgeprobe__word_t));
+    rc = edgeprobe__code_open_locked(r, edgeprobe__window(p, n), sizeof(edgeprobe__word_t));
     if (rc) return rc;
     rc = edgeprobe__cas_bytes(p, expect, val, n);
     if (rc == EDGEPROBE_EBYTES) edgeprobe__log_bytes(r, "site changed while patching", p, expect, n);
@@ -1961,13 +2718,14 @@ EDGEPROBE__FN int edgeprobe__write_code(edgeprobe__root *r, unsigned char *p, co
     return rc;
 }
 
-/* ---- 8.7 marker sites ------------------------------------------------------
+/* ---- 18. marker sites                              >>marker-sites ----
  * Off/on byte forms of one site: edgeprobe__site_form, in the back end. */
-EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__site *s); /* 10.3 */
+EDGEPROBE__FN int edgeprobe__args_prepare_locked(edgeprobe__root *r, const edgeprobe__site *s); /* section 29.3 */
 /* Point a marker's mark at its point, before the point is first bound or
  * one of its sites first switched on: until then no enabled path runs, so
- * start-up writes no mark (8.8). Lock held. */
-EDGEPROBE__INLINE void edgeprobe__point_link(edgeprobe__point *pt) {
+ * start-up writes no mark (section 19). Lock held. */
+EDGEPROBE__INLINE void edgeprobe__point_link_locked(edgeprobe__point *pt) {
+    EDGEPROBE__ASSERT_LOCKED(edgeprobe__this_object.root);
     if (!pt->mark || (pt->flags & EDGEPROBE__PF_LINKED)) return;
     __atomic_store_n(&pt->mark->point, pt, __ATOMIC_RELEASE);
     pt->flags |= EDGEPROBE__PF_LINKED;
@@ -1980,13 +2738,13 @@ EDGEPROBE__FN int edgeprobe__site_set(edgeprobe__root *r, const edgeprobe__site 
     unsigned char want[8], other[8];
     int jump = (s->flags & EDGEPROBE__F_DEFAULT_ON) ? !on : on, rc;
     size_t n = edgeprobe__site_form(s->addr, s->target, s->flags, jump, want);
-    if (on && (s->flags & EDGEPROBE__F_ARGS) && (rc = edgeprobe__args_prepare(r, s)) < 0) return rc;
-    if (jump) edgeprobe__point_link(s->point);
+    if (on && (s->flags & EDGEPROBE__F_ARGS) && (rc = edgeprobe__args_prepare_locked(r, s)) < 0) return rc;
+    if (jump) edgeprobe__point_link_locked(s->point);
     if (!n || !edgeprobe__site_form(s->addr, s->target, s->flags, !jump, other)) {
         edgeprobe__log_bytes(r, "jump target out of reach", s->addr, 0, edgeprobe__site_len(s->flags));
         return EDGEPROBE_ERANGE;
     }
-    return edgeprobe__write_code(r, s->addr, other, want, n);
+    return edgeprobe__write_code_locked(r, s->addr, other, want, n);
 }
 /* Put every site of a probe in state `on`; on a failure, put back the ones
  * already changed, so the probe is never left half switched. */
@@ -2002,15 +2760,16 @@ EDGEPROBE__FN int edgeprobe__probe_apply(edgeprobe__root *r, struct edgeprobe__p
     return rc;
 }
 /* Set a probe's count; rewrite code when on/off changes. Lock held. */
-EDGEPROBE__FN int edgeprobe__probe_count(edgeprobe__root *r, struct edgeprobe__probe *p, int count);
-EDGEPROBE__FN int edgeprobe__probe_count(edgeprobe__root *r, struct edgeprobe__probe *p, int count) {
+EDGEPROBE__FN int edgeprobe__probe_count_locked(edgeprobe__root *r, struct edgeprobe__probe *p, int count);
+EDGEPROBE__FN int edgeprobe__probe_count_locked(edgeprobe__root *r, struct edgeprobe__probe *p, int count) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     int was = p->count > 0, now = count > 0, rc;
     if (was != now && (rc = edgeprobe__probe_apply(r, p, now)) < 0) return rc;
     p->count = count;
     return was != now;
 }
 
-/* ---- 8.8 the registry --------------------------------------------------
+/* ---- 19. the registry                                  >>registry ----
  * Start-up cost is this section's business: an object's constructor
  * registers every record of its table, so per site it may do no allocation,
  * hashes a name once and writes nothing into the program's own pages (the
@@ -2266,8 +3025,9 @@ EDGEPROBE__FN int edgeprobe__point_add(edgeprobe__root *r, edgeprobe__point *pt)
  * [npoints, npoints + n) need. Best effort: edgeprobe__point_add allocates
  * whatever is still missing, a chunk at a time. Chunks are filled in order,
  * so the missing ones are those from the first NULL on. Lock held. */
-EDGEPROBE__FN void edgeprobe__ids_reserve(edgeprobe__root *r, unsigned n);
-EDGEPROBE__FN void edgeprobe__ids_reserve(edgeprobe__root *r, unsigned n) {
+EDGEPROBE__FN void edgeprobe__ids_reserve_locked(edgeprobe__root *r, unsigned n);
+EDGEPROBE__FN void edgeprobe__ids_reserve_locked(edgeprobe__root *r, unsigned n) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     unsigned c, first = (unsigned)r->npoints / EDGEPROBE__CHUNK, end = ((unsigned)r->npoints + n + EDGEPROBE__CHUNK - 1) / EDGEPROBE__CHUNK;
     edgeprobe__point **ids;
     char *hits;
@@ -2355,15 +3115,16 @@ EDGEPROBE__FN void edgeprobe__registry_reserve(edgeprobe__root *r, unsigned n) {
     if (r->arena_left < want) edgeprobe__arena_block(r, want); /* else: the walk allocates */
     edgeprobe__hash_reserve(r, r->nprobes + n);
     edgeprobe__marks_reserve(r, r->nmarks + n);
-    edgeprobe__ids_reserve(r, n);
+    edgeprobe__ids_reserve_locked(r, n);
 }
 
 /* Register one table record: point, probe, site; then give the new site the
  * probe's current state. h: the hash of the record's name. Lock held. */
-EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, edgeprobe__object *o, const edgeprobe__record *rec,
+EDGEPROBE__FN int edgeprobe__record_add_locked(edgeprobe__root *r, edgeprobe__object *o, const edgeprobe__record *rec,
                                         uint32_t h);
-EDGEPROBE__FN int edgeprobe__record_add(edgeprobe__root *r, edgeprobe__object *o, const edgeprobe__record *rec,
+EDGEPROBE__FN int edgeprobe__record_add_locked(edgeprobe__root *r, edgeprobe__object *o, const edgeprobe__record *rec,
                                         uint32_t h) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     edgeprobe__point *pt = edgeprobe__mark_find(r, edgeprobe__rel(&rec->mark));
     struct edgeprobe__probe *p;
     edgeprobe__site s;
@@ -2408,7 +3169,7 @@ EDGEPROBE__FN void edgeprobe__table_add(edgeprobe__root *r, edgeprobe__object *o
     for (i = 0; i < n + EDGEPROBE__AHEAD; i++) {
         if (i >= EDGEPROBE__AHEAD) { /* record i - AHEAD, whose hash is in slot i % AHEAD */
             const edgeprobe__record *at = rec + (i - EDGEPROBE__AHEAD);
-            if (edgeprobe__record_add(r, o, at, ahead[i % EDGEPROBE__AHEAD]) < 0) /* left out, untouched */
+            if (edgeprobe__record_add_locked(r, o, at, ahead[i % EDGEPROBE__AHEAD]) < 0) /* left out, untouched */
                 edgeprobe__log_bytes(r, "cannot register site", edgeprobe__rel(&at->site), 0,
                                      edgeprobe__site_len(EDGEPROBE__RECORD_FLAGS(at)));
         }
@@ -2422,8 +3183,9 @@ EDGEPROBE__FN void edgeprobe__table_add(edgeprobe__root *r, edgeprobe__object *o
 }
 /* Forget a point whose sites are gone (or never came): out of its probe,
  * its id, the table of marks; its mark unlinked. Lock held. */
-EDGEPROBE__FN void edgeprobe__point_forget(edgeprobe__root *r, edgeprobe__point *pt);
-EDGEPROBE__FN void edgeprobe__point_forget(edgeprobe__root *r, edgeprobe__point *pt) {
+EDGEPROBE__FN void edgeprobe__point_forget_locked(edgeprobe__root *r, edgeprobe__point *pt);
+EDGEPROBE__FN void edgeprobe__point_forget_locked(edgeprobe__root *r, edgeprobe__point *pt) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     struct edgeprobe__probe *p = pt->probe;
     int i;
     for (i = 0; p && i < p->npoints; i++)
@@ -2440,8 +3202,9 @@ EDGEPROBE__FN void edgeprobe__point_forget(edgeprobe__root *r, edgeprobe__point 
     pt->mark = 0;
 }
 /* Forget one record of an object being unloaded. Lock held. */
-EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe__record *rec);
-EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe__record *rec) {
+EDGEPROBE__FN void edgeprobe__record_remove_locked(edgeprobe__root *r, const edgeprobe__record *rec);
+EDGEPROBE__FN void edgeprobe__record_remove_locked(edgeprobe__root *r, const edgeprobe__record *rec) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     edgeprobe__point *pt = edgeprobe__mark_find(r, edgeprobe__rel(&rec->mark));
     struct edgeprobe__probe *p = pt ? pt->probe : 0;
     unsigned char *addr = (unsigned char *)edgeprobe__rel(&rec->site);
@@ -2452,7 +3215,7 @@ EDGEPROBE__FN void edgeprobe__record_remove(edgeprobe__root *r, const edgeprobe_
     for (i = 0; i < p->nsites && p->sites[i].addr != addr; i++) {}
     if (i == p->nsites) return; /* this site was never registered */
     p->sites[i] = p->sites[--p->nsites];
-    if (--pt->nsites == 0) edgeprobe__point_forget(r, pt);
+    if (--pt->nsites == 0) edgeprobe__point_forget_locked(r, pt);
 }
 /* Forget an object's table [rec, end), prefetching as edgeprobe__table_add. */
 EDGEPROBE__FN void edgeprobe__table_remove(edgeprobe__root *r, const edgeprobe__record *rec, const edgeprobe__record *end);
@@ -2460,7 +3223,7 @@ EDGEPROBE__FN void edgeprobe__table_remove(edgeprobe__root *r, const edgeprobe__
     for (; rec < end; rec++) {
         if (r->mark_cap && end - rec > (ptrdiff_t)EDGEPROBE__AHEAD)
             __builtin_prefetch(&r->marks[edgeprobe__mark_bucket(r, edgeprobe__rel(&rec[EDGEPROBE__AHEAD].mark))]);
-        edgeprobe__record_remove(r, rec);
+        edgeprobe__record_remove_locked(r, rec);
     }
 }
 
@@ -2502,24 +3265,25 @@ EDGEPROBE__FN edgeprobe__point *edgeprobe__points_take(edgeprobe__root *r, size_
  * up, once its records are removed; a point whose site could not be
  * registered is forgotten here). A block that cannot be had leaves every
  * record out (logged), not the program. Lock held. */
-EDGEPROBE__FN void edgeprobe__object_points(edgeprobe__root *r, edgeprobe__object *o, size_t n);
-EDGEPROBE__FN void edgeprobe__object_points(edgeprobe__root *r, edgeprobe__object *o, size_t n) {
+EDGEPROBE__FN void edgeprobe__object_points_locked(edgeprobe__root *r, edgeprobe__object *o, size_t n);
+EDGEPROBE__FN void edgeprobe__object_points_locked(edgeprobe__root *r, edgeprobe__object *o, size_t n) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     size_t i;
     for (i = 0; i < o->npoints; i++)
-        if (o->points[i].mark) edgeprobe__point_forget(r, &o->points[i]);
+        if (o->points[i].mark) edgeprobe__point_forget_locked(r, &o->points[i]);
     if (o->points) edgeprobe__points_keep(r, o->points, o->point_cap);
     o->points = n ? edgeprobe__points_take(r, n, &o->point_cap) : 0;
     if (!o->points) o->point_cap = 0;
     o->npoints = 0;
 }
 
-/* Section 8.15: function probes need these from the layers below. */
-EDGEPROBE__FN void edgeprobe__fconvert_own(edgeprobe__root *r);
-EDGEPROBE__FN void edgeprobe__reader_forked(void); /* 8.13 */
+/* Section 27: function probes need these from the layers below. */
+EDGEPROBE__FN void edgeprobe__func_convert_own(edgeprobe__root *r);
+EDGEPROBE__FN void edgeprobe__reader_forked(void); /* section 25 */
 
 /* Constructor and destructor of every object: register its site table with
- * the root, and drop it before the object's code goes away (dlclose). They
- * run once per TU; the per-object flag makes the extra runs no-ops. */
+ * the root, and drop it before the object's code goes away (dlclose). The
+ * per-object flag makes a second run (a constructor called again) a no-op. */
 __attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function, constructor(101)))
 void edgeprobe__object_init(void);
 __attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function, constructor(101)))
@@ -2535,11 +3299,11 @@ void edgeprobe__object_init(void) {
     edgeprobe__lock(&r->lock);
     if (!edgeprobe__this_object.registered) { /* another TU's constructor may have won */
         unsigned n = (unsigned)(__stop_edgeprobe_sites - __start_edgeprobe_sites);
-        edgeprobe__object_points(r, &edgeprobe__this_object, n);
+        edgeprobe__object_points_locked(r, &edgeprobe__this_object, n);
         edgeprobe__registry_reserve(r, n);
         edgeprobe__table_add(r, &edgeprobe__this_object, __start_edgeprobe_sites,
                              __stop_edgeprobe_sites); /* a bad site is left out */
-        edgeprobe__fconvert_own(r);
+        edgeprobe__func_convert_own(r);
 #ifndef EDGEPROBE_FREESTANDING
         edgeprobe__libc_pthread_atfork(0, 0, edgeprobe__reader_forked); /* this object's records */
 #endif
@@ -2556,7 +3320,7 @@ void edgeprobe__object_fini(void) {
     edgeprobe__lock(&r->lock);
     if (edgeprobe__this_object.registered) {
         edgeprobe__table_remove(r, __start_edgeprobe_sites, __stop_edgeprobe_sites);
-        edgeprobe__object_points(r, &edgeprobe__this_object, 0);
+        edgeprobe__object_points_locked(r, &edgeprobe__this_object, 0);
         edgeprobe__this_object.registered = 0;
     }
     edgeprobe__unlock(&r->lock);
@@ -2574,7 +3338,7 @@ EDGEPROBE__FN edgeprobe__root *edgeprobe__ready(int *err) {
     edgeprobe__root *r = edgeprobe__ready(&edgeprobe__err);                    \
     if (!r) return edgeprobe__err
 
-/* ---- 8.9 probe API ----------------------------------------------------- */
+/* ---- 20. probes by name and handle                     >>probe-api ---- */
 /* Switch every loaded probe matching pattern on (count at least 1) or off
  * (count 0). Exact names that match nothing are an error; globs are not. */
 EDGEPROBE__FN int edgeprobe__set_matching(const char *pattern, int on);
@@ -2586,7 +3350,7 @@ EDGEPROBE__FN int edgeprobe__set_matching(const char *pattern, int on) {
     edgeprobe__lock(&r->lock);
     if (!edgeprobe__is_glob(pattern)) {
         struct edgeprobe__probe *p = edgeprobe__probe_live(r, pattern);
-        rc = p ? edgeprobe__probe_count(r, p, on ? (p->count > 0 ? p->count : 1) : 0) : EDGEPROBE_ENOENT;
+        rc = p ? edgeprobe__probe_count_locked(r, p, on ? (p->count > 0 ? p->count : 1) : 0) : EDGEPROBE_ENOENT;
         edgeprobe__unlock(&r->lock);
         return rc;
     }
@@ -2594,7 +3358,7 @@ EDGEPROBE__FN int edgeprobe__set_matching(const char *pattern, int on) {
         struct edgeprobe__probe *p;
         for (p = r->hash[i]; p && rc >= 0; p = p->next_hash) {
             if (!p->npoints || !edgeprobe__glob_match(pattern, p->name)) continue;
-            rc = edgeprobe__probe_count(r, p, on ? (p->count > 0 ? p->count : 1) : 0);
+            rc = edgeprobe__probe_count_locked(r, p, on ? (p->count > 0 ? p->count : 1) : 0);
             if (rc > 0) changed++;
         }
     }
@@ -2629,7 +3393,7 @@ EDGEPROBE__FN int edgeprobe__probe_update(edgeprobe_probe *p, int op) {
     }
     if (next < 0) rc = EDGEPROBE_EUNDERFLOW;
     else {
-        rc = edgeprobe__probe_count(r, p, next);
+        rc = edgeprobe__probe_count_locked(r, p, next);
         if (rc >= 0 && op >= 2) rc = next;
     }
     edgeprobe__unlock(&r->lock);
@@ -2690,9 +3454,8 @@ EDGEPROBE__FN int edgeprobe_set_discovery(edgeprobe_discover_fn fn, void *arg) {
     edgeprobe__unlock(&r->lock);
     return 0;
 }
-
-#if EDGEPROBE__HAS_PATCH /* 8.10 to 8.12, but edgeprobe_set_wx_strict: x86-64 only */
-/* ---- 8.10 straddling patches in flight ---------------------------------
+#if EDGEPROBE__HAS_PATCH /* sections 21 to 23, but edgeprobe_set_wx_strict: x86-64 only */
+/* ---- 21. straddling patches in flight, SIGTRAP             >>flight ----
  * A set-associative table keyed by the cache line of a site's first byte:
  * finding a site, or the sites that could overlap it (they start in the
  * same or the previous line), scans one or two sets of 8 entries. Entries
@@ -2712,8 +3475,9 @@ EDGEPROBE__FN edgeprobe__flight *edgeprobe__flight_find(edgeprobe__root *r, uint
     return 0;
 }
 /* Is any byte of [site, site+len) part of a patch in flight? Lock held. */
-EDGEPROBE__FN int edgeprobe__flight_overlaps(edgeprobe__root *r, uintptr_t site, size_t len);
-EDGEPROBE__FN int edgeprobe__flight_overlaps(edgeprobe__root *r, uintptr_t site, size_t len) {
+EDGEPROBE__FN int edgeprobe__flight_overlaps_locked(edgeprobe__root *r, uintptr_t site, size_t len);
+EDGEPROBE__FN int edgeprobe__flight_overlaps_locked(edgeprobe__root *r, uintptr_t site, size_t len) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     uintptr_t lines[2];
     int k;
     if (!r->in_flight) return 0; /* the common case: nothing to scan */
@@ -2732,8 +3496,9 @@ EDGEPROBE__FN int edgeprobe__flight_overlaps(edgeprobe__root *r, uintptr_t site,
 }
 /* A free entry for a new patch of `site`, or NULL if its set is full.
  * Lock held. */
-EDGEPROBE__FN edgeprobe__flight *edgeprobe__flight_claim(edgeprobe__root *r, uintptr_t site);
-EDGEPROBE__FN edgeprobe__flight *edgeprobe__flight_claim(edgeprobe__root *r, uintptr_t site) {
+EDGEPROBE__FN edgeprobe__flight *edgeprobe__flight_claim_locked(edgeprobe__root *r, uintptr_t site);
+EDGEPROBE__FN edgeprobe__flight *edgeprobe__flight_claim_locked(edgeprobe__root *r, uintptr_t site) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     edgeprobe__flight *set = edgeprobe__flight_set(r, site);
     unsigned w;
     for (w = 0; w < EDGEPROBE__FLIGHT_WAYS; w++)
@@ -2741,8 +3506,9 @@ EDGEPROBE__FN edgeprobe__flight *edgeprobe__flight_claim(edgeprobe__root *r, uin
     return 0;
 }
 /* Retire a finished patch: free its entry, remember its site. Lock held. */
-EDGEPROBE__FN void edgeprobe__flight_retire(edgeprobe__root *r, edgeprobe__flight *f);
-EDGEPROBE__FN void edgeprobe__flight_retire(edgeprobe__root *r, edgeprobe__flight *f) {
+EDGEPROBE__FN void edgeprobe__flight_retire_locked(edgeprobe__root *r, edgeprobe__flight *f);
+EDGEPROBE__FN void edgeprobe__flight_retire_locked(edgeprobe__root *r, edgeprobe__flight *f) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     __atomic_store_n(&r->recent[r->recent_next++ % EDGEPROBE__RECENT], f->site, __ATOMIC_RELEASE);
     r->in_flight--;
     __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE); /* odd: changing */
@@ -2783,7 +3549,6 @@ EDGEPROBE__FN int edgeprobe__emulate(const unsigned char *insn, size_t len, uint
     if (insn[0] == EDGEPROBE__OP_CALL) *push = site + 5;
     return 1;
 }
-
 #ifndef EDGEPROBE_FREESTANDING
 /* A snapshot of a flight entry, consistent with respect to its seq. */
 EDGEPROBE__FN int edgeprobe__flight_read(edgeprobe__flight *f, edgeprobe__flight *copy);
@@ -2807,7 +3572,7 @@ EDGEPROBE__FN void edgeprobe__chain_trap(edgeprobe__root *r, int sig, void *si, 
     if (prev->flags & EDGEPROBE__SA_SIGINFO) prev->action(sig, si, uc);
     else ((void (*)(int))h)(sig);
 }
-EDGEPROBE__FN int edgeprobe__patch_step(edgeprobe__root *r, edgeprobe__flight *f);
+EDGEPROBE__FN int edgeprobe__patch_step_locked(edgeprobe__root *r, edgeprobe__flight *f);
 EDGEPROBE__FN void edgeprobe__protocol_wait(edgeprobe__root *r, uint64_t since);
 /* The thread that started a patch met its own int3 and the instruction
  * cannot be emulated: nobody else will finish the patch, so finish it here
@@ -2826,7 +3591,7 @@ EDGEPROBE__FN void edgeprobe__finish_own(edgeprobe__root *r, uintptr_t site) {
     edgeprobe__lock(&r->lock);
     while ((f = edgeprobe__flight_find(r, site)) && f->state != EDGEPROBE__FLIGHT_EMPTY) {
         edgeprobe__protocol_wait(r, f->stamp);
-        edgeprobe__patch_step(r, f);
+        edgeprobe__patch_step_locked(r, f);
     }
     edgeprobe__unlock(&r->lock);
 }
@@ -2893,8 +3658,9 @@ EDGEPROBE__FN void edgeprobe__pin_self(void) {
 }
 /* Install the handler once per process (its object is pinned: see the
  * callers). Lock held. */
-EDGEPROBE__FN int edgeprobe__trap_install(edgeprobe__root *r);
-EDGEPROBE__FN int edgeprobe__trap_install(edgeprobe__root *r) {
+EDGEPROBE__FN int edgeprobe__trap_install_locked(edgeprobe__root *r);
+EDGEPROBE__FN int edgeprobe__trap_install_locked(edgeprobe__root *r) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     edgeprobe__sigaction_t sa;
     if (r->trap_installed) return 0;
     __builtin_memset(&sa, 0, sizeof sa);
@@ -2905,11 +3671,11 @@ EDGEPROBE__FN int edgeprobe__trap_install(edgeprobe__root *r) {
     return 0;
 }
 #else
-#define edgeprobe__trap_install(r) ((void)(r), EDGEPROBE_ENOTSUP)
+#define edgeprobe__trap_install_locked(r) ((void)(r), EDGEPROBE_ENOTSUP)
 #define edgeprobe__pin_self() ((void)0)
 #endif
 
-/* ---- 8.11 word patch: sync, async, batch ---------------------------------
+/* ---- 22. word patch: sync, async, batch                >>word-patch ----
  *
  *   straddler:   front line | back line
  *   step 0       o o o | o o        old instruction
@@ -2943,7 +3709,7 @@ EDGEPROBE__FN int edgeprobe_set_sync(enum edgeprobe_sync mode) {
     edgeprobe__unlock(&r->lock);
     return rc;
 }
-EDGEPROBE__FN enum edgeprobe_sync edgeprobe_get_sync(void) {
+EDGEPROBE__FN enum edgeprobe_sync edgeprobe_sync_mode(void) {
     int err;
     edgeprobe__root *r = edgeprobe__root_get(&err);
     return r ? (enum edgeprobe_sync)__atomic_load_n(&r->sync_mode, __ATOMIC_ACQUIRE) : EDGEPROBE_SYNC_TMAX;
@@ -2953,7 +3719,7 @@ EDGEPROBE__FN int edgeprobe_set_tmax(uint64_t ticks) {
     __atomic_store_n(&r->tmax, ticks, __ATOMIC_RELEASE);
     return 0;
 }
-EDGEPROBE__FN uint64_t edgeprobe_get_tmax(void) {
+EDGEPROBE__FN uint64_t edgeprobe_tmax(void) {
     int err;
     edgeprobe__root *r = edgeprobe__root_get(&err);
     return r ? __atomic_load_n(&r->tmax, __ATOMIC_ACQUIRE) : EDGEPROBE_TMAX_DEFAULT;
@@ -2975,7 +3741,6 @@ EDGEPROBE__FN int edgeprobe_set_wx_strict(int strict) {
     edgeprobe__unlock(&r->lock);
     return rc;
 }
-
 #if EDGEPROBE__HAS_PATCH
 /* One "wait" of the protocol, from `since`: a serialising membarrier, or
  * Tmax ticks (also when the membarrier fails: never skip a wait). */
@@ -3006,15 +3771,16 @@ EDGEPROBE__INLINE size_t edgeprobe__front_len(const void *site, size_t len) {
 
 /* Start a patch; lock held. Returns 1 done (one store sufficed), 0 in
  * flight, or a negative code with nothing written. */
-EDGEPROBE__FN int edgeprobe__patch_begin(edgeprobe__root *r, unsigned char *site, const unsigned char *insn,
+EDGEPROBE__FN int edgeprobe__patch_begin_locked(edgeprobe__root *r, unsigned char *site, const unsigned char *insn,
                                          size_t len);
-EDGEPROBE__FN int edgeprobe__patch_begin(edgeprobe__root *r, unsigned char *site, const unsigned char *insn,
+EDGEPROBE__FN int edgeprobe__patch_begin_locked(edgeprobe__root *r, unsigned char *site, const unsigned char *insn,
                                          size_t len) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     size_t front = edgeprobe__front_len(site, len);
     edgeprobe__flight *f;
     unsigned char old[8];
     int rc;
-    if (edgeprobe__flight_overlaps(r, (uintptr_t)site, len)) return EDGEPROBE_EBUSY;
+    if (edgeprobe__flight_overlaps_locked(r, (uintptr_t)site, len)) return EDGEPROBE_EBUSY;
     if ((rc = edgeprobe__check_patch(site, insn, len)) < 0) {
         if (rc == EDGEPROBE_EBYTES) edgeprobe__log_bytes(r, "no instruction of the claimed length", site, 0, len);
         return rc;
@@ -3023,12 +3789,12 @@ EDGEPROBE__FN int edgeprobe__patch_begin(edgeprobe__root *r, unsigned char *site
     /* Inside one line, or only one side changes: one atomic store suffices,
      * since every mix an executor can fetch is the old or the new insn. */
     if (front == len || __builtin_memcmp(old + front, insn + front, len - front) == 0)
-        return (rc = edgeprobe__write_code(r, site, old, insn, front)) < 0 ? rc : 1;
+        return (rc = edgeprobe__write_code_locked(r, site, old, insn, front)) < 0 ? rc : 1;
     if (__builtin_memcmp(old, insn, front) == 0)
-        return (rc = edgeprobe__write_code(r, site + front, old + front, insn + front, len - front)) < 0 ? rc : 1;
-    if ((rc = edgeprobe__trap_install(r)) < 0) return rc;
-    if (!(f = edgeprobe__flight_claim(r, (uintptr_t)site))) return EDGEPROBE_EBUSY;
-    if ((rc = edgeprobe__code_open(r, site, len)) < 0) return rc;
+        return (rc = edgeprobe__write_code_locked(r, site + front, old + front, insn + front, len - front)) < 0 ? rc : 1;
+    if ((rc = edgeprobe__trap_install_locked(r)) < 0) return rc;
+    if (!(f = edgeprobe__flight_claim_locked(r, (uintptr_t)site))) return EDGEPROBE_EBUSY;
+    if ((rc = edgeprobe__code_open_locked(r, site, len)) < 0) return rc;
     r->in_flight++;
     __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELAXED); /* odd: rewriting */
     __atomic_thread_fence(__ATOMIC_RELEASE);
@@ -3045,7 +3811,7 @@ EDGEPROBE__FN int edgeprobe__patch_begin(edgeprobe__root *r, unsigned char *site
         rc = edgeprobe__cas_bytes(site, old, &int3, 1);
     }
     if (rc != 1) { /* someone else changed the first byte: back off */
-        edgeprobe__flight_retire(r, f);
+        edgeprobe__flight_retire_locked(r, f);
         edgeprobe__code_close(r, site, len);
         edgeprobe__log_bytes(r, "site changed before it could be locked", site, old, len);
         return EDGEPROBE_EBUSY;
@@ -3056,7 +3822,8 @@ EDGEPROBE__FN int edgeprobe__patch_begin(edgeprobe__root *r, unsigned char *site
 /* Advance a patch in flight by one step; lock held. Returns 0 while in
  * flight, 1 when done, EDGEPROBE_EBYTES when a foreign write was found (the
  * back bytes changed: the front is put back and the patch abandoned). */
-EDGEPROBE__FN int edgeprobe__patch_step(edgeprobe__root *r, edgeprobe__flight *f) {
+EDGEPROBE__FN int edgeprobe__patch_step_locked(edgeprobe__root *r, edgeprobe__flight *f) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     unsigned char *site = (unsigned char *)f->site, locked[8];
     size_t front = edgeprobe__front_len(site, f->len);
     int rc;
@@ -3078,7 +3845,7 @@ EDGEPROBE__FN int edgeprobe__patch_step(edgeprobe__root *r, edgeprobe__flight *f
     }
     rc = f->error ? f->error : 1;
     edgeprobe__code_close(r, site, f->len);
-    edgeprobe__flight_retire(r, f);
+    edgeprobe__flight_retire_locked(r, f);
     return rc;
 }
 /* Whether a patch in flight may take its next step now. */
@@ -3093,7 +3860,7 @@ EDGEPROBE__FN int edgeprobe_patch_start(void *site, const void *insn, size_t len
     edgeprobe__pin_self();
     if (!site || !insn || len < 1 || len > 8) return EDGEPROBE_EINVAL;
     edgeprobe__lock(&r->lock);
-    rc = edgeprobe__patch_begin(r, (unsigned char *)site, (const unsigned char *)insn, len);
+    rc = edgeprobe__patch_begin_locked(r, (unsigned char *)site, (const unsigned char *)insn, len);
     edgeprobe__unlock(&r->lock);
     return rc;
 }
@@ -3107,7 +3874,7 @@ EDGEPROBE__FN int edgeprobe_patch_finish(void *site) {
     if (!f) rc = EDGEPROBE_ESRCH;
     while (rc == 0 && edgeprobe__step_due(r, f)) {
         edgeprobe__protocol_wait(r, f->stamp); /* membarrier, or already over */
-        rc = edgeprobe__patch_step(r, f);
+        rc = edgeprobe__patch_step_locked(r, f);
     }
     edgeprobe__unlock(&r->lock);
     return rc;
@@ -3121,7 +3888,7 @@ EDGEPROBE__FN int edgeprobe_patch_batch(const edgeprobe_patch_req *reqs, size_t 
     edgeprobe__pin_self();
     edgeprobe__lock(&r->lock);
     for (i = 0; i < n; i++) {
-        results[i] = edgeprobe__patch_begin(r, (unsigned char *)reqs[i].site,
+        results[i] = edgeprobe__patch_begin_locked(r, (unsigned char *)reqs[i].site,
                                             (const unsigned char *)reqs[i].insn, reqs[i].len);
         if (results[i] < 0) failed++;
         if (results[i] == 0) in_flight++;
@@ -3135,7 +3902,7 @@ EDGEPROBE__FN int edgeprobe_patch_batch(const edgeprobe_patch_req *reqs, size_t 
             edgeprobe__flight *f;
             if (results[i] != 0) continue;
             f = edgeprobe__flight_find(r, (uintptr_t)reqs[i].site);
-            results[i] = f ? edgeprobe__patch_step(r, f) : 1; /* or finished by another thread */
+            results[i] = f ? edgeprobe__patch_step_locked(r, f) : 1; /* or finished by another thread */
             if (results[i] < 0) failed++;
         }
         last = edgeprobe__rdtsc();
@@ -3155,15 +3922,16 @@ EDGEPROBE__FN int edgeprobe_patch(void *site, const void *insn, size_t len) {
     return failed < 0 ? failed : result;
 }
 
-/* ---- 8.12 call patch: never waits -----------------------------------------
+/* ---- 23. call patch: never waits                      >>call-patch ----
  * Only one side of the line boundary changes, so every mix an executor can
  * fetch is a valid instruction: the active call, or the deactivated form. */
 
 /* A `ret` within rel32 reach of the byte after the call. Pages of `ret`
  * are allocated once per +-2 GiB region and shared by every site in reach.
  * Lock held. */
-EDGEPROBE__FN uintptr_t edgeprobe__tramp_near(edgeprobe__root *r, uintptr_t from);
-EDGEPROBE__FN uintptr_t edgeprobe__tramp_near(edgeprobe__root *r, uintptr_t from) {
+EDGEPROBE__FN uintptr_t edgeprobe__tramp_near_locked(edgeprobe__root *r, uintptr_t from);
+EDGEPROBE__FN uintptr_t edgeprobe__tramp_near_locked(edgeprobe__root *r, uintptr_t from) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     const intptr_t reach = (intptr_t)0x7fff0000;
     unsigned i;
     unsigned char *page;
@@ -3188,10 +3956,11 @@ EDGEPROBE__INLINE int edgeprobe__is_tramp(const edgeprobe__root *r, uintptr_t ta
 }
 /* The active and deactivated forms of `call rel32` at site, per the split
  * of its 5 bytes by the line boundary. Lock held. */
-EDGEPROBE__FN int edgeprobe__call_forms(edgeprobe__root *r, const unsigned char *site, int32_t rel32,
+EDGEPROBE__FN int edgeprobe__call_forms_locked(edgeprobe__root *r, const unsigned char *site, int32_t rel32,
                                         unsigned char on[5], unsigned char off[5]);
-EDGEPROBE__FN int edgeprobe__call_forms(edgeprobe__root *r, const unsigned char *site, int32_t rel32,
+EDGEPROBE__FN int edgeprobe__call_forms_locked(edgeprobe__root *r, const unsigned char *site, int32_t rel32,
                                         unsigned char on[5], unsigned char off[5]) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     size_t front = edgeprobe__front_len(site, 5);
     on[0] = EDGEPROBE__OP_CALL;
     __builtin_memcpy(on + 1, &rel32, 4);
@@ -3199,7 +3968,7 @@ EDGEPROBE__FN int edgeprobe__call_forms(edgeprobe__root *r, const unsigned char 
     if (front == 5) {
         __builtin_memcpy(off, edgeprobe__nop5, 5);
     } else if (front == 1) { /* 1|4: call a ret instead */
-        uintptr_t t = edgeprobe__tramp_near(r, (uintptr_t)site + 5);
+        uintptr_t t = edgeprobe__tramp_near_locked(r, (uintptr_t)site + 5);
         int32_t rel;
         if (!t) return EDGEPROBE_ERANGE;
         rel = (int32_t)(intptr_t)(t - ((uintptr_t)site + 5));
@@ -3222,13 +3991,14 @@ EDGEPROBE__FN int edgeprobe__call_is_off(const edgeprobe__root *r, const unsigne
 }
 /* Switch a call site; lock held. Only the bytes of one side of the line
  * boundary are written. */
-EDGEPROBE__FN int edgeprobe__call_set(edgeprobe__root *r, unsigned char *site, int32_t rel32, int on);
-EDGEPROBE__FN int edgeprobe__call_set(edgeprobe__root *r, unsigned char *site, int32_t rel32, int on) {
+EDGEPROBE__FN int edgeprobe__call_set_locked(edgeprobe__root *r, unsigned char *site, int32_t rel32, int on);
+EDGEPROBE__FN int edgeprobe__call_set_locked(edgeprobe__root *r, unsigned char *site, int32_t rel32, int on) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     unsigned char active[5], off[5], *from, *to;
     size_t front = edgeprobe__front_len(site, 5), at, n;
     int rc;
-    if (edgeprobe__flight_overlaps(r, (uintptr_t)site, 5)) return EDGEPROBE_EBUSY;
-    if ((rc = edgeprobe__call_forms(r, site, rel32, active, off)) < 0) return rc;
+    if (edgeprobe__flight_overlaps_locked(r, (uintptr_t)site, 5)) return EDGEPROBE_EBUSY;
+    if ((rc = edgeprobe__call_forms_locked(r, site, rel32, active, off)) < 0) return rc;
     if (front == 1 && edgeprobe__call_is_off(r, site)) __builtin_memcpy(off, site, 5); /* its trampoline */
     from = on ? off : active;
     to = on ? active : off;
@@ -3239,19 +4009,19 @@ EDGEPROBE__FN int edgeprobe__call_set(edgeprobe__root *r, unsigned char *site, i
         edgeprobe__log_bytes(r, "not the call or its deactivated form", site, from, 5);
         return EDGEPROBE_EBYTES;
     }
-    rc = edgeprobe__write_code(r, site + at, from + at, to + at, n);
+    rc = edgeprobe__write_code_locked(r, site + at, from + at, to + at, n);
     return rc < 0 ? rc : 1;
 }
-EDGEPROBE__FN int edgeprobe_call_activate(void *site, int32_t rel32) {
+EDGEPROBE__FN int edgeprobe_call_on(void *site, int32_t rel32) {
     int rc;
     EDGEPROBE__ROOT_OR_RETURN(r);
     if (!site) return EDGEPROBE_EINVAL;
     edgeprobe__lock(&r->lock);
-    rc = edgeprobe__call_set(r, (unsigned char *)site, rel32, 1);
+    rc = edgeprobe__call_set_locked(r, (unsigned char *)site, rel32, 1);
     edgeprobe__unlock(&r->lock);
     return rc;
 }
-EDGEPROBE__FN int edgeprobe_call_deactivate(void *site) {
+EDGEPROBE__FN int edgeprobe_call_off(void *site) {
     unsigned char *p = (unsigned char *)site;
     int32_t rel32;
     int rc;
@@ -3260,7 +4030,7 @@ EDGEPROBE__FN int edgeprobe_call_deactivate(void *site) {
     edgeprobe__lock(&r->lock);
     __builtin_memcpy(&rel32, p + 1, 4);
     if (edgeprobe__call_is_off(r, p)) rc = 0;
-    else if (p[0] == EDGEPROBE__OP_CALL) rc = edgeprobe__call_set(r, p, rel32, 0);
+    else if (p[0] == EDGEPROBE__OP_CALL) rc = edgeprobe__call_set_locked(r, p, rel32, 0);
     else {
         edgeprobe__log_bytes(r, "not a call", site, 0, 5);
         rc = EDGEPROBE_EBYTES;
@@ -3268,105 +4038,13 @@ EDGEPROBE__FN int edgeprobe_call_deactivate(void *site) {
     edgeprobe__unlock(&r->lock);
     return rc;
 }
+#endif /* EDGEPROBE__HAS_PATCH: sections 21 to 23 */
 
-#endif /* EDGEPROBE__HAS_PATCH: 8.10 to 8.12 */
-
-/* ---- 8.12a per-point hit counts ------------------------------------------
- * Enabled TRACE, BRANCH and HANDLER sites count their hits (BRANCH_ON, on by
- * default, has no out-of-line path and counts nothing). A hot probe hit by
- * several threads must not become one contended cache line, so each point
- * has one counter per stripe; a chunk of EDGEPROBE__CHUNK points keeps
- * stripe s as one contiguous row [s][id % CHUNK], so hits on different
- * stripes never write the same line.
- *   - where the kernel publishes the current CPU through rseq (glibc 2.35
- *     and later), the stripe is the CPU number (mod EDGEPROBE__STRIPES) and
- *     the increment is one unlocked `addq`: an instruction is never split by
- *     preemption, so threads sharing a CPU never lose a count. A count can be
- *     lost only if a thread migrates between reading its CPU and the add
- *     while another thread hits the same point there, or on machines with
- *     more than EDGEPROBE__STRIPES CPUs (CPUs n and n + 16 share a stripe).
- *   - otherwise (older libc, rseq off, freestanding) the stripe is a hash of
- *     the thread pointer and the increment a locked add: exact, and
- *     contended only when two threads hash to the same stripe.
- * Cost and its floor: bench/control.c, bench/RESULTS.md. */
-#if !defined(EDGEPROBE_FREESTANDING) && defined(__x86_64__) /* rseq's CPU through %fs */
-/* glibc >= 2.35 (weak: absent before), under private names so that they
- * never clash with <sys/rseq.h>'s declarations (C++ linkage there). */
-extern const ptrdiff_t edgeprobe__rseq_offset __asm__("__rseq_offset") __attribute__((weak));
-extern const unsigned int edgeprobe__rseq_size __asm__("__rseq_size") __attribute__((weak));
-#endif
-EDGEPROBE__INLINE unsigned edgeprobe__hit_stripe(void) {
-    return edgeprobe__hash_ptr(edgeprobe__self() >> 12) & (EDGEPROBE__STRIPES - 1);
-}
-EDGEPROBE__INLINE void edgeprobe__hit_add(uint64_t *row, unsigned id) {
-    uint64_t *counter;
-#if !defined(EDGEPROBE_FREESTANDING) && defined(__x86_64__)
-    if (&edgeprobe__rseq_size && edgeprobe__rseq_size) {
-        uint32_t cpu; /* struct rseq: cpu_id_start at 0, cpu_id at 4 */
-        __asm__ volatile("movl %%fs:4(%1), %0" : "=r"(cpu) : "r"(edgeprobe__rseq_offset));
-        counter = &row[(cpu & (EDGEPROBE__STRIPES - 1)) * EDGEPROBE__CHUNK + id % EDGEPROBE__CHUNK];
-        __asm__ volatile("addq $1, %0" : "+m"(*counter)); /* one instruction, not locked */
-        return;
-    }
-#endif
-    counter = &row[edgeprobe__hit_stripe() * EDGEPROBE__CHUNK + id % EDGEPROBE__CHUNK];
-    __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
-}
-/* Count a hit of pt. Returns 1 when the point's TRACE lines go to
- * `edgeprobe trace` (9). */
-EDGEPROBE__INLINE int edgeprobe__hit_point(edgeprobe__point *pt) {
-    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
-    unsigned id = (unsigned)__atomic_load_n(&pt->id_plus_1, __ATOMIC_RELAXED) - 1u;
-    struct edgeprobe__probe *p = __atomic_load_n(&pt->probe, __ATOMIC_RELAXED);
-    uint64_t *row;
-    if (r && id < EDGEPROBE__CHUNK * EDGEPROBE__CHUNKS && /* registered */
-        (row = __atomic_load_n(&r->hits[id / EDGEPROBE__CHUNK], __ATOMIC_ACQUIRE)))
-        edgeprobe__hit_add(row, id);
-    return p && __atomic_load_n(&p->routed, __ATOMIC_RELAXED);
-}
-/* A marker's point, or NULL while its mark is not linked (8.8). */
-EDGEPROBE__INLINE edgeprobe__point *edgeprobe__mark_point(edgeprobe__mark *m) {
-    return __atomic_load_n(&m->point, __ATOMIC_ACQUIRE);
-}
-/* A marker's count. Out of line and cold: it adds one call to a site's
- * enabled path, not ~150 bytes of code to every probed function. Code size
- * is what disabled probes cost in large programs (bench/RESULTS.md, issue
- * 10). */
-EDGEPROBE__FN __attribute__((cold)) int edgeprobe__hit(edgeprobe__mark *m);
+/* ---- 24. per-point hit counts: the sums                       >>hits ----
+ * How hits are counted, and what a count may miss: section 11.4. */
 EDGEPROBE__FN int edgeprobe__hit(edgeprobe__mark *m) {
     edgeprobe__point *pt = edgeprobe__mark_point(m);
     return pt ? edgeprobe__hit_point(pt) : 0;
-}
-EDGEPROBE__INLINE void edgeprobe__count_hit(edgeprobe__mark *m) {
-#if EDGEPROBE_HIT_COUNTS
-    (void)edgeprobe__hit(m);
-#else
-    (void)m;
-#endif
-}
-EDGEPROBE__INLINE void edgeprobe__count_point_hit(edgeprobe__point *pt) {
-#if EDGEPROBE_HIT_COUNTS
-    (void)edgeprobe__hit_point(pt);
-#else
-    (void)pt;
-#endif
-}
-/* A TRACE hit: count it; 1 when its line goes to `edgeprobe trace`. */
-EDGEPROBE__INLINE int edgeprobe__trace_point_hit(edgeprobe__point *pt) {
-#if EDGEPROBE_HIT_COUNTS
-    return edgeprobe__hit_point(pt);
-#else
-    struct edgeprobe__probe *p = __atomic_load_n(&pt->probe, __ATOMIC_RELAXED);
-    return p && __atomic_load_n(&p->routed, __ATOMIC_RELAXED);
-#endif
-}
-EDGEPROBE__INLINE int edgeprobe__trace_hit(edgeprobe__mark *m) {
-#if EDGEPROBE_HIT_COUNTS
-    return edgeprobe__hit(m); /* out of line, as above */
-#else
-    edgeprobe__point *pt = edgeprobe__mark_point(m);
-    return pt && edgeprobe__trace_point_hit(pt);
-#endif
 }
 /* Sum of one point's stripes. */
 EDGEPROBE__FN uint64_t edgeprobe__point_hits(edgeprobe__root *r, int id);
@@ -3385,7 +4063,7 @@ EDGEPROBE__FN int edgeprobe_point_hits(int id, uint64_t *out) {
     return 0;
 }
 
-/* ---- 8.13 handlers ---------------------------------------------------------
+/* ---- 25. handlers                                      >>bind ----
  * A binding {fn, user, identity} is immutable once published in a point, so
  * replacing a handler is one pointer store. edgeprobe_handler_sync must wait
  * for every thread that may still hold a binding retired before it began.
@@ -3413,20 +4091,8 @@ EDGEPROBE__FN int edgeprobe_point_hits(int id, uint64_t *out) {
  * thread and object, 64 bytes); freestanding builds, which have no
  * thread-local storage here, and threads whose record could not be
  * allocated fall back to striped counters with locked increments. */
-struct edgeprobe__binding_full {
-    edgeprobe__binding b;
-    edgeprobe_info info;
-};
-typedef struct edgeprobe__reader {
-    unsigned long depth;         /* handler calls in progress; owner writes */
-    unsigned long gen;           /* outermost calls completed; owner writes */
-    struct edgeprobe__reader *next; /* the root's list: push-only          */
-    int tid;                     /* the owner (0: unknown); see wait_readers */
-    char pad[36];                /* one cache line per thread              */
-} edgeprobe__reader;
 #define EDGEPROBE__MB_PRIVATE_EXPEDITED (1 << 3)
 #define EDGEPROBE__MB_REGISTER_PRIVATE_EXPEDITED (1 << 4)
-
 #ifndef EDGEPROBE_FREESTANDING
 __attribute__((weak, visibility("hidden"), tls_model("initial-exec")))
 __thread edgeprobe__reader *edgeprobe__my_reader;
@@ -3476,7 +4142,6 @@ EDGEPROBE__FN edgeprobe__reader *edgeprobe__reader_new(edgeprobe__root *r) {
     edgeprobe__my_reader = rd;
     return rd;
 }
-#define edgeprobe__reader_tls() edgeprobe__my_reader
 EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__reader_self(edgeprobe__root *r) {
     edgeprobe__reader *rd = edgeprobe__my_reader;
     return rd ? rd : edgeprobe__reader_new(r);
@@ -3486,24 +4151,10 @@ EDGEPROBE__FN int edgeprobe__readers_need_fence(void) { return 1; }
 #define EDGEPROBE__MEMBARRIER(cmd) ((void)(cmd), -1L)
 #define edgeprobe__reader_self(r) ((void)(r), (edgeprobe__reader *)0)
 #define edgeprobe__reader_gone(rd) ((void)(rd), 0)
-#define edgeprobe__reader_tls() ((edgeprobe__reader *)0)
 #endif
 
 EDGEPROBE__INLINE unsigned edgeprobe__stripe(void) {
     return edgeprobe__hash_ptr((uintptr_t)__builtin_frame_address(0) >> 16) & (EDGEPROBE__STRIPES - 1);
-}
-/* The fast reader pair on this thread's record. Nothing is kept across
- * the handler call: `out` finds the record again (one %fs load). */
-EDGEPROBE__INLINE void edgeprobe__reader_in(edgeprobe__root *r, edgeprobe__reader *rd) {
-    __atomic_store_n(&rd->depth, __atomic_load_n(&rd->depth, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
-    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* no compiler reordering */
-    if (__atomic_load_n(&r->readers_fence, __ATOMIC_RELAXED)) __atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
-EDGEPROBE__INLINE void edgeprobe__reader_out(edgeprobe__reader *rd) {
-    unsigned long d = __atomic_load_n(&rd->depth, __ATOMIC_RELAXED) - 1;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    __atomic_store_n(&rd->depth, d, __ATOMIC_RELEASE);
-    if (d == 0) __atomic_store_n(&rd->gen, __atomic_load_n(&rd->gen, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
 }
 /* A reader's ticket, for callers that may have no record (first call of a
  * thread whose record cannot be allocated, freestanding builds): then a
@@ -3528,11 +4179,6 @@ EDGEPROBE__INLINE void edgeprobe__reader_leave(edgeprobe__ticket t) {
     if (__builtin_expect(t.rd != 0, 1)) edgeprobe__reader_out(t.rd);
     else __atomic_fetch_sub(t.count, 1, __ATOMIC_RELEASE);
 }
-EDGEPROBE__INLINE void edgeprobe__call_binding(edgeprobe__point *pt, uintptr_t value) {
-    struct edgeprobe__binding_full *b =
-        (struct edgeprobe__binding_full *)__atomic_load_n(&pt->binding, __ATOMIC_ACQUIRE);
-    if (b) b->b.fn(&b->info, b->b.user, value);
-}
 /* Any thread, any build: with a ticket. */
 EDGEPROBE__FN void edgeprobe__dispatch_ticket(edgeprobe__root *r, edgeprobe__point *pt, uintptr_t value);
 EDGEPROBE__FN void edgeprobe__dispatch_ticket(edgeprobe__root *r, edgeprobe__point *pt, uintptr_t value) {
@@ -3540,11 +4186,6 @@ EDGEPROBE__FN void edgeprobe__dispatch_ticket(edgeprobe__root *r, edgeprobe__poi
     edgeprobe__call_binding(pt, value);
     edgeprobe__reader_leave(t);
 }
-/* The handler site's enabled path. cold: calls to it mark that path as
- * unlikely, so the compiler moves it out of the hot function (and keeps
- * this small function in .text.unlikely; the fast path is a few loads and
- * stores either way). A thread with its record takes no lock. */
-EDGEPROBE__FN __attribute__((cold)) void edgeprobe__dispatch(edgeprobe__mark *m, uintptr_t value);
 EDGEPROBE__FN void edgeprobe__dispatch(edgeprobe__mark *m, uintptr_t value) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
     edgeprobe__reader *rd = edgeprobe__reader_tls();
@@ -3558,25 +4199,10 @@ EDGEPROBE__FN void edgeprobe__dispatch(edgeprobe__mark *m, uintptr_t value) {
     edgeprobe__call_binding(pt, value);
     edgeprobe__reader_out(edgeprobe__reader_tls());
 }
-/* EDGEPROBE_HANDLER_INLINE: the same fast path, inlined into the site's
- * enabled block (one call/return pair less); anything unusual goes to
- * edgeprobe__dispatch. */
-EDGEPROBE__INLINE void edgeprobe__dispatch_inline(edgeprobe__mark *m, uintptr_t value) {
-    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
-    edgeprobe__reader *rd = edgeprobe__reader_tls();
-    edgeprobe__point *pt = edgeprobe__mark_point(m);
-    if (__builtin_expect(!rd || !r || !pt || __atomic_load_n(&r->readers_fence, __ATOMIC_RELAXED), 0)) {
-        edgeprobe__dispatch(m, value);
-        return;
-    }
-    edgeprobe__count_point_hit(pt);
-    edgeprobe__reader_in(r, rd);
-    edgeprobe__call_binding(pt, value);
-    edgeprobe__reader_out(edgeprobe__reader_tls());
-}
 /* Publish a new binding (or NULL) in a point; retire the old one. Lock held. */
-EDGEPROBE__FN int edgeprobe__bind(edgeprobe__root *r, edgeprobe__point *pt, edgeprobe_handler_fn fn, void *user);
-EDGEPROBE__FN int edgeprobe__bind(edgeprobe__root *r, edgeprobe__point *pt, edgeprobe_handler_fn fn, void *user) {
+EDGEPROBE__FN int edgeprobe__bind_locked(edgeprobe__root *r, edgeprobe__point *pt, edgeprobe_handler_fn fn, void *user);
+EDGEPROBE__FN int edgeprobe__bind_locked(edgeprobe__root *r, edgeprobe__point *pt, edgeprobe_handler_fn fn, void *user) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     struct edgeprobe__binding_full *b = 0;
     edgeprobe__binding *old;
     if (fn) {
@@ -3585,7 +4211,7 @@ EDGEPROBE__FN int edgeprobe__bind(edgeprobe__root *r, edgeprobe__point *pt, edge
         b->b.fn = fn;
         b->b.user = user;
         edgeprobe__fill_info(pt, &b->info);
-        edgeprobe__point_link(pt); /* detaching links (and writes) no mark */
+        edgeprobe__point_link_locked(pt); /* detaching links (and writes) no mark */
     }
     old = __atomic_exchange_n(&pt->binding, b ? &b->b : (edgeprobe__binding *)0, __ATOMIC_ACQ_REL);
     if (old) {
@@ -3624,11 +4250,11 @@ EDGEPROBE__FN int edgeprobe__attach_matching(const char *pattern, int kind, edge
             /* Switch first (off before unbinding; on before binding, since
              * switching on can fail: then nothing is bound). A site on
              * with no binding yet calls nothing. */
-            rc = edgeprobe__probe_count(r, p, fn ? (p->count > 0 ? p->count : 1) : 0);
+            rc = edgeprobe__probe_count_locked(r, p, fn ? (p->count > 0 ? p->count : 1) : 0);
             for (k = 0; k < p->npoints && rc >= 0; k++)
                 if (fn ? p->points[k]->kind == kind
                        : (p->points[k]->kind == EDGEPROBE_KIND_HANDLER || p->points[k]->kind == EDGEPROBE_KIND_PROBE))
-                    rc = edgeprobe__bind(r, p->points[k], fn, user);
+                    rc = edgeprobe__bind_locked(r, p->points[k], fn, user);
         }
     }
     edgeprobe__unlock(&r->lock);
@@ -3700,9 +4326,8 @@ EDGEPROBE__FN int edgeprobe_handler_sync(void) {
     }
     return 0;
 }
-
-#if EDGEPROBE__HAS_PATCH /* 8.14: x86-64 only */
-/* ---- 8.14 the -finstrument-functions provider -------------------------------
+#if EDGEPROBE__HAS_PATCH /* section 26: x86-64 only */
+/* ---- 26. the -finstrument-functions provider              >>provider ----
  * Call sites of __cyg_profile_func_enter/exit, found on first call: the
  * call instruction ends at the return address. A lock-free, insert-only
  * hash maps each site to its point; tables only grow and old ones are kept
@@ -3747,8 +4372,9 @@ EDGEPROBE__FN void edgeprobe__ptable_put(edgeprobe__ptable *t, uintptr_t key, ed
     t->used++;
 }
 /* Room for one more entry; lock held. */
-EDGEPROBE__FN edgeprobe__ptable *edgeprobe__ptable_reserve(struct edgeprobe__provider *pv);
-EDGEPROBE__FN edgeprobe__ptable *edgeprobe__ptable_reserve(struct edgeprobe__provider *pv) {
+EDGEPROBE__FN edgeprobe__ptable *edgeprobe__ptable_reserve_locked(struct edgeprobe__provider *pv);
+EDGEPROBE__FN edgeprobe__ptable *edgeprobe__ptable_reserve_locked(struct edgeprobe__provider *pv) {
+    EDGEPROBE__ASSERT_LOCKED(edgeprobe__this_object.root);
     edgeprobe__ptable *t = pv->table, *n;
     unsigned cap = t ? t->cap * 2 : 1024, i;
     if (t && (t->used + 1) * 2 <= t->cap) return t;
@@ -3761,7 +4387,6 @@ EDGEPROBE__FN edgeprobe__ptable *edgeprobe__ptable_reserve(struct edgeprobe__pro
     __atomic_store_n(&pv->table, n, __ATOMIC_RELEASE);
     return n;
 }
-
 #ifndef EDGEPROBE_FREESTANDING
 /* How many objects the process has loaded and unloaded so far (glibc's
  * dlpi_adds and dlpi_subs; ~0 if the loader does not say). */
@@ -3848,7 +4473,7 @@ EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt) {
         pt->file = named->file;
         return;
     }
-    if (t && (t = edgeprobe__ptable_reserve(r->provider))) edgeprobe__ptable_put(t, EDGEPROBE__FN_KEY(pp->fn), pt);
+    if (t && (t = edgeprobe__ptable_reserve_locked(r->provider))) edgeprobe__ptable_put(t, EDGEPROBE__FN_KEY(pp->fn), pt);
     if (edgeprobe__libc_dladdr(pp->fn, &dli) && dli.sname && dli.saddr == pp->fn &&
         (pt->name = edgeprobe__provider_keep(dli.sname, dli.fname)) != 0) {
         pt->file = dli.fname ? pt->name + edgeprobe__strnlen(pt->name, 4095) + 1 : 0;
@@ -3861,23 +4486,23 @@ EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt) {
     pt->function = pt->name;
 }
 #endif
-
 #ifdef EDGEPROBE_PROVIDER
 #ifdef EDGEPROBE_FREESTANDING
 #error "EDGEPROBE_PROVIDER needs a hosted build (dladdr)"
 #endif
 /* First call from a site: make its point. Lock held. */
-EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover(edgeprobe__root *r, void *fn, uintptr_t ret,
+EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover_locked(edgeprobe__root *r, void *fn, uintptr_t ret,
                                                              int kind, const void *hook);
-EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover(edgeprobe__root *r, void *fn, uintptr_t ret,
+EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover_locked(edgeprobe__root *r, void *fn, uintptr_t ret,
                                                              int kind, const void *hook) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     struct edgeprobe__provider *pv = r->provider;
     edgeprobe__ptable *t;
     edgeprobe__ppoint *pp;
     unsigned char *call = (unsigned char *)ret - 5;
     if (!pv && !(pv = r->provider = (struct edgeprobe__provider *)EDGEPROBE_OS_ALLOC(sizeof *pv))) return 0;
     if (pv->table && (pp = (edgeprobe__ppoint *)edgeprobe__ptable_get(pv->table, ret))) return &pp->pt;
-    if (!(t = edgeprobe__ptable_reserve(pv)) || !(pp = (edgeprobe__ppoint *)EDGEPROBE_OS_ALLOC(sizeof *pp)))
+    if (!(t = edgeprobe__ptable_reserve_locked(pv)) || !(pp = (edgeprobe__ppoint *)EDGEPROBE_OS_ALLOC(sizeof *pp)))
         return 0;
     pp->fn = fn;
     pp->patchable = edgeprobe__call_reaches(call, hook);
@@ -3906,7 +4531,7 @@ EDGEPROBE__FN void edgeprobe__provider_hit(void *fn, uintptr_t ret, int kind, co
     if (pv && (t = __atomic_load_n(&pv->table, __ATOMIC_ACQUIRE))) pt = edgeprobe__ptable_get(t, ret);
     if (!pt) {
         edgeprobe__lock(&r->lock);
-        pt = edgeprobe__provider_discover(r, fn, ret, kind, hook);
+        pt = edgeprobe__provider_discover_locked(r, fn, ret, kind, hook);
         edgeprobe__unlock(&r->lock);
         if (!pt) return;
     }
@@ -3934,8 +4559,9 @@ EDGEPROBE__HOOK void __cyg_profile_func_exit(void *fn, void *call_site) {
 #endif /* EDGEPROBE_PROVIDER */
 
 /* A provider point by id; lock held. */
-EDGEPROBE__FN int edgeprobe__provider_point(edgeprobe__root *r, int id, edgeprobe__ppoint **out);
-EDGEPROBE__FN int edgeprobe__provider_point(edgeprobe__root *r, int id, edgeprobe__ppoint **out) {
+EDGEPROBE__FN int edgeprobe__provider_point_locked(edgeprobe__root *r, int id, edgeprobe__ppoint **out);
+EDGEPROBE__FN int edgeprobe__provider_point_locked(edgeprobe__root *r, int id, edgeprobe__ppoint **out) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     edgeprobe__point *pt;
     if (id < 0 || id >= r->npoints) return EDGEPROBE_EINVAL;
     if (!(pt = *edgeprobe__point_slot(r, id))) return EDGEPROBE_EUNLOADED;
@@ -3950,49 +4576,51 @@ EDGEPROBE__FN int edgeprobe__provider_point(edgeprobe__root *r, int id, edgeprob
  * them and be loaded again at the same address (dlclose then dlopen of a
  * plugin lands there as a rule): its pages' "open" is then stale. Forget it
  * (one extra mprotect if they were never unmapped). */
-EDGEPROBE__INLINE int edgeprobe__provider_loaded(edgeprobe__root *r, edgeprobe__ppoint *pp) {
+EDGEPROBE__INLINE int edgeprobe__provider_loaded_locked(edgeprobe__root *r, edgeprobe__ppoint *pp) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     edgeprobe__dl_info dli;
     unsigned long long unloads = edgeprobe__dl_unloads();
     if (unloads == pp->unloads) return 1;
     if (!edgeprobe__libc_dladdr(pp->pt.site, &dli)) return 0;
-    edgeprobe__pages_forget(r, (uintptr_t)pp->pt.site, (uintptr_t)pp->pt.site + 5);
+    edgeprobe__pages_forget_locked(r, (uintptr_t)pp->pt.site, (uintptr_t)pp->pt.site + 5);
     pp->unloads = unloads;
     return 1;
 }
 #else
-#define edgeprobe__provider_loaded(r, pp) ((void)(r), 1)
+#define edgeprobe__provider_loaded_locked(r, pp) ((void)(r), 1)
 #endif
 /* Activate (fn != NULL) or deactivate one provider point; lock held. */
-EDGEPROBE__FN int edgeprobe__provider_set(edgeprobe__root *r, edgeprobe__ppoint *pp, edgeprobe_handler_fn fn,
+EDGEPROBE__FN int edgeprobe__provider_set_locked(edgeprobe__root *r, edgeprobe__ppoint *pp, edgeprobe_handler_fn fn,
                                           void *user);
-EDGEPROBE__FN int edgeprobe__provider_set(edgeprobe__root *r, edgeprobe__ppoint *pp, edgeprobe_handler_fn fn,
+EDGEPROBE__FN int edgeprobe__provider_set_locked(edgeprobe__root *r, edgeprobe__ppoint *pp, edgeprobe_handler_fn fn,
                                           void *user) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     int rc;
     edgeprobe__binding *cur = pp->pt.binding;
     if (!pp->patchable) return EDGEPROBE_EBYTES;
-    if (!edgeprobe__provider_loaded(r, pp)) return EDGEPROBE_EUNLOADED;
-    if (fn && !(cur && cur->fn == fn && cur->user == user) && (rc = edgeprobe__bind(r, &pp->pt, fn, user)) < 0)
+    if (!edgeprobe__provider_loaded_locked(r, pp)) return EDGEPROBE_EUNLOADED;
+    if (fn && !(cur && cur->fn == fn && cur->user == user) && (rc = edgeprobe__bind_locked(r, &pp->pt, fn, user)) < 0)
         return rc;
-    return edgeprobe__call_set(r, (unsigned char *)pp->pt.site, pp->rel32, fn != 0);
+    return edgeprobe__call_set_locked(r, (unsigned char *)pp->pt.site, pp->rel32, fn != 0);
 }
-EDGEPROBE__FN int edgeprobe_provider_activate(int id, edgeprobe_handler_fn fn, void *user) {
+EDGEPROBE__FN int edgeprobe_provider_attach_id(int id, edgeprobe_handler_fn fn, void *user) {
     edgeprobe__ppoint *pp;
     int rc;
     EDGEPROBE__ROOT_OR_RETURN(r);
     if (!fn) return EDGEPROBE_EINVAL;
     edgeprobe__lock(&r->lock);
-    rc = edgeprobe__provider_point(r, id, &pp);
-    if (rc == 0) rc = edgeprobe__provider_set(r, pp, fn, user);
+    rc = edgeprobe__provider_point_locked(r, id, &pp);
+    if (rc == 0) rc = edgeprobe__provider_set_locked(r, pp, fn, user);
     edgeprobe__unlock(&r->lock);
     return rc;
 }
-EDGEPROBE__FN int edgeprobe_provider_deactivate(int id) {
+EDGEPROBE__FN int edgeprobe_provider_off(int id) {
     edgeprobe__ppoint *pp;
     int rc;
     EDGEPROBE__ROOT_OR_RETURN(r);
     edgeprobe__lock(&r->lock);
-    rc = edgeprobe__provider_point(r, id, &pp);
-    if (rc == 0) rc = edgeprobe__provider_set(r, pp, 0, 0);
+    rc = edgeprobe__provider_point_locked(r, id, &pp);
+    if (rc == 0) rc = edgeprobe__provider_set_locked(r, pp, 0, 0);
     edgeprobe__unlock(&r->lock);
     return rc;
 }
@@ -4006,11 +4634,11 @@ EDGEPROBE__FN int edgeprobe__provider_glob(const char *pattern, edgeprobe_handle
     edgeprobe__lock(&r->lock);
     for (id = 0; id < r->npoints && rc >= 0; id++) {
         edgeprobe__ppoint *pp;
-        if (edgeprobe__provider_point(r, id, &pp) < 0) continue;
+        if (edgeprobe__provider_point_locked(r, id, &pp) < 0) continue;
         seen++;
         if (!pp->pt.name) edgeprobe__provider_name(&pp->pt);
         if (!edgeprobe__glob_match(pattern, pp->pt.name) || !pp->patchable) continue;
-        rc = edgeprobe__provider_set(r, pp, fn, user);
+        rc = edgeprobe__provider_set_locked(r, pp, fn, user);
         if (rc == EDGEPROBE_EUNLOADED) rc = 0;
         else if (rc > 0) changed++;
     }
@@ -4018,22 +4646,22 @@ EDGEPROBE__FN int edgeprobe__provider_glob(const char *pattern, edgeprobe_handle
     if (rc < 0) return rc;
     return seen ? changed : EDGEPROBE_ENEVER;
 }
-EDGEPROBE__FN int edgeprobe_provider_activate_glob(const char *pattern, edgeprobe_handler_fn fn, void *user) {
+EDGEPROBE__FN int edgeprobe_provider_attach(const char *pattern, edgeprobe_handler_fn fn, void *user) {
     return fn ? edgeprobe__provider_glob(pattern, fn, user) : EDGEPROBE_EINVAL;
 }
-EDGEPROBE__FN int edgeprobe_provider_deactivate_glob(const char *pattern) {
+EDGEPROBE__FN int edgeprobe_provider_disable(const char *pattern) {
     return edgeprobe__provider_glob(pattern, 0, 0);
 }
 #elif defined(EDGEPROBE_PROVIDER)
 #error "EDGEPROBE_PROVIDER: the -finstrument-functions provider is x86-64 only (not with EDGEPROBE_CORE_ONLY)"
-#endif /* EDGEPROBE__HAS_PATCH: 8.14 */
+#endif /* EDGEPROBE__HAS_PATCH: section 26 */
 #if !EDGEPROBE__HAS_PATCH || defined(EDGEPROBE_FREESTANDING)
 /* No provider points exist: nothing to name. */
 EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt) { (void)pt; }
 #endif
 
-/* ---- 8.15 function probes on patchable entries (x86-64, hosted) ----------
- * The back end of section 6b, in five parts: finding the entries (ELF),
+/* ---- 27. function probes on patchable entries              >>fprobe ----
+ * The back end of section 6, in five parts: finding the entries (ELF),
  * per-function stubs and mirror pages, the trampolines, the per-thread
  * shadow stack, and the API. Only the registry lock protects the tables;
  * the trampolines read them without it. */
@@ -4059,65 +4687,65 @@ enum {
     EDGEPROBE__FORM_CALLP     /* straddler after its first activation: call   */
 };                            /* stub <-> its call-patch deactivated form     */
 
-struct edgeprobe__fobject;
-typedef struct edgeprobe__fpoint {
+struct edgeprobe__func_object;
+typedef struct edgeprobe__func_point {
     edgeprobe__point pt;       /* kind FUNCTION; file = the object's path     */
-    struct edgeprobe__fobject *obj;
+    struct edgeprobe__func_object *obj;
     unsigned char *stub;       /* this function's stub (EDGEPROBE__STUB_BYTES) */
     unsigned char form;
     unsigned char nop_last;    /* last byte of the NOP5 form (clang: 08)      */
-} edgeprobe__fpoint;
+} edgeprobe__func_point;
 
 /* One loaded object built with the flag. Kept after unloading (points are
  * then unregistered and never touched): threads may still hold a pointer. */
-typedef struct edgeprobe__fobject {
-    struct edgeprobe__fobject *next;
+typedef struct edgeprobe__func_object {
+    struct edgeprobe__func_object *next;
     uintptr_t base, text_lo, text_hi;
     const char *path;
     int n, loaded, single_threaded_scan;
     unsigned char *stubs;      /* slot (8 bytes) + n stubs                    */
     size_t stubs_len;
-    edgeprobe__fpoint *fn;     /* n points                                     */
-} edgeprobe__fobject;
+    edgeprobe__func_point *fn;     /* n points                                     */
+} edgeprobe__func_object;
 
 /* A handler pair; immutable once published (retired like bindings). */
-typedef struct edgeprobe__fbind {
+typedef struct edgeprobe__func_bind {
     edgeprobe__binding b;      /* first: freed through the retired list       */
     edgeprobe_entry_fn entry;
     edgeprobe_exit_fn exit;
     edgeprobe_info info;
-} edgeprobe__fbind;
+} edgeprobe__func_bind;
 
 /* A call whose return goes through the return trampoline. */
-typedef struct edgeprobe__fframe {
+typedef struct edgeprobe__func_frame {
     uintptr_t ret;             /* the real return address                     */
     uintptr_t slot;            /* where it was on the stack                   */
-    edgeprobe__fpoint *fp;
-    edgeprobe__fbind *bind;    /* binding at entry: exit only if still bound  */
+    edgeprobe__func_point *fp;
+    edgeprobe__func_bind *bind;    /* binding at entry: exit only if still bound  */
     uint64_t data;
-} edgeprobe__fframe;
+} edgeprobe__func_frame;
 
 /* Per-thread shadow stack; one mapping each, listed in the root, reused
  * after the thread exits. (edgeprobe_handler_sync waits for function-probe
- * handlers through the thread's reader record, section 8.13.) */
-typedef struct edgeprobe__fthread {
-    struct edgeprobe__fthread *next;
+ * handlers through the thread's reader record, section 25.) */
+typedef struct edgeprobe__func_thread {
+    struct edgeprobe__func_thread *next;
     int live;
     unsigned depth;
     unsigned long lost;
-    edgeprobe__fframe frames[EDGEPROBE_FUNC_DEPTH];
-} edgeprobe__fthread;
+    edgeprobe__func_frame frames[EDGEPROBE_FUNC_DEPTH];
+} edgeprobe__func_thread;
 
-struct edgeprobe__fstate {
-    edgeprobe__fobject *objects;
-    edgeprobe__fthread *threads;   /* lock-free push, never removed          */
+struct edgeprobe__func_state {
+    edgeprobe__func_object *objects;
+    edgeprobe__func_thread *threads;   /* lock-free push, never removed          */
     unsigned long long adds, subs; /* loader counters at the last sync        */
     uintptr_t entry_tramp, ret_tramp;
     unsigned thread_key;
     unsigned char *mirror_pages[64]; /* pages we mapped below text, by chunk */
 };
 
-/* ---- the trampolines ------------------------------------------------------
+/* ---- 27.1 the trampolines                                 >>ftramp ----
  * Entry: a site calls its stub, which loads its point into %r11 and jumps
  * here. On entry [rsp] = fn+5 (back into the function), [rsp+8] = the
  * caller's return address (the slot). Saved: %rax (varargs count), the six
@@ -4147,7 +4775,7 @@ struct edgeprobe__fstate {
     "mov %rdx, 24(%rsp)\nmov %rcx, 32(%rsp)\nmov %r8, 40(%rsp)\n"              \
     "mov %r9, 48(%rsp)\nmov %r10, 56(%rsp)\n" save                             \
     "mov %r11, %rdi\nmov %rsp, %rsi\nlea 16(%rbp), %rdx\n"                     \
-    "call edgeprobe__fentry_c\n" restore                                       \
+    "call edgeprobe__func_entry_c\n" restore                                       \
     "mov 0(%rsp), %rax\nmov 8(%rsp), %rdi\nmov 16(%rsp), %rsi\n"               \
     "mov 24(%rsp), %rdx\nmov 32(%rsp), %rcx\nmov 40(%rsp), %r8\n"              \
     "mov 48(%rsp), %r9\nmov 56(%rsp), %r10\n"                                  \
@@ -4156,7 +4784,7 @@ struct edgeprobe__fstate {
 #define EDGEPROBE__RET_TRAMP(sym, save, restore)                               \
     EDGEPROBE__TEXT(sym)                                                       \
     ".p2align 4\n.cfi_startproc\n"                                             \
-    ".cfi_personality 0x1b, edgeprobe__fret_personality\n"                     \
+    ".cfi_personality 0x1b, edgeprobe__func_ret_personality\n"                     \
     ".cfi_def_cfa %rsp, 0\n.cfi_offset 16, -8\n"                               \
     "nop\n" /* unwinders look up the return address minus one */               \
     #sym ":\n"                                                                 \
@@ -4169,7 +4797,7 @@ struct edgeprobe__fstate {
     "mov %eax, 16(%rsp)\nlea 64(%rsp), %rcx\n"                                 \
     "1: test %eax, %eax\njz 2f\nfstpt (%rcx)\nadd $16, %rcx\ndec %eax\njmp 1b\n" \
     "2: mov %rsp, %rdi\nlea 16(%rbp), %rsi\n"                                  \
-    "call edgeprobe__fexit_c\nmov %rax, %r11\n"                                \
+    "call edgeprobe__func_exit_c\nmov %rax, %r11\n"                                \
     "mov 16(%rsp), %eax\nlea 64(%rsp), %rcx\n"                                 \
     "3: test %eax, %eax\njz 4f\ndec %eax\nmov %eax, %edx\nshl $4, %edx\n"      \
     "fldt (%rcx,%rdx)\njmp 3b\n"                                               \
@@ -4191,24 +4819,24 @@ struct edgeprobe__fstate {
 #define EDGEPROBE__V2(op, w, r) op " %" r "0, 192(%rsp)\n" op " %" r "1, 192+" #w "(%rsp)\n"
 #define EDGEPROBE__V2R(op, w, r) op " 192(%rsp), %" r "0\n" op " 192+" #w "(%rsp), %" r "1\n"
 
-__asm__(EDGEPROBE__ENTRY_TRAMP(edgeprobe__fentry_sse, 192, EDGEPROBE__V8("movaps", 16, "xmm"),
+__asm__(EDGEPROBE__ENTRY_TRAMP(edgeprobe__func_entry_sse, 192, EDGEPROBE__V8("movaps", 16, "xmm"),
                                EDGEPROBE__V8R("movaps", 16, "xmm"))
-        EDGEPROBE__ENTRY_TRAMP(edgeprobe__fentry_avx, 320, EDGEPROBE__V8("vmovdqa", 32, "ymm"),
+        EDGEPROBE__ENTRY_TRAMP(edgeprobe__func_entry_avx, 320, EDGEPROBE__V8("vmovdqa", 32, "ymm"),
                                EDGEPROBE__V8R("vmovdqa", 32, "ymm"))
-        EDGEPROBE__ENTRY_TRAMP(edgeprobe__fentry_avx512, 576, EDGEPROBE__V8("vmovdqa64", 64, "zmm"),
+        EDGEPROBE__ENTRY_TRAMP(edgeprobe__func_entry_avx512, 576, EDGEPROBE__V8("vmovdqa64", 64, "zmm"),
                                EDGEPROBE__V8R("vmovdqa64", 64, "zmm"))
-        EDGEPROBE__RET_TRAMP(edgeprobe__fret_sse, EDGEPROBE__V2("movaps", 16, "xmm"),
+        EDGEPROBE__RET_TRAMP(edgeprobe__func_ret_sse, EDGEPROBE__V2("movaps", 16, "xmm"),
                              EDGEPROBE__V2R("movaps", 16, "xmm"))
-        EDGEPROBE__RET_TRAMP(edgeprobe__fret_avx, EDGEPROBE__V2("vmovdqa", 32, "ymm"),
+        EDGEPROBE__RET_TRAMP(edgeprobe__func_ret_avx, EDGEPROBE__V2("vmovdqa", 32, "ymm"),
                              EDGEPROBE__V2R("vmovdqa", 32, "ymm"))
-        EDGEPROBE__RET_TRAMP(edgeprobe__fret_avx512, EDGEPROBE__V2("vmovdqa64", 64, "zmm"),
+        EDGEPROBE__RET_TRAMP(edgeprobe__func_ret_avx512, EDGEPROBE__V2("vmovdqa64", 64, "zmm"),
                              EDGEPROBE__V2R("vmovdqa64", 64, "zmm")));
-extern const char edgeprobe__fentry_sse[] __attribute__((visibility("hidden")));
-extern const char edgeprobe__fentry_avx[] __attribute__((visibility("hidden")));
-extern const char edgeprobe__fentry_avx512[] __attribute__((visibility("hidden")));
-extern const char edgeprobe__fret_sse[] __attribute__((visibility("hidden")));
-extern const char edgeprobe__fret_avx[] __attribute__((visibility("hidden")));
-extern const char edgeprobe__fret_avx512[] __attribute__((visibility("hidden")));
+extern const char edgeprobe__func_entry_sse[] __attribute__((visibility("hidden")));
+extern const char edgeprobe__func_entry_avx[] __attribute__((visibility("hidden")));
+extern const char edgeprobe__func_entry_avx512[] __attribute__((visibility("hidden")));
+extern const char edgeprobe__func_ret_sse[] __attribute__((visibility("hidden")));
+extern const char edgeprobe__func_ret_avx[] __attribute__((visibility("hidden")));
+extern const char edgeprobe__func_ret_avx512[] __attribute__((visibility("hidden")));
 
 /* Which registers the trampolines must save: what the OS enabled in XCR0. */
 EDGEPROBE__FN int edgeprobe__vector_width(void);
@@ -4221,23 +4849,23 @@ EDGEPROBE__FN int edgeprobe__vector_width(void) {
     return (lo & 6) == 6 ? 32 : 16;
 }
 
-/* ---- the per-thread shadow stack ----------------------------------------- */
-__attribute__((weak, visibility("hidden"), tls_model("initial-exec"))) __thread edgeprobe__fthread *edgeprobe__fthread_tls;
+/* ---- 27.2 the per-thread shadow stack                    >>fshadow ---- */
+__attribute__((weak, visibility("hidden"), tls_model("initial-exec"))) __thread edgeprobe__func_thread *edgeprobe__func_thread_tls;
 
-EDGEPROBE__FN void edgeprobe__fthread_exit(void *p);
-EDGEPROBE__FN void edgeprobe__fthread_exit(void *p) {
-    edgeprobe__fthread *t = (edgeprobe__fthread *)p;
-    edgeprobe__fthread_tls = 0;
+EDGEPROBE__FN void edgeprobe__func_thread_exit(void *p);
+EDGEPROBE__FN void edgeprobe__func_thread_exit(void *p) {
+    edgeprobe__func_thread *t = (edgeprobe__func_thread *)p;
+    edgeprobe__func_thread_tls = 0;
     t->depth = 0;
     __atomic_store_n(&t->live, 0, __ATOMIC_RELEASE); /* reusable by a new thread */
 }
 /* This thread's record: a free one from the list, or a new mapping (mmap is
  * async-signal-safe: the first probe a thread meets may be in a handler). */
-EDGEPROBE__FN edgeprobe__fthread *edgeprobe__fthread_new(void);
-EDGEPROBE__FN edgeprobe__fthread *edgeprobe__fthread_new(void) {
+EDGEPROBE__FN edgeprobe__func_thread *edgeprobe__func_thread_new(void);
+EDGEPROBE__FN edgeprobe__func_thread *edgeprobe__func_thread_new(void) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
-    struct edgeprobe__fstate *fs = r ? r->fstate : 0;
-    edgeprobe__fthread *t;
+    struct edgeprobe__func_state *fs = r ? r->fstate : 0;
+    edgeprobe__func_thread *t;
     if (!fs) return 0;
     for (t = __atomic_load_n(&fs->threads, __ATOMIC_ACQUIRE); t; t = t->next) {
         int free_ = 0;
@@ -4246,19 +4874,19 @@ EDGEPROBE__FN edgeprobe__fthread *edgeprobe__fthread_new(void) {
     if (!t) {
         void *m = edgeprobe__libc_mmap(0, sizeof *t, 3 /* RW */, EDGEPROBE__MAP_ANON_PRIVATE | EDGEPROBE__MAP_NORESERVE, -1, 0);
         if (m == (void *)-1) return 0;
-        t = (edgeprobe__fthread *)m;
+        t = (edgeprobe__func_thread *)m;
         t->live = 1;
         t->next = __atomic_load_n(&fs->threads, __ATOMIC_RELAXED);
         while (!__atomic_compare_exchange_n(&fs->threads, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
     }
     edgeprobe__libc_setspecific(fs->thread_key, t); /* frees it at thread exit */
-    edgeprobe__fthread_tls = t;
+    edgeprobe__func_thread_tls = t;
     return t;
 }
-/* Enter handler context on this thread's reader record (8.13), unless a
+/* Enter handler context on this thread's reader record (section 25), unless a
  * handler already runs here: probed functions called from handlers, or
  * from signal handlers interrupting one, do not run handlers again. */
-EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__fenter(edgeprobe__root *r) {
+EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__func_enter(edgeprobe__root *r) {
     edgeprobe__reader *rd = r ? edgeprobe__reader_self(r) : 0;
     if (!rd || __atomic_load_n(&rd->depth, __ATOMIC_RELAXED)) return 0;
     edgeprobe__reader_in(r, rd);
@@ -4266,16 +4894,16 @@ EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__fenter(edgeprobe__root *r) {
 }
 /* Called by the entry trampoline. */
 /* called from the trampolines' assembly: kept under LTO */
-EDGEPROBE__FN __attribute__((used)) void edgeprobe__fentry_c(edgeprobe__fpoint *fp, uint64_t *regs, uintptr_t *slot);
-EDGEPROBE__FN void edgeprobe__fentry_c(edgeprobe__fpoint *fp, uint64_t *regs, uintptr_t *slot) {
-    edgeprobe__fthread *t = edgeprobe__fthread_tls;
+EDGEPROBE__FN __attribute__((used)) void edgeprobe__func_entry_c(edgeprobe__func_point *fp, uint64_t *regs, uintptr_t *slot);
+EDGEPROBE__FN void edgeprobe__func_entry_c(edgeprobe__func_point *fp, uint64_t *regs, uintptr_t *slot) {
+    edgeprobe__func_thread *t = edgeprobe__func_thread_tls;
     edgeprobe__root *r = edgeprobe__this_object.root;
     edgeprobe__reader *rd;
-    edgeprobe__fbind *b;
-    edgeprobe_call call;
-    if (!t && !(t = edgeprobe__fthread_new())) return;
-    if (!(rd = edgeprobe__fenter(r))) return;
-    b = (edgeprobe__fbind *)__atomic_load_n(&fp->pt.binding, __ATOMIC_ACQUIRE);
+    edgeprobe__func_bind *b;
+    edgeprobe_func_call call;
+    if (!t && !(t = edgeprobe__func_thread_new())) return;
+    if (!(rd = edgeprobe__func_enter(r))) return;
+    b = (edgeprobe__func_bind *)__atomic_load_n(&fp->pt.binding, __ATOMIC_ACQUIRE);
     if (b) {
         call.probe = &b->info;
         call.fn = fp->pt.site;
@@ -4286,7 +4914,7 @@ EDGEPROBE__FN void edgeprobe__fentry_c(edgeprobe__fpoint *fp, uint64_t *regs, ui
         if ((!b->entry || b->entry(&call, b->b.user)) && b->exit) {
             unsigned d = t->depth;
             if (d < EDGEPROBE_FUNC_DEPTH) {
-                edgeprobe__fframe *f = &t->frames[d];
+                edgeprobe__func_frame *f = &t->frames[d];
                 t->depth = d + 1; /* claim first: a signal handler pushes above */
                 __asm__ volatile("" ::: "memory");
                 f->ret = *slot;
@@ -4309,11 +4937,11 @@ EDGEPROBE__FN void edgeprobe__fentry_c(edgeprobe__fpoint *fp, uint64_t *regs, ui
  * were left by longjmp (or an exception that restored them) and are
  * dropped. Returns the real return address. */
 /* called from the trampolines' assembly: kept under LTO */
-EDGEPROBE__FN __attribute__((used)) uintptr_t edgeprobe__fexit_c(uint64_t *regs, uintptr_t slot);
-EDGEPROBE__FN uintptr_t edgeprobe__fexit_c(uint64_t *regs, uintptr_t slot) {
-    edgeprobe__fthread *t = edgeprobe__fthread_tls;
+EDGEPROBE__FN __attribute__((used)) uintptr_t edgeprobe__func_exit_c(uint64_t *regs, uintptr_t slot);
+EDGEPROBE__FN uintptr_t edgeprobe__func_exit_c(uint64_t *regs, uintptr_t slot) {
+    edgeprobe__func_thread *t = edgeprobe__func_thread_tls;
     edgeprobe__reader *rd;
-    edgeprobe__fframe f;
+    edgeprobe__func_frame f;
     unsigned d = t ? t->depth : 0;
     while (d > 0 && t->frames[d - 1].slot != slot) d--;
     if (d == 0) {
@@ -4325,10 +4953,10 @@ EDGEPROBE__FN uintptr_t edgeprobe__fexit_c(uint64_t *regs, uintptr_t slot) {
     f = t->frames[d - 1];
     t->depth = d - 1;
     *(uintptr_t *)slot = f.ret; /* backtraces from the exit handler see the caller */
-    if ((rd = edgeprobe__fenter(edgeprobe__this_object.root)) != 0) {
-        edgeprobe__fbind *b = (edgeprobe__fbind *)__atomic_load_n(&f.fp->pt.binding, __ATOMIC_ACQUIRE);
+    if ((rd = edgeprobe__func_enter(edgeprobe__this_object.root)) != 0) {
+        edgeprobe__func_bind *b = (edgeprobe__func_bind *)__atomic_load_n(&f.fp->pt.binding, __ATOMIC_ACQUIRE);
         if (b == f.bind && b->exit) {
-            edgeprobe_call call;
+            edgeprobe_func_call call;
             call.probe = &b->info;
             call.fn = f.fp->pt.site;
             call.return_address = f.ret;
@@ -4350,11 +4978,11 @@ EDGEPROBE__FN uintptr_t edgeprobe__fexit_c(uint64_t *regs, uintptr_t slot) {
 typedef uintptr_t (*edgeprobe__getcfa_fn)(void *context);
 extern uintptr_t _Unwind_GetCFA(void *) __attribute__((weak));
 /* called from the trampolines' assembly: kept under LTO */
-EDGEPROBE__FN __attribute__((used)) int edgeprobe__fret_personality(int version, int actions, uint64_t cls, void *exc, void *context);
-EDGEPROBE__FN int edgeprobe__fret_personality(int version, int actions, uint64_t cls, void *exc, void *context) {
+EDGEPROBE__FN __attribute__((used)) int edgeprobe__func_ret_personality(int version, int actions, uint64_t cls, void *exc, void *context);
+EDGEPROBE__FN int edgeprobe__func_ret_personality(int version, int actions, uint64_t cls, void *exc, void *context) {
     enum { CONTINUE_UNWIND = 8, FATAL_PHASE1 = 3, FATAL_PHASE2 = 2 };
     edgeprobe__getcfa_fn getcfa = _Unwind_GetCFA;
-    edgeprobe__fthread *t = edgeprobe__fthread_tls;
+    edgeprobe__func_thread *t = edgeprobe__func_thread_tls;
     edgeprobe__root *r = edgeprobe__this_object.root;
     uintptr_t slot;
     unsigned d;
@@ -4368,7 +4996,7 @@ EDGEPROBE__FN int edgeprobe__fret_personality(int version, int actions, uint64_t
     slot = getcfa(context) - 8;
     if (*(uintptr_t *)slot != r->fstate->ret_tramp) return CONTINUE_UNWIND; /* restored */
     for (d = t->depth; d > 0; d--) {
-        edgeprobe__fframe *f = &t->frames[d - 1];
+        edgeprobe__func_frame *f = &t->frames[d - 1];
         if (f->slot != slot) continue;
         *(uintptr_t *)slot = f->ret;
         f->slot = 0; /* this call never returns through the trampoline */
@@ -4377,7 +5005,7 @@ EDGEPROBE__FN int edgeprobe__fret_personality(int version, int actions, uint64_t
     return (actions & 1) ? FATAL_PHASE1 : FATAL_PHASE2;
 }
 
-/* ---- finding the entries: ELF section headers and symbols ---------------- */
+/* ---- 27.3 finding the entries: ELF section headers and symbols >>felf ---- */
 typedef struct {
     unsigned char ident[16];
     uint16_t type, machine;
@@ -4548,7 +5176,7 @@ EDGEPROBE__FN int edgeprobe__single_threaded(void) {
     return field == 20 && p[0] == '1' && p[1] == ' ';
 }
 
-/* ---- stubs and mirror pages ------------------------------------------------
+/* ---- 27.4 stubs and mirror pages                          >>fstub ----
  * Stub (16 bytes, one per function, written once when the object is found):
  *     49 bb <fpoint, 8 bytes>     movabs $fpoint, %r11
  *     ff 25 <rel32>               jmp *slot(%rip)    slot = the entry tramp
@@ -4559,8 +5187,8 @@ EDGEPROBE__INLINE int edgeprobe__reaches(uintptr_t from, uintptr_t to) {
     return d > -(intptr_t)0x7fff0000 && d < (intptr_t)0x7fff0000;
 }
 /* Map the stubs of an object where both its text and its mirror reach. */
-EDGEPROBE__FN int edgeprobe__fstubs_make(edgeprobe__fobject *o, uintptr_t entry_tramp);
-EDGEPROBE__FN int edgeprobe__fstubs_make(edgeprobe__fobject *o, uintptr_t entry_tramp) {
+EDGEPROBE__FN int edgeprobe__func_stubs_make(edgeprobe__func_object *o, uintptr_t entry_tramp);
+EDGEPROBE__FN int edgeprobe__func_stubs_make(edgeprobe__func_object *o, uintptr_t entry_tramp) {
     size_t len = ((size_t)(o->n + 1) * EDGEPROBE__STUB_BYTES + EDGEPROBE__PAGE - 1) & ~(size_t)(EDGEPROBE__PAGE - 1);
     int mirror = o->text_lo > EDGEPROBE__MIRROR_OFFSET + (1u << 24);
     uintptr_t hint = mirror ? o->text_lo - EDGEPROBE__MIRROR_OFFSET / 2 : o->text_lo;
@@ -4590,8 +5218,8 @@ EDGEPROBE__FN int edgeprobe__fstubs_make(edgeprobe__fobject *o, uintptr_t entry_
     return 0;
 }
 /* The mirror stub of a gcc-form function: `jmp stub`, written into buf. */
-EDGEPROBE__FN unsigned char *edgeprobe__fmirror_stub(const edgeprobe__fpoint *fp, unsigned char jmp[5]);
-EDGEPROBE__FN unsigned char *edgeprobe__fmirror_stub(const edgeprobe__fpoint *fp, unsigned char jmp[5]) {
+EDGEPROBE__FN unsigned char *edgeprobe__func_mirror_stub(const edgeprobe__func_point *fp, unsigned char jmp[5]);
+EDGEPROBE__FN unsigned char *edgeprobe__func_mirror_stub(const edgeprobe__func_point *fp, unsigned char jmp[5]) {
     unsigned char *m = (unsigned char *)fp->pt.site - EDGEPROBE__MIRROR_OFFSET;
     int32_t rel = (int32_t)((intptr_t)fp->stub - (intptr_t)(m + 5));
     jmp[0] = EDGEPROBE__OP_JMP32;
@@ -4605,9 +5233,10 @@ EDGEPROBE__FN unsigned char *edgeprobe__fmirror_stub(const edgeprobe__fpoint *fp
  * mprotect calls per mirror page, not per function. The bytes of a mirror
  * stub never change once written, and nothing jumps to one before its
  * function's site is on. Lock held. */
-EDGEPROBE__FN int edgeprobe__fmirror_ready(edgeprobe__root *r, edgeprobe__fpoint *fp);
-EDGEPROBE__FN int edgeprobe__fmirror_ready(edgeprobe__root *r, edgeprobe__fpoint *fp) {
-    unsigned char jmp[5], *m = edgeprobe__fmirror_stub(fp, jmp);
+EDGEPROBE__FN int edgeprobe__func_mirror_ready_locked(edgeprobe__root *r, edgeprobe__func_point *fp);
+EDGEPROBE__FN int edgeprobe__func_mirror_ready_locked(edgeprobe__root *r, edgeprobe__func_point *fp) {
+    EDGEPROBE__ASSERT_LOCKED(r);
+    unsigned char jmp[5], *m = edgeprobe__func_mirror_stub(fp, jmp);
     uintptr_t first = (uintptr_t)m & ~(uintptr_t)(EDGEPROBE__PAGE - 1), pg;
     uintptr_t end = (((uintptr_t)m + 4) & ~(uintptr_t)(EDGEPROBE__PAGE - 1)) + EDGEPROBE__PAGE;
     int i, mapped = 0;
@@ -4630,20 +5259,21 @@ EDGEPROBE__FN int edgeprobe__fmirror_ready(edgeprobe__root *r, edgeprobe__fpoint
     if (EDGEPROBE_OS_PROTECT((void *)first, end - first, 1) < 0) return EDGEPROBE_EPROT;
     __builtin_memcpy(m, jmp, 5);
     for (i = 0; mapped && i < fp->obj->n; i++) {
-        edgeprobe__fpoint *q = &fp->obj->fn[i];
+        edgeprobe__func_point *q = &fp->obj->fn[i];
         unsigned char qjmp[5], *qm;
         if (q->form != EDGEPROBE__FORM_NOPS) continue;
-        qm = edgeprobe__fmirror_stub(q, qjmp);
+        qm = edgeprobe__func_mirror_stub(q, qjmp);
         if ((uintptr_t)qm >= first && (uintptr_t)qm + 5 <= end) __builtin_memcpy(qm, qjmp, 5);
     }
     EDGEPROBE_OS_PROTECT((void *)first, end - first, 0);
     return 0;
 }
 
-/* ---- switching one function ----------------------------------------------- */
-/* Lock held, and the object known to be loaded (see edgeprobe__floader). */
-EDGEPROBE__FN int edgeprobe__fsite_set(edgeprobe__root *r, edgeprobe__fpoint *fp, int on);
-EDGEPROBE__FN int edgeprobe__fsite_set(edgeprobe__root *r, edgeprobe__fpoint *fp, int on) {
+/* ---- 27.5 switching one function                         >>fswitch ---- */
+/* Lock held, and the object known to be loaded (see edgeprobe__func_loader). */
+EDGEPROBE__FN int edgeprobe__func_site_set_locked(edgeprobe__root *r, edgeprobe__func_point *fp, int on);
+EDGEPROBE__FN int edgeprobe__func_site_set_locked(edgeprobe__root *r, edgeprobe__func_point *fp, int on) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     static const unsigned char nop = 0x90, nops[4] = {0x90, 0x90, 0x90, 0x90};
     const unsigned char e8 = EDGEPROBE__OP_CALL;
     unsigned char *site = (unsigned char *)fp->pt.site, nop5[5], call[5];
@@ -4660,12 +5290,12 @@ EDGEPROBE__FN int edgeprobe__fsite_set(edgeprobe__root *r, edgeprobe__fpoint *fp
             edgeprobe__log_bytes(r, "refusing to patch unexpected bytes", site, 0, 5);
             return EDGEPROBE_EBYTES;
         }
-        if (on && (rc = edgeprobe__fmirror_ready(r, fp)) < 0) return rc;
-        rc = edgeprobe__write_code(r, site, on ? &nop : &e8, on ? &e8 : &nop, 1);
+        if (on && (rc = edgeprobe__func_mirror_ready_locked(r, fp)) < 0) return rc;
+        rc = edgeprobe__write_code_locked(r, site, on ? &nop : &e8, on ? &e8 : &nop, 1);
         break;
     case EDGEPROBE__FORM_NOP5:
         if (edgeprobe__front_len(site, 5) == 5) {
-            rc = edgeprobe__write_code(r, site, on ? nop5 : call, on ? call : nop5, 5);
+            rc = edgeprobe__write_code_locked(r, site, on ? nop5 : call, on ? call : nop5, 5);
             break;
         }
         /* a straddler: the word patch once, the call patch from then on;
@@ -4675,18 +5305,18 @@ EDGEPROBE__FN int edgeprobe__fsite_set(edgeprobe__root *r, edgeprobe__fpoint *fp
             edgeprobe__log_bytes(r, "refusing to patch unexpected bytes", site, nop5, 5);
             return EDGEPROBE_EBYTES;
         }
-        if ((rc = edgeprobe__patch_begin(r, site, call, 5)) < 0) return rc;
+        if ((rc = edgeprobe__patch_begin_locked(r, site, call, 5)) < 0) return rc;
         while (rc == 0) {
             edgeprobe__flight *f = edgeprobe__flight_find(r, (uintptr_t)site);
             if (!f) break;
             edgeprobe__protocol_wait(r, f->stamp);
-            rc = edgeprobe__patch_step(r, f);
+            rc = edgeprobe__patch_step_locked(r, f);
         }
         if (rc < 0) return rc;
         fp->form = EDGEPROBE__FORM_CALLP;
         break;
     case EDGEPROBE__FORM_CALLP:
-        rc = edgeprobe__call_set(r, site, rel, on);
+        rc = edgeprobe__call_set_locked(r, site, rel, on);
         break;
     default:
         return EDGEPROBE_EUNSAFE;
@@ -4697,7 +5327,7 @@ EDGEPROBE__FN int edgeprobe__fsite_set(edgeprobe__root *r, edgeprobe__fpoint *fp
     return 1;
 }
 
-/* ---- the set of objects ----------------------------------------------------
+/* ---- 27.6 the set of objects                             >>fobjects ----
  * Objects are (re)listed when the loader's counters change. A site is
  * written only while the loader's list lock is held and the counters are
  * those of the last listing, so a concurrent dlclose cannot unmap it
@@ -4705,16 +5335,16 @@ EDGEPROBE__FN int edgeprobe__fsite_set(edgeprobe__root *r, edgeprobe__fpoint *fp
 typedef struct {
     uintptr_t base, text_lo, text_hi;
     const char *name;
-} edgeprobe__fobj_seen;
+} edgeprobe__func_object_seen;
 typedef struct {
-    edgeprobe__fobj_seen *v;
+    edgeprobe__func_object_seen *v;
     int n, cap;
     unsigned long long adds, subs;
-} edgeprobe__fobj_list;
-EDGEPROBE__FN int edgeprobe__flist_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
-EDGEPROBE__FN int edgeprobe__flist_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
-    edgeprobe__fobj_list *l = (edgeprobe__fobj_list *)arg;
-    edgeprobe__fobj_seen s;
+} edgeprobe__func_object_list;
+EDGEPROBE__FN int edgeprobe__func_list_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
+EDGEPROBE__FN int edgeprobe__func_list_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
+    edgeprobe__func_object_list *l = (edgeprobe__func_object_list *)arg;
+    edgeprobe__func_object_seen s;
     int i;
     if (size < sizeof *info) return 1;
     l->adds = info->adds;
@@ -4735,20 +5365,20 @@ EDGEPROBE__FN int edgeprobe__flist_cb(edgeprobe__dl_phdr_info *info, size_t size
     return 0;
 }
 /* Unregister an unloaded object's points: their ids say EUNLOADED. */
-EDGEPROBE__FN void edgeprobe__fobject_gone(edgeprobe__root *r, edgeprobe__fobject *o);
-EDGEPROBE__FN void edgeprobe__fobject_gone(edgeprobe__root *r, edgeprobe__fobject *o) {
+EDGEPROBE__FN void edgeprobe__func_object_gone(edgeprobe__root *r, edgeprobe__func_object *o);
+EDGEPROBE__FN void edgeprobe__func_object_gone(edgeprobe__root *r, edgeprobe__func_object *o) {
     int i;
     o->loaded = 0;
     for (i = 0; i < o->n; i++) {
-        edgeprobe__fpoint *fp = &o->fn[i];
+        edgeprobe__func_point *fp = &o->fn[i];
         if (fp->pt.id_plus_1) *edgeprobe__point_slot(r, fp->pt.id_plus_1 - 1) = 0;
         fp->form = EDGEPROBE__FORM_NONE;
     }
 }
 
 /* "0x<file address>": the name of a function no symbol names. */
-EDGEPROBE__FN void edgeprobe__fname_hex(edgeprobe__text *t, uint64_t a);
-EDGEPROBE__FN void edgeprobe__fname_hex(edgeprobe__text *t, uint64_t a) {
+EDGEPROBE__FN void edgeprobe__func_name_hex(edgeprobe__text *t, uint64_t a);
+EDGEPROBE__FN void edgeprobe__func_name_hex(edgeprobe__text *t, uint64_t a) {
     int digits = 1;
     while (digits < 16 && (a >> (4 * digits))) digits++;
     edgeprobe__puts(t, "0x");
@@ -4757,8 +5387,8 @@ EDGEPROBE__FN void edgeprobe__fname_hex(edgeprobe__text *t, uint64_t a) {
 }
 /* The form of a fresh entry; converts gcc's NOPs into one NOP5 when no
  * mirror can serve the site and no thread can be between them. */
-EDGEPROBE__FN int edgeprobe__fform(edgeprobe__root *r, edgeprobe__fpoint *fp, int single_threaded);
-EDGEPROBE__FN int edgeprobe__fform(edgeprobe__root *r, edgeprobe__fpoint *fp, int single_threaded) {
+EDGEPROBE__FN int edgeprobe__func_form(edgeprobe__root *r, edgeprobe__func_point *fp, int single_threaded);
+EDGEPROBE__FN int edgeprobe__func_form(edgeprobe__root *r, edgeprobe__func_point *fp, int single_threaded) {
     static const unsigned char nops[5] = {0x90, 0x90, 0x90, 0x90, 0x90};
     unsigned char *site = (unsigned char *)fp->pt.site;
     if (__builtin_memcmp(site, edgeprobe__nop5, 4) == 0) {
@@ -4770,7 +5400,7 @@ EDGEPROBE__FN int edgeprobe__fform(edgeprobe__root *r, edgeprobe__fpoint *fp, in
         return EDGEPROBE__FORM_NONE;
     }
     if ((uintptr_t)site > EDGEPROBE__MIRROR_OFFSET + (1u << 24)) return EDGEPROBE__FORM_NOPS;
-    if (single_threaded && edgeprobe__code_open(r, site, 5) == 0) {
+    if (single_threaded && edgeprobe__code_open_locked(r, site, 5) == 0) {
         __builtin_memcpy(site, edgeprobe__nop5, 5);
         edgeprobe__code_close(r, site, 5);
         return EDGEPROBE__FORM_NOP5;
@@ -4784,14 +5414,15 @@ EDGEPROBE__FN int edgeprobe__addr_cmp(const void *a, const void *b) {
 }
 /* Scan one newly loaded object: its entries, names, forms and stubs; then
  * register its points. Lock held. */
-EDGEPROBE__FN edgeprobe__fobject *edgeprobe__fobject_scan(edgeprobe__root *r, const edgeprobe__fobj_seen *s,
+EDGEPROBE__FN edgeprobe__func_object *edgeprobe__func_object_scan_locked(edgeprobe__root *r, const edgeprobe__func_object_seen *s,
                                                           int single_threaded);
-EDGEPROBE__FN edgeprobe__fobject *edgeprobe__fobject_scan(edgeprobe__root *r, const edgeprobe__fobj_seen *s,
+EDGEPROBE__FN edgeprobe__func_object *edgeprobe__func_object_scan_locked(edgeprobe__root *r, const edgeprobe__func_object_seen *s,
                                                           int single_threaded) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     char exe[4096];
     const char *path = s->name;
     edgeprobe__elf e;
-    edgeprobe__fobject *o;
+    edgeprobe__func_object *o;
     uintptr_t *addr = 0, *name_of = 0; /* entries; their names' strtab offset + 1 */
     size_t i, n = 0, count, names = 0, plen;
     if (!*path) { /* the main program */
@@ -4818,11 +5449,11 @@ EDGEPROBE__FN edgeprobe__fobject *edgeprobe__fobject_scan(edgeprobe__root *r, co
             names += sym ? edgeprobe__strnlen(e.strtab + sym->name, 4096) + 1 : 20;
         }
     }
-    o = (edgeprobe__fobject *)EDGEPROBE_OS_ALLOC(sizeof *o + n * sizeof(edgeprobe__fpoint) + names + plen);
+    o = (edgeprobe__func_object *)EDGEPROBE_OS_ALLOC(sizeof *o + n * sizeof(edgeprobe__func_point) + names + plen);
     if (o) {
         edgeprobe__text t;
         char *pathcopy;
-        o->fn = (edgeprobe__fpoint *)(o + 1);
+        o->fn = (edgeprobe__func_point *)(o + 1);
         t.buf = (char *)(o->fn + n);
         t.cap = names + 1;
         t.len = 0;
@@ -4835,13 +5466,13 @@ EDGEPROBE__FN edgeprobe__fobject *edgeprobe__fobject_scan(edgeprobe__root *r, co
         o->n = (int)n;
         o->loaded = 1;
         for (i = 0; i < n; i++) {
-            edgeprobe__fpoint *fp = &o->fn[i];
+            edgeprobe__func_point *fp = &o->fn[i];
             fp->pt.name = t.buf + t.len;
             if (name_of[i]) {
                 edgeprobe__puts(&t, e.strtab + name_of[i] - 1);
                 t.len++;
             } else {
-                edgeprobe__fname_hex(&t, addr[i] - s->base);
+                edgeprobe__func_name_hex(&t, addr[i] - s->base);
             }
             fp->pt.function = fp->pt.name;
             fp->pt.file = o->path;
@@ -4849,9 +5480,9 @@ EDGEPROBE__FN edgeprobe__fobject *edgeprobe__fobject_scan(edgeprobe__root *r, co
             fp->pt.site = (void *)addr[i];
             fp->pt.nsites = 1;
             fp->obj = o;
-            fp->form = (unsigned char)edgeprobe__fform(r, fp, single_threaded);
+            fp->form = (unsigned char)edgeprobe__func_form(r, fp, single_threaded);
         }
-        if (n && edgeprobe__fstubs_make(o, r->fstate->entry_tramp) < 0) {
+        if (n && edgeprobe__func_stubs_make(o, r->fstate->entry_tramp) < 0) {
             edgeprobe__log(r, "no room for function stubs within 2 GiB of the code; its functions are not patchable");
             for (i = 0; i < n; i++) o->fn[i].form = EDGEPROBE__FORM_NONE;
         }
@@ -4876,26 +5507,27 @@ EDGEPROBE__FN edgeprobe__fobject *edgeprobe__fobject_scan(edgeprobe__root *r, co
 }
 /* Bring the object list up to date with the loader: drop unloaded objects,
  * and, if scan_new, read the files of new ones. Lock held. */
-EDGEPROBE__FN int edgeprobe__fsync_objects(edgeprobe__root *r, int scan_new);
-EDGEPROBE__FN int edgeprobe__fsync_objects(edgeprobe__root *r, int scan_new) {
-    struct edgeprobe__fstate *fs = r->fstate;
-    edgeprobe__fobj_list l = {0, 0, 0, 0, 0};
-    edgeprobe__fobject *o;
+EDGEPROBE__FN int edgeprobe__func_sync_objects_locked(edgeprobe__root *r, int scan_new);
+EDGEPROBE__FN int edgeprobe__func_sync_objects_locked(edgeprobe__root *r, int scan_new) {
+    EDGEPROBE__ASSERT_LOCKED(r);
+    struct edgeprobe__func_state *fs = r->fstate;
+    edgeprobe__func_object_list l = {0, 0, 0, 0, 0};
+    edgeprobe__func_object *o;
     int i, single = -1;
-    edgeprobe__libc_dl_iterate_phdr(edgeprobe__flist_cb, &l);
+    edgeprobe__libc_dl_iterate_phdr(edgeprobe__func_list_cb, &l);
     for (o = fs->objects; o; o = o->next) {
         if (!o->loaded) continue;
         if (l.subs != fs->subs) /* this one may be a reload at the same address */
-            edgeprobe__pages_forget(r, o->text_lo, o->text_hi);
+            edgeprobe__pages_forget_locked(r, o->text_lo, o->text_hi);
         for (i = 0; i < l.n; i++)
             if (l.v[i].base == o->base && l.v[i].text_lo == o->text_lo) break;
-        if (i == l.n) edgeprobe__fobject_gone(r, o);
+        if (i == l.n) edgeprobe__func_object_gone(r, o);
         else l.v[i].text_hi = 0; /* known */
     }
     for (i = 0; scan_new && i < l.n; i++) {
         if (!l.v[i].text_hi) continue;
         if (single < 0) single = edgeprobe__single_threaded();
-        edgeprobe__fobject_scan(r, &l.v[i], single);
+        edgeprobe__func_object_scan_locked(r, &l.v[i], single);
     }
     if (scan_new) fs->adds = l.adds;
     fs->subs = l.subs;
@@ -4903,22 +5535,23 @@ EDGEPROBE__FN int edgeprobe__fsync_objects(edgeprobe__root *r, int scan_new) {
     return 0;
 }
 /* The function-probe state, created on first use. Lock held. */
-EDGEPROBE__FN struct edgeprobe__fstate *edgeprobe__fstate_get(edgeprobe__root *r);
-EDGEPROBE__FN struct edgeprobe__fstate *edgeprobe__fstate_get(edgeprobe__root *r) {
-    struct edgeprobe__fstate *fs = r->fstate;
+EDGEPROBE__FN struct edgeprobe__func_state *edgeprobe__func_state_get_locked(edgeprobe__root *r);
+EDGEPROBE__FN struct edgeprobe__func_state *edgeprobe__func_state_get_locked(edgeprobe__root *r) {
+    EDGEPROBE__ASSERT_LOCKED(r);
+    struct edgeprobe__func_state *fs = r->fstate;
     int width;
     if (fs) return fs;
-    if (!(fs = (struct edgeprobe__fstate *)EDGEPROBE_OS_ALLOC(sizeof *fs))) return 0;
+    if (!(fs = (struct edgeprobe__func_state *)EDGEPROBE_OS_ALLOC(sizeof *fs))) return 0;
     width = edgeprobe__vector_width();
-    fs->entry_tramp = (uintptr_t)(width == 64 ? edgeprobe__fentry_avx512 : width == 32 ? edgeprobe__fentry_avx : edgeprobe__fentry_sse);
-    fs->ret_tramp = (uintptr_t)(width == 64 ? edgeprobe__fret_avx512 : width == 32 ? edgeprobe__fret_avx : edgeprobe__fret_sse);
-    if (edgeprobe__libc_key_create(&fs->thread_key, edgeprobe__fthread_exit)) {
+    fs->entry_tramp = (uintptr_t)(width == 64 ? edgeprobe__func_entry_avx512 : width == 32 ? edgeprobe__func_entry_avx : edgeprobe__func_entry_sse);
+    fs->ret_tramp = (uintptr_t)(width == 64 ? edgeprobe__func_ret_avx512 : width == 32 ? edgeprobe__func_ret_avx : edgeprobe__func_ret_sse);
+    if (edgeprobe__libc_key_create(&fs->thread_key, edgeprobe__func_thread_exit)) {
         EDGEPROBE_OS_FREE(fs);
         return 0;
     }
-    edgeprobe__trap_install(r); /* now, not later with the loader lock held */
+    edgeprobe__trap_install_locked(r); /* now, not later with the loader lock held */
     __atomic_store_n(&r->fstate, fs, __ATOMIC_RELEASE);
-    edgeprobe__fsync_objects(r, 1);
+    edgeprobe__func_sync_objects_locked(r, 1);
     return fs;
 }
 
@@ -4931,41 +5564,41 @@ typedef struct {
     int (*fn)(edgeprobe__root *, void *);
     void *arg;
     int rc, stale;
-} edgeprobe__floader_call;
-EDGEPROBE__FN int edgeprobe__floader_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
-EDGEPROBE__FN int edgeprobe__floader_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
-    edgeprobe__floader_call *c = (edgeprobe__floader_call *)arg;
-    struct edgeprobe__fstate *fs = c->r->fstate;
+} edgeprobe__func_loader_call;
+EDGEPROBE__FN int edgeprobe__func_loader_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
+EDGEPROBE__FN int edgeprobe__func_loader_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
+    edgeprobe__func_loader_call *c = (edgeprobe__func_loader_call *)arg;
+    struct edgeprobe__func_state *fs = c->r->fstate;
     c->stale = size < sizeof *info || info->subs != fs->subs;
     if (!c->stale) c->rc = c->fn(c->r, c->arg);
     return 1;
 }
-EDGEPROBE__FN int edgeprobe__floader(edgeprobe__root *r, int (*fn)(edgeprobe__root *, void *), void *arg);
-EDGEPROBE__FN int edgeprobe__floader(edgeprobe__root *r, int (*fn)(edgeprobe__root *, void *), void *arg) {
-    edgeprobe__floader_call c;
+EDGEPROBE__FN int edgeprobe__func_loader(edgeprobe__root *r, int (*fn)(edgeprobe__root *, void *), void *arg);
+EDGEPROBE__FN int edgeprobe__func_loader(edgeprobe__root *r, int (*fn)(edgeprobe__root *, void *), void *arg) {
+    edgeprobe__func_loader_call c;
     c.r = r, c.fn = fn, c.arg = arg, c.rc = 0;
     for (;;) {
         c.stale = 1;
-        edgeprobe__libc_dl_iterate_phdr(edgeprobe__floader_cb, &c);
+        edgeprobe__libc_dl_iterate_phdr(edgeprobe__func_loader_cb, &c);
         if (!c.stale) return c.rc;
-        edgeprobe__fsync_objects(r, 0);
+        edgeprobe__func_sync_objects_locked(r, 0);
     }
 }
 
-/* ---- the API ------------------------------------------------------------- */
+/* ---- 27.7 the function-probe API                             >>fapi ---- */
 /* What one call of the API does to each function it selects. */
 typedef struct {
     const char *pattern;       /* glob, or NULL with id                       */
     int id;
     int op;                    /* EDGEPROBE__FOP_*                            */
-    edgeprobe__fbind *bind;    /* attach: the new binding                     */
+    edgeprobe__func_bind *bind;    /* attach: the new binding                     */
     int matched, changed, refused;
-} edgeprobe__fop;
+} edgeprobe__func_op;
 enum { EDGEPROBE__FOP_ATTACH, EDGEPROBE__FOP_DETACH, EDGEPROBE__FOP_ON, EDGEPROBE__FOP_OFF };
 
 /* Publish a binding (or NULL) in a function point; retire the old one. */
-EDGEPROBE__FN void edgeprobe__fbind_set(edgeprobe__root *r, edgeprobe__fpoint *fp, edgeprobe__fbind *b);
-EDGEPROBE__FN void edgeprobe__fbind_set(edgeprobe__root *r, edgeprobe__fpoint *fp, edgeprobe__fbind *b) {
+EDGEPROBE__FN void edgeprobe__func_bind_set(edgeprobe__root *r, edgeprobe__func_point *fp, edgeprobe__func_bind *b);
+EDGEPROBE__FN void edgeprobe__func_bind_set(edgeprobe__root *r, edgeprobe__func_point *fp, edgeprobe__func_bind *b) {
     edgeprobe__binding *old = __atomic_exchange_n(&fp->pt.binding, b ? &b->b : (edgeprobe__binding *)0, __ATOMIC_ACQ_REL);
     if (old) {
         old->next_retired = r->retired;
@@ -4973,87 +5606,88 @@ EDGEPROBE__FN void edgeprobe__fbind_set(edgeprobe__root *r, edgeprobe__fpoint *f
     }
 }
 /* Apply op to one function. Returns 1 changed, 0 not, or an error. */
-EDGEPROBE__FN int edgeprobe__fop_one(edgeprobe__root *r, edgeprobe__fpoint *fp, edgeprobe__fop *op);
-EDGEPROBE__FN int edgeprobe__fop_one(edgeprobe__root *r, edgeprobe__fpoint *fp, edgeprobe__fop *op) {
-    edgeprobe__fbind *b;
+EDGEPROBE__FN int edgeprobe__func_op_one(edgeprobe__root *r, edgeprobe__func_point *fp, edgeprobe__func_op *op);
+EDGEPROBE__FN int edgeprobe__func_op_one(edgeprobe__root *r, edgeprobe__func_point *fp, edgeprobe__func_op *op) {
+    edgeprobe__func_bind *b;
     int rc;
     switch (op->op) {
     case EDGEPROBE__FOP_ATTACH:
         if (fp->form == EDGEPROBE__FORM_NONE) return EDGEPROBE_EUNSAFE;
-        if (!(b = (edgeprobe__fbind *)EDGEPROBE_OS_ALLOC(sizeof *b))) return EDGEPROBE_ENOMEM;
+        if (!(b = (edgeprobe__func_bind *)EDGEPROBE_OS_ALLOC(sizeof *b))) return EDGEPROBE_ENOMEM;
         *b = *op->bind;
         edgeprobe__fill_info(&fp->pt, &b->info);
         b->info.enabled = 1;
         /* switch first: a failure changes nothing. Until the new binding is
          * published the site runs the old one, or none (entry skipped). */
-        if ((rc = edgeprobe__fsite_set(r, fp, 1)) < 0) {
+        if ((rc = edgeprobe__func_site_set_locked(r, fp, 1)) < 0) {
             EDGEPROBE_OS_FREE(b);
             return rc;
         }
-        edgeprobe__fbind_set(r, fp, b);
+        edgeprobe__func_bind_set(r, fp, b);
         return 1;
     case EDGEPROBE__FOP_DETACH:
-        rc = edgeprobe__fsite_set(r, fp, 0);
-        if (rc >= 0) edgeprobe__fbind_set(r, fp, 0);
+        rc = edgeprobe__func_site_set_locked(r, fp, 0);
+        if (rc >= 0) edgeprobe__func_bind_set(r, fp, 0);
         return rc;
     case EDGEPROBE__FOP_ON:
         if (!fp->pt.binding) return EDGEPROBE_EINVAL;
-        return edgeprobe__fsite_set(r, fp, 1);
+        return edgeprobe__func_site_set_locked(r, fp, 1);
     default:
-        return edgeprobe__fsite_set(r, fp, 0);
+        return edgeprobe__func_site_set_locked(r, fp, 0);
     }
 }
 /* The function point with this id, or an error. Lock held. */
-EDGEPROBE__FN int edgeprobe__fpoint_by_id(edgeprobe__root *r, int id, edgeprobe__fpoint **out);
-EDGEPROBE__FN int edgeprobe__fpoint_by_id(edgeprobe__root *r, int id, edgeprobe__fpoint **out) {
+EDGEPROBE__FN int edgeprobe__func_point_by_id_locked(edgeprobe__root *r, int id, edgeprobe__func_point **out);
+EDGEPROBE__FN int edgeprobe__func_point_by_id_locked(edgeprobe__root *r, int id, edgeprobe__func_point **out) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     edgeprobe__point *pt;
     if (id < 0 || id >= r->npoints) return EDGEPROBE_EINVAL;
     if (!(pt = *edgeprobe__point_slot(r, id))) return EDGEPROBE_EUNLOADED;
     if (pt->kind != EDGEPROBE_KIND_FUNCTION) return EDGEPROBE_EINVAL;
-    *out = (edgeprobe__fpoint *)pt;
+    *out = (edgeprobe__func_point *)pt;
     return 0;
 }
 /* Apply op to every selected function (loader lock held). A glob skips
  * functions that cannot be switched; an exact name or an id reports it. */
-EDGEPROBE__FN int edgeprobe__fop_all(edgeprobe__root *r, void *arg);
-EDGEPROBE__FN int edgeprobe__fop_all(edgeprobe__root *r, void *arg) {
-    edgeprobe__fop *op = (edgeprobe__fop *)arg;
-    edgeprobe__fobject *o;
+EDGEPROBE__FN int edgeprobe__func_op_all(edgeprobe__root *r, void *arg);
+EDGEPROBE__FN int edgeprobe__func_op_all(edgeprobe__root *r, void *arg) {
+    edgeprobe__func_op *op = (edgeprobe__func_op *)arg;
+    edgeprobe__func_object *o;
     int i, rc = 0, glob;
     if (!op->pattern) {
-        edgeprobe__fpoint *fp;
-        if ((rc = edgeprobe__fpoint_by_id(r, op->id, &fp)) < 0) return rc;
+        edgeprobe__func_point *fp;
+        if ((rc = edgeprobe__func_point_by_id_locked(r, op->id, &fp)) < 0) return rc;
         op->matched = 1;
-        return edgeprobe__fop_one(r, fp, op);
+        return edgeprobe__func_op_one(r, fp, op);
     }
     glob = edgeprobe__is_glob(op->pattern);
     for (o = r->fstate->objects; o && rc >= 0; o = o->next)
         for (i = 0; o->loaded && i < o->n && rc >= 0; i++) {
-            edgeprobe__fpoint *fp = &o->fn[i];
+            edgeprobe__func_point *fp = &o->fn[i];
             if (!edgeprobe__glob_match(op->pattern, fp->pt.name)) continue;
             op->matched++;
             if (glob && fp->form == EDGEPROBE__FORM_NONE) {
                 op->refused++;
                 continue;
             }
-            rc = edgeprobe__fop_one(r, fp, op);
+            rc = edgeprobe__func_op_one(r, fp, op);
             if (rc > 0) op->changed++;
         }
     if (rc < 0) return rc;
     if (!op->matched && !glob) return EDGEPROBE_ENOENT;
     return op->changed;
 }
-EDGEPROBE__FN int edgeprobe__func_run(edgeprobe__fop *op);
-EDGEPROBE__FN int edgeprobe__func_run(edgeprobe__fop *op) {
+EDGEPROBE__FN int edgeprobe__func_run(edgeprobe__func_op *op);
+EDGEPROBE__FN int edgeprobe__func_run(edgeprobe__func_op *op) {
     int rc = op->pattern ? edgeprobe__check_pattern(op->pattern) : 0;
     EDGEPROBE__READY_OR_RETURN(r);
     if (rc) return rc;
     edgeprobe__pin_self(); /* the trampolines may be this object's */
     edgeprobe__lock(&r->lock);
-    if (!edgeprobe__fstate_get(r)) rc = EDGEPROBE_ENOMEM;
+    if (!edgeprobe__func_state_get_locked(r)) rc = EDGEPROBE_ENOMEM;
     else {
-        if (op->pattern && edgeprobe__dl_loads() != r->fstate->adds) edgeprobe__fsync_objects(r, 1);
-        rc = edgeprobe__floader(r, edgeprobe__fop_all, op);
+        if (op->pattern && edgeprobe__dl_loads() != r->fstate->adds) edgeprobe__func_sync_objects_locked(r, 1);
+        rc = edgeprobe__func_loader(r, edgeprobe__func_op_all, op);
     }
     edgeprobe__unlock(&r->lock);
     return rc;
@@ -5062,8 +5696,8 @@ EDGEPROBE__FN int edgeprobe__func_attach(const char *pattern, int id, edgeprobe_
                                          edgeprobe_exit_fn exit, void *user);
 EDGEPROBE__FN int edgeprobe__func_attach(const char *pattern, int id, edgeprobe_entry_fn entry,
                                          edgeprobe_exit_fn exit, void *user) {
-    edgeprobe__fbind b;
-    edgeprobe__fop op = {pattern, id, EDGEPROBE__FOP_ATTACH, &b, 0, 0, 0};
+    edgeprobe__func_bind b;
+    edgeprobe__func_op op = {pattern, id, EDGEPROBE__FOP_ATTACH, &b, 0, 0, 0};
     if (!entry && !exit) return EDGEPROBE_EINVAL;
     __builtin_memset(&b, 0, sizeof b);
     b.b.user = user;
@@ -5073,7 +5707,7 @@ EDGEPROBE__FN int edgeprobe__func_attach(const char *pattern, int id, edgeprobe_
 }
 EDGEPROBE__FN int edgeprobe__func_simple(const char *pattern, int id, int what);
 EDGEPROBE__FN int edgeprobe__func_simple(const char *pattern, int id, int what) {
-    edgeprobe__fop op = {pattern, id, what, 0, 0, 0, 0};
+    edgeprobe__func_op op = {pattern, id, what, 0, 0, 0, 0};
     return edgeprobe__func_run(&op);
 }
 EDGEPROBE__FN int edgeprobe_func_attach(const char *pattern, edgeprobe_entry_fn entry, edgeprobe_exit_fn exit, void *user) {
@@ -5095,13 +5729,13 @@ EDGEPROBE__FN int edgeprobe_func_on(int id) { return edgeprobe__func_simple(0, i
 EDGEPROBE__FN int edgeprobe_func_off(int id) { return edgeprobe__func_simple(0, id, EDGEPROBE__FOP_OFF); }
 EDGEPROBE__FN int edgeprobe_func_scan(void) {
     int n = 0;
-    edgeprobe__fobject *o;
+    edgeprobe__func_object *o;
     EDGEPROBE__READY_OR_RETURN(r);
     edgeprobe__pin_self();
     edgeprobe__lock(&r->lock);
-    if (edgeprobe__fstate_get(r)) {
+    if (edgeprobe__func_state_get_locked(r)) {
         if (edgeprobe__dl_loads() != r->fstate->adds || edgeprobe__dl_unloads() != r->fstate->subs)
-            edgeprobe__fsync_objects(r, 1);
+            edgeprobe__func_sync_objects_locked(r, 1);
         for (o = r->fstate->objects; o; o = o->next) n += o->loaded ? o->n : 0;
     } else {
         n = EDGEPROBE_ENOMEM;
@@ -5112,7 +5746,7 @@ EDGEPROBE__FN int edgeprobe_func_scan(void) {
 EDGEPROBE__FN unsigned long edgeprobe_func_lost_exits(void) {
     int err;
     edgeprobe__root *r = edgeprobe__root_get(&err);
-    edgeprobe__fthread *t;
+    edgeprobe__func_thread *t;
     unsigned long lost = 0;
     if (!r || !r->fstate) return 0;
     for (t = __atomic_load_n(&r->fstate->threads, __ATOMIC_ACQUIRE); t; t = t->next) lost += t->lost;
@@ -5124,21 +5758,21 @@ EDGEPROBE__FN unsigned long edgeprobe_func_lost_exits(void) {
  * constructor, before its code runs. */
 extern const uintptr_t __start___patchable_function_entries[] __attribute__((weak, visibility("hidden")));
 extern const uintptr_t __stop___patchable_function_entries[] __attribute__((weak, visibility("hidden")));
-EDGEPROBE__FN void edgeprobe__fconvert_own(edgeprobe__root *r);
-EDGEPROBE__FN void edgeprobe__fconvert_own(edgeprobe__root *r) {
+EDGEPROBE__FN void edgeprobe__func_convert_own(edgeprobe__root *r);
+EDGEPROBE__FN void edgeprobe__func_convert_own(edgeprobe__root *r) {
     static const unsigned char nops[5] = {0x90, 0x90, 0x90, 0x90, 0x90};
     const uintptr_t *e;
     if (!EDGEPROBE_FUNC_CTOR_CONVERT) return;
     for (e = __start___patchable_function_entries; e && e < __stop___patchable_function_entries; e++) {
         unsigned char *site = (unsigned char *)*e;
         if (!site || (uintptr_t)site > EDGEPROBE__MIRROR_OFFSET + (1u << 24) || __builtin_memcmp(site, nops, 5)) continue;
-        if (edgeprobe__code_open(r, site, 5) < 0) continue;
+        if (edgeprobe__code_open_locked(r, site, 5) < 0) continue;
         __builtin_memcpy(site, edgeprobe__nop5, 5);
         edgeprobe__code_close(r, site, 5);
     }
 }
 #else /* freestanding, aarch64 or EDGEPROBE_CORE_ONLY: no function probes */
-EDGEPROBE__FN void edgeprobe__fconvert_own(edgeprobe__root *r) { (void)r; }
+EDGEPROBE__FN void edgeprobe__func_convert_own(edgeprobe__root *r) { (void)r; }
 #if EDGEPROBE__HAS_PATCH /* x86-64 freestanding: the API is there, and says no */
 EDGEPROBE__FN int edgeprobe_func_scan(void) { return EDGEPROBE_ENOTSUP; }
 EDGEPROBE__FN int edgeprobe_func_attach(const char *p, edgeprobe_entry_fn en, edgeprobe_exit_fn ex, void *u) {
@@ -5157,70 +5791,12 @@ EDGEPROBE__FN int edgeprobe_func_off(int id) { return (void)id, EDGEPROBE_ENOTSU
 EDGEPROBE__FN unsigned long edgeprobe_func_lost_exits(void) { return 0; }
 #endif
 #endif
+#ifndef EDGEPROBE_FREESTANDING
 
 /* ======================================================================
- * 9. CONTROL ENDPOINT (hosted builds only): operate probes from a shell
- *
- * Opt-in. EDGEPROBE_CONTROL=1 in the environment (started from a
- * constructor, before main) or a call to edgeprobe_control_start() starts
- * one control thread; nothing runs and no socket exists otherwise. The
- * thread serves a Unix stream socket in a private per-user directory:
- *     $XDG_RUNTIME_DIR/edgeprobe/PID.sock   when XDG_RUNTIME_DIR is set
- *     /tmp/edgeprobe-EUID/PID.sock          otherwise
- * The directory is created with mode 0700; if it exists and is not a
- * directory of this user closed to others, the endpoint is refused
- * (EDGEPROBE_EPERM). Peers whose uid (SO_PEERCRED) is neither ours nor root
- * are refused, and the refusal is logged to stderr. `build/edgeprobe` is the
- * client (README, "Operating a running process").
- *
- * What the program can rely on:
- *   - its threads never wait for the control thread: executing probes takes
- *     no lock; TRACE lines bound for a client go into a ring of
- *     EDGEPROBE__TRACE_SLOTS slots and are dropped (and counted) when it is
- *     full. The control thread takes the registry lock only as
- *     edgeprobe_enable does, and only for short batches.
- *   - every socket is non-blocking; a silent or slow client cannot stall the
- *     thread or other clients (idle ones are dropped after
- *     EDGEPROBE__CTL_IDLE_MS).
- *   - memory is bounded: EDGEPROBE__CTL_CLIENTS clients with fixed buffers,
- *     plus the trace ring (1 MiB) once a trace has run.
- *   - the socket file is removed by exit(); after a fork the child closes
- *     its copies of the sockets and does not answer (it may call
- *     edgeprobe_control_start() for an endpoint of its own). A process killed
- *     by a signal leaves its socket; `edgeprobe ps` removes such files.
- *   - the control thread blocks every signal: the program's handlers never
- *     run on it.
- *
- * Protocol: one request per line of at most EDGEPROBE__CTL_LINE - 1
- * printable ASCII bytes, then '\n'. Every reply is one or more lines; an
- * error is "error EDGEPROBE_<CODE> <message>" and changes nothing. An
- * overlong request is answered with an error and the connection closed.
- *     hello                ok edgeprobe-control 1 <pid>
- *     list                 probe<TAB>id<TAB>kind<TAB>on|off<TAB>hits<TAB>sites
- *                            <TAB>name<TAB>file<TAB>line<TAB>function
- *                          (one line per point), then "end <count>"
- *     enable GLOB          ok <probes changed>
- *     disable GLOB         ok <probes changed>
- *     trace GLOB...        ok <switched on> <already on, left alone>; then,
- *                          if any was switched on, "> <text>" for each line
- *                          their TRACE markers print (to this client only).
- *                          "stop" from the client ends it: the probes are
- *                          switched off, then "dropped <n>" and "end". A
- *                          client that disconnects ends it the same way.
- * One trace session at a time (a second gets EDGEPROBE_EBUSY). Trace lines
- * longer than EDGEPROBE__TRACE_TEXT - 1 bytes are cut.
+ * 28. THE CONTROL ENDPOINT (hosted builds)                  >>control-impl
+ * What section 8 promises, built from a poll loop on one thread.
  * ====================================================================== */
-#ifndef EDGEPROBE_FREESTANDING
-/* Start the endpoint. Returns 1 when started, 0 if it was already running
- * in this process, or a negative code (EDGEPROBE_EPERM: unsafe directory;
- * EDGEPROBE_ENOMEM; EDGEPROBE_EINVAL: path too long; other socket errors
- * as EDGEPROBE_EPROT). Slow: syscalls and a thread creation. */
-int edgeprobe_control_start(void);
-/* The socket's path, or NULL while no endpoint runs in this process. */
-const char *edgeprobe_control_path(void);
-/* TRACE lines bound for `edgeprobe trace` (the markers call it). */
-void edgeprobe__route_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2), cold));
-
 #define EDGEPROBE__CTL_LINE 512        /* longest request, '\n' included    */
 #define EDGEPROBE__CTL_CLIENTS 32      /* connected clients at once          */
 #define EDGEPROBE__CTL_OUT 8192        /* per-client output buffer           */
@@ -5233,7 +5809,7 @@ void edgeprobe__route_printf(const char *fmt, ...) __attribute__((format(printf,
 #define EDGEPROBE__TRACE_SLOTS 4096u   /* trace ring: lines (power of two)   */
 #define EDGEPROBE__TRACE_TEXT 248      /* bytes per line, NUL included       */
 
-/* libc, under private names (see 8.2) */
+/* libc, under private names (see section 13) */
 typedef struct edgeprobe__pollfd { int fd; short events, revents; } edgeprobe__pollfd;
 typedef struct edgeprobe__sockaddr_un { unsigned short family; char path[108]; } edgeprobe__sockaddr_un;
 typedef struct edgeprobe__ucred { int pid; unsigned uid, gid; } edgeprobe__ucred;
@@ -5336,7 +5912,7 @@ EDGEPROBE__FN int edgeprobe__snprintf(char *buf, size_t cap, const char *fmt, ..
     return n;
 }
 
-/* ---- 9.1 trace lines: program threads -> ring ----------------------------- */
+/* ---- 28.1 trace lines: program threads -> ring ---- */
 EDGEPROBE__FN void edgeprobe__route_printf(const char *fmt, ...) {
     struct edgeprobe__control *ctl = edgeprobe__control_get();
     edgeprobe__trace_slot *ring = ctl ? __atomic_load_n(&ctl->ring, __ATOMIC_ACQUIRE) : 0, *slot;
@@ -5368,7 +5944,7 @@ EDGEPROBE__FN void edgeprobe__route_printf(const char *fmt, ...) {
     __atomic_store_n(&slot->seq, pos + 1, __ATOMIC_RELEASE);
 }
 
-/* ---- 9.2 client output ------------------------------------------------------ */
+/* ---- 28.2 client output ---- */
 EDGEPROBE__INLINE unsigned edgeprobe__out_room(const edgeprobe__client *c) {
     return EDGEPROBE__CTL_OUT - c->out_len;
 }
@@ -5403,7 +5979,7 @@ EDGEPROBE__FN void edgeprobe__out_error(edgeprobe__client *c, int err, const cha
                    detail ? ": " : "", detail ? detail : "");
 }
 
-/* ---- 9.3 requests ------------------------------------------------------------ */
+/* ---- 28.3 requests ---- */
 EDGEPROBE__FN const char *edgeprobe__kind_name(int kind);
 EDGEPROBE__FN const char *edgeprobe__kind_name(int kind) {
     static const char *const names[] = {"?", "trace", "branch", "branch_on", "handler", "entry", "exit", "function", "probe"};
@@ -5454,10 +6030,11 @@ EDGEPROBE__FN int edgeprobe__matches_any(const char *name, char **globs, int n) 
     return 0;
 }
 /* Switch off the probes the session switched on; lock held. */
-EDGEPROBE__FN void edgeprobe__trace_switch_off(edgeprobe__root *r, struct edgeprobe__control *ctl);
-EDGEPROBE__FN void edgeprobe__trace_switch_off(edgeprobe__root *r, struct edgeprobe__control *ctl) {
+EDGEPROBE__FN void edgeprobe__trace_switch_off_locked(edgeprobe__root *r, struct edgeprobe__control *ctl);
+EDGEPROBE__FN void edgeprobe__trace_switch_off_locked(edgeprobe__root *r, struct edgeprobe__control *ctl) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     int i;
-    for (i = 0; i < ctl->ntraced; i++) edgeprobe__probe_count(r, ctl->traced[i], 0);
+    for (i = 0; i < ctl->ntraced; i++) edgeprobe__probe_count_locked(r, ctl->traced[i], 0);
 }
 EDGEPROBE__FN void edgeprobe__trace_unroute(struct edgeprobe__control *ctl);
 EDGEPROBE__FN void edgeprobe__trace_unroute(struct edgeprobe__control *ctl) {
@@ -5489,10 +6066,10 @@ EDGEPROBE__FN int edgeprobe__trace_begin(edgeprobe__root *r, struct edgeprobe__c
             if (rc < 0) break;
             __atomic_store_n(&p->routed, 1, __ATOMIC_RELAXED); /* before the first line */
             ctl->traced[ctl->ntraced++] = p;
-            rc = edgeprobe__probe_count(r, p, 1);
+            rc = edgeprobe__probe_count_locked(r, p, 1);
         }
     }
-    if (rc < 0) edgeprobe__trace_switch_off(r, ctl);
+    if (rc < 0) edgeprobe__trace_switch_off_locked(r, ctl);
     edgeprobe__unlock(&r->lock);
     if (rc < 0) edgeprobe__trace_unroute(ctl);
     return rc < 0 ? rc : ctl->ntraced;
@@ -5556,7 +6133,7 @@ EDGEPROBE__FN void edgeprobe__trace_request(edgeprobe__root *r, struct edgeprobe
 EDGEPROBE__FN void edgeprobe__trace_end(edgeprobe__root *r, struct edgeprobe__control *ctl, edgeprobe__client *c);
 EDGEPROBE__FN void edgeprobe__trace_end(edgeprobe__root *r, struct edgeprobe__control *ctl, edgeprobe__client *c) {
     edgeprobe__lock(&r->lock);
-    edgeprobe__trace_switch_off(r, ctl);
+    edgeprobe__trace_switch_off_locked(r, ctl);
     edgeprobe__unlock(&r->lock);
     edgeprobe__libc_poll(0, 0, EDGEPROBE__CTL_GRACE_MS);
     edgeprobe__trace_unroute(ctl);
@@ -5606,7 +6183,7 @@ EDGEPROBE__FN void edgeprobe__request(edgeprobe__root *r, struct edgeprobe__cont
         edgeprobe__out_error(c, EDGEPROBE_EINVAL, "unknown request or wrong number of arguments");
 }
 
-/* ---- 9.4 connections ---------------------------------------------------------- */
+/* ---- 28.4 connections ---- */
 EDGEPROBE__FN void edgeprobe__client_close(edgeprobe__root *r, struct edgeprobe__control *ctl, int index);
 EDGEPROBE__FN void edgeprobe__client_close(edgeprobe__root *r, struct edgeprobe__control *ctl, int index) {
     edgeprobe__client *c = &ctl->clients[index];
@@ -5763,7 +6340,7 @@ EDGEPROBE__FN void *edgeprobe__control_main(void *arg) {
     }
 }
 
-/* ---- 9.5 start, exit, fork -------------------------------------------------- */
+/* ---- 28.5 start, exit, fork ---- */
 EDGEPROBE__FN void edgeprobe__control_atexit(void);
 EDGEPROBE__FN void edgeprobe__control_atexit(void) {
     struct edgeprobe__control *ctl = edgeprobe__control_get();
@@ -5791,8 +6368,8 @@ EDGEPROBE__FN int edgeprobe__control_dir(char *dir, size_t cap) {
     unsigned mode, uid;
     char msg[300];
     int fd, n;
-    if (xdg && xdg[0] == '/') n = edgeprobe__snprintf(dir, cap, "%s/edgeprobe", xdg);
-    else n = edgeprobe__snprintf(dir, cap, "/tmp/edgeprobe-%u", edgeprobe__libc_geteuid());
+    if (xdg && xdg[0] == '/') n = edgeprobe__snprintf(dir, cap, EDGEPROBE_CONTROL_DIR_XDG, xdg);
+    else n = edgeprobe__snprintf(dir, cap, EDGEPROBE_CONTROL_DIR_TMP, edgeprobe__libc_geteuid());
     if (n < 0 || (size_t)n >= cap) return EDGEPROBE_EINVAL;
     if (edgeprobe__libc_mkdir(dir, 0700) && *edgeprobe__libc_errno() != EDGEPROBE__EEXIST) return EDGEPROBE_EPERM;
     fd = edgeprobe__libc_open(dir, EDGEPROBE__O_DIRECTORY_NOFOLLOW); /* never through a symlink */
@@ -5817,7 +6394,7 @@ EDGEPROBE__FN int edgeprobe__control_listen(struct edgeprobe__control *ctl) {
     if (rc) return rc;
     ctl->pid = edgeprobe__libc_getpid();
     ctl->uid = edgeprobe__libc_geteuid();
-    n = edgeprobe__snprintf(ctl->path, sizeof ctl->path, "%s/%d.sock", dir, ctl->pid);
+    n = edgeprobe__snprintf(ctl->path, sizeof ctl->path, EDGEPROBE_CONTROL_SOCKET, dir, ctl->pid);
     if (n < 0 || (size_t)n >= sizeof ctl->path) return EDGEPROBE_EINVAL;
     __builtin_memset(&addr, 0, sizeof addr);
     addr.family = EDGEPROBE__AF_UNIX;
@@ -5906,269 +6483,33 @@ void edgeprobe__control_autostart(void) {
         EDGEPROBE_OS_LOG(msg);
     }
 }
-#endif /* !EDGEPROBE_FREESTANDING: section 9 */
-#if defined(__x86_64__) /* section 10 is x86-64 only: its stubs and trampoline */
+#endif /* !EDGEPROBE_FREESTANDING: section 8 */
+#if defined(__x86_64__) /* section 7 is x86-64 only: its stubs and trampoline */
 
 /* ======================================================================
- * 10. ARGUMENT PROBES: EDGEPROBE_PROBE(name, args...)
- *
- *   EDGEPROBE_PROBE(name);                no arguments
- *   EDGEPROBE_PROBE(name, a, b, ...);     up to 12 integer or pointer args
- *   edgeprobe_attach_args("name*", fn, user);   edgeprobe_detach("name*");
- *
- * The function holds no code for the enabled path. As in a USDT probe, the
- * marker only describes where each argument lives at the site - a
- * register, a memory operand, a constant - as the asm operand text that is
- * also the stapsdt note's argument list ("-4@%edi 8@-24(%rbp) 4@$7"; size
- * in bytes, negative for signed). The compiler merely keeps each value
- * somewhere at the site: a disabled PROBE is the NOP and nothing else.
- *
- * Enabled, the site jumps to a stub the marker emitted in .text.unlikely:
- *
- *   site:     jmp stub                     (off: the NOP5 / NOP8)
- *   resume:   ...
- *
- *             .long argsite - .            the stub's own data (no lookup)
- *   stub:     lea -128(%rsp), %rsp         step over the red zone before
- *             call edgeprobe__args_tramp   anything is pushed or called
- *             lea 128(%rsp), %rsp
- *             jmp resume
- *
- * The trampoline (one per object and vector width, 10.2) saves the 15
- * general registers other than %rsp and the vector registers the TU's code
- * can use (xmm, ymm or zmm and masks), aligns the stack, and passes the saved registers
- * (with %rsp as it was at the site) to edgeprobe__args_hit. That reads each
- * argument from its location - parsed once, when the object registers its
- * sites, into the `argsite`, a writable block the marker emitted beside the
- * stub (no allocation per site) - and calls the handler:
- *
- *   fn(info, user, args, nargs)           args[i]: 64 bits, sign-extended
- *                                         for signed types, zero-extended
- *                                         for unsigned ones and pointers
- *
- * Arguments are passed as rvalues (EDGEPROBE__ARGVAL): arrays decay to
- * pointers, small types are promoted (same value), and an operand is never
- * a symbol (`var(%rip)`) that a run-time parser could not resolve.
- * Floating-point, struct, union and 128-bit arguments are compile-time
- * errors (TRACE, 10.4, takes float and double). Handler dispatch is the
- * lock-free reader protocol of 8.13; edgeprobe_handler_sync covers args
- * handlers too. The trampoline carries no unwind information: a handler
- * may not throw or unwind through it. The same stub and trampoline serve
- * EDGEPROBE_TRACE's argument form (10.4).
- *
- * A site's spec is parsed the first time it is switched on (start-up
- * neither parses nor writes the argsite); a spec that cannot be read makes
- * that switch fail with EDGEPROBE_EINVAL, logged once, and the probe stays
- * off (all its sites: 8.7 never leaves a probe half switched).
- * Cost: disabled, one NOP; enabled, jmp + the register save/restore + one
- * indirect call (bench/RESULTS.md, "argument probes").
+ * 29. ARGUMENT PROBES: the argsite, the trampoline, argument locations and
+ * TRACE lines (x86-64; section 7)                              >>args-impl
  * ====================================================================== */
-#define EDGEPROBE_ARGS_MAX 12
-typedef void (*edgeprobe_args_fn)(const edgeprobe_info *probe, void *user, const uint64_t *args, int nargs);
-/* Attach fn to every EDGEPROBE_PROBE matching pattern (and switch it on).
- * Returns the number of probes matched; EDGEPROBE_EKIND for an exact name
- * that has no EDGEPROBE_PROBE point (edgeprobe_attach likewise refuses a
- * PROBE name); EDGEPROBE_EINVAL for a NULL fn. Detach with edgeprobe_detach;
- * edgeprobe_handler_sync before freeing what the old handler used. */
-int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user);
-
-/* ---- 10.1 the marker ------------------------------------------------------ */
+/* ---- 29.1 the argsite                                       >>argsite ---- */
 /* The argument as an rvalue: arrays decay, small types are promoted, and
  * gcc never offers a global's own memory operand (`var(%rip)`, a symbol
  * the run-time parser cannot resolve). In C the conditional does that
  * without arithmetic on void pointers, which -Wpointer-arith flags. */
-#ifdef __cplusplus
-#define EDGEPROBE__ARGVAL(x) ((x) + 0)
-#else
-#define EDGEPROBE__ARGVAL(x) (1 ? (x) : (x))
-#endif
-#define EDGEPROBE__ARGBYTES(x) ((int)sizeof(__typeof__(EDGEPROBE__ARGVAL(x))))
-#ifdef __cplusplus
-extern "C++" {
-template <typename T> struct edgeprobe__argsign { enum { value = !((T)-1 > (T)0) }; };
-template <typename T> struct edgeprobe__argsign<T *> { enum { value = 0 }; };
-/* g++ does not fold __builtin_classify_type of a variable: type traits. */
-template <typename T> struct edgeprobe__argfloat { enum { value = 0 }; };
-template <typename T> struct edgeprobe__argfloat<const T> : edgeprobe__argfloat<T> {};
-template <typename T> struct edgeprobe__argfloat<volatile T> : edgeprobe__argfloat<T> {};
-template <> struct edgeprobe__argfloat<float> { enum { value = 1 }; };
-template <> struct edgeprobe__argfloat<double> { enum { value = 1 }; };
-template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
-}
-#define EDGEPROBE__ARGOK(x)                                                    \
-    (!edgeprobe__argfloat<__typeof__(x)>::value && !__is_class(__typeof__(x)) && !__is_union(__typeof__(x)))
-#define EDGEPROBE__ARGSIGNED(x) (edgeprobe__argsign<__typeof__(EDGEPROBE__ARGVAL(x))>::value)
-#define EDGEPROBE__ASSERT(cond, msg) static_assert(cond, msg)
-#else
-#define EDGEPROBE__ARGINT(x)                                                   \
-    __typeof__(__builtin_choose_expr(__builtin_classify_type(EDGEPROBE__ARGVAL(x)) == 5, 0UL, \
-                                     EDGEPROBE__ARGVAL(x)))
-#define EDGEPROBE__ARGSIGNED(x) (!((EDGEPROBE__ARGINT(x))-1 > (EDGEPROBE__ARGINT(x))0))
-#define EDGEPROBE__ASSERT(cond, msg) __extension__ _Static_assert(cond, msg)
-/* __builtin_classify_type: 1 integer, 2 char, 3 enum, 4 bool, 5 pointer,
- * 6 reference, 14 array; 8 real, 9 complex, 12 struct, 13 union refused. */
-#define EDGEPROBE__ARGOK(x)                                                    \
-    ((__builtin_classify_type(x) >= 1 && __builtin_classify_type(x) <= 6) || __builtin_classify_type(x) == 14)
-#endif
-#define EDGEPROBE__ARGCHECK(x)                                                 \
-    EDGEPROBE__ASSERT(EDGEPROBE__ARGOK(x),                                     \
-                      "EDGEPROBE_PROBE arguments must be integers or pointers "\
-                      "(not floating point, struct or union): " #x);           \
-    EDGEPROBE__ASSERT(EDGEPROBE__ARGBYTES(x) <= 8,                                                    \
-                      "EDGEPROBE_PROBE arguments must be at most 64 bits wide: " #x);
-#define EDGEPROBE__ARGSIZE(x)                                                  \
-    (EDGEPROBE__ARGSIGNED(x) ? -EDGEPROBE__ARGBYTES(x) : EDGEPROBE__ARGBYTES(x))
 /* Where an argument may live at the site. clang takes the first register
  * class it finds and, offered memory, spills every value to the stack (one
  * store per argument on the hot path), so clang gets registers and
  * constants only. gcc keeps values where they are. TRACE's floating-point
  * values: gcc leaves them in their xmm register ("x"); clang moves the bits
  * to a general register (one movq). */
-#if defined(__clang__)
-#define EDGEPROBE__WHERE "nr"
-#define EDGEPROBE__WHERE_FP "nr"
-#else
-#define EDGEPROBE__WHERE "nor"
-#define EDGEPROBE__WHERE_FP "norx"
-#endif
-#define EDGEPROBE__ARGOPS(i, x)                                                \
-    , [edgeprobe__s##i] "n"(EDGEPROBE__ARGSIZE(x)), [edgeprobe__a##i] EDGEPROBE__WHERE(EDGEPROBE__ARGVAL(x))
-#define EDGEPROBE__SPEC1(i) "%c[edgeprobe__s" #i "]@%[edgeprobe__a" #i "]"
 
 /* The System V x86-64 red zone. Tests build a mutant with a smaller step,
  * which the red-zone test must catch. */
-#ifndef EDGEPROBE__RED_ZONE
-#define EDGEPROBE__RED_ZONE 128
-#endif
-/* The trampoline this translation unit's stubs call (10.2): it saves the
+/* The trampoline this translation unit's stubs call (section 29.2): it saves the
  * vector registers code compiled like this TU can hold live at a site.
  * 0 xmm, 1 ymm, 2 zmm with 16-bit masks, 3 zmm with 64-bit masks. Tests
  * build a mutant with too narrow a variant, which they must catch. */
-#ifndef EDGEPROBE__ARGS_VEC
-#if defined(__AVX512F__) && defined(__AVX512BW__)
-#define EDGEPROBE__ARGS_VEC 3
-#elif defined(__AVX512F__)
-#define EDGEPROBE__ARGS_VEC 2
-#elif defined(__AVX__)
-#define EDGEPROBE__ARGS_VEC 1
-#else
-#define EDGEPROBE__ARGS_VEC 0
-#endif
-#endif
-#if EDGEPROBE__ARGS_VEC == 3
-#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp_zmm_bw"
-#elif EDGEPROBE__ARGS_VEC == 2
-#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp_zmm"
-#elif EDGEPROBE__ARGS_VEC == 1
-#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp_ymm"
-#else
-#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp"
-#endif
-/* Site, note, argsite (data), stub (cold text), record; the record's
- * operands (EDGEPROBE__RECORD_OPS) and the argument count `n`, a literal.
- * `tail` ends the argsite's header: "0, 0" for PROBE, the format and sink
- * for TRACE. */
-#define EDGEPROBE__PROBE_ASM(pname, n, spec) EDGEPROBE__ARGSITE_ASM(pname, n, spec, "0, 0")
-#define EDGEPROBE__ARGSITE_ASM(pname, n, spec, tail)                           \
-    EDGEPROBE__NOP_ASM                                                         \
-    EDGEPROBE__USDT_ASM(pname, spec)                                           \
-    ".pushsection .data,\"aw\",@progbits\n"                                    \
-    ".balign 8\n"                                                              \
-    "3: .long %c[edgeprobe__m] - ., " #n ", 0, 0, " tail "\n"                  \
-    ".fill 2 * " #n ", 8, 0\n"                                                  \
-    ".asciz \"" spec "\"\n"                                                    \
-    ".popsection\n"                                                            \
-    ".pushsection .text.unlikely,\"ax\",@progbits\n"                           \
-    ".balign 4\n.long 3b - .\n"                                               \
-    "2: lea -" EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"          \
-    "call " EDGEPROBE__ARGS_TRAMP "\n"                                          \
-    "lea " EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"              \
-    "jmp 1b + " EDGEPROBE__STR(EDGEPROBE_SITE_BYTES) "\n"                      \
-    ".popsection\n"                                                            \
-    EDGEPROBE__MARKER_RECORD_ASM("2b", pname)
 
-#ifdef EDGEPROBE_DISABLE_ALL
-#define EDGEPROBE__PROBE_IMPL(pname, n, spec, checks, ops) do { checks } while (0)
-#else
-#define EDGEPROBE__PROBE_IMPL(pname, n, spec, checks, ops)                     \
-    do {                                                                       \
-        EDGEPROBE__MARK_DEF(edgeprobe__mk);                                    \
-        checks                                                                 \
-        __asm__ __volatile__(EDGEPROBE__PROBE_ASM(pname, n, spec)              \
-                             : : EDGEPROBE__RECORD_OPS(edgeprobe__mk,          \
-                                   EDGEPROBE__KIND_FLAGS(EDGEPROBE_KIND_PROBE, EDGEPROBE__F_ARGS)) ops); \
-    } while (0)
-#endif
-
-/* EDGEPROBE_PROBE(name, a0, ..., a11): count the arguments, then one
- * expansion per count. */
-#define EDGEPROBE__CAT2(a, b) a##b
-#define EDGEPROBE__CAT(a, b) EDGEPROBE__CAT2(a, b)
-#define EDGEPROBE__NARGS(...) EDGEPROBE__NARGS_(__VA_ARGS__, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, _)
-#define EDGEPROBE__NARGS_(n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, N, ...) N
-#define EDGEPROBE_PROBE(...) EDGEPROBE__CAT(EDGEPROBE__PROBE_, EDGEPROBE__NARGS(__VA_ARGS__))(__VA_ARGS__)
-
-#define EDGEPROBE__SPEC_0 ""
-#define EDGEPROBE__SPEC_1 EDGEPROBE__SPEC1(0)
-#define EDGEPROBE__SPEC_2 EDGEPROBE__SPEC_1 " " EDGEPROBE__SPEC1(1)
-#define EDGEPROBE__SPEC_3 EDGEPROBE__SPEC_2 " " EDGEPROBE__SPEC1(2)
-#define EDGEPROBE__SPEC_4 EDGEPROBE__SPEC_3 " " EDGEPROBE__SPEC1(3)
-#define EDGEPROBE__SPEC_5 EDGEPROBE__SPEC_4 " " EDGEPROBE__SPEC1(4)
-#define EDGEPROBE__SPEC_6 EDGEPROBE__SPEC_5 " " EDGEPROBE__SPEC1(5)
-#define EDGEPROBE__SPEC_7 EDGEPROBE__SPEC_6 " " EDGEPROBE__SPEC1(6)
-#define EDGEPROBE__SPEC_8 EDGEPROBE__SPEC_7 " " EDGEPROBE__SPEC1(7)
-#define EDGEPROBE__SPEC_9 EDGEPROBE__SPEC_8 " " EDGEPROBE__SPEC1(8)
-#define EDGEPROBE__SPEC_10 EDGEPROBE__SPEC_9 " " EDGEPROBE__SPEC1(9)
-#define EDGEPROBE__SPEC_11 EDGEPROBE__SPEC_10 " " EDGEPROBE__SPEC1(10)
-#define EDGEPROBE__SPEC_12 EDGEPROBE__SPEC_11 " " EDGEPROBE__SPEC1(11)
-/* Per-argument checks (C: m(x)) and operands (O: m(i, x)), accumulated left
- * to right; m is the per-argument macro of PROBE or TRACE. */
-#define EDGEPROBE__C1(m, a) m(a)
-#define EDGEPROBE__O1(m, a) m(0, a)
-#define EDGEPROBE__C2(m, a, b) EDGEPROBE__C1(m, a) m(b)
-#define EDGEPROBE__O2(m, a, b) EDGEPROBE__O1(m, a) m(1, b)
-#define EDGEPROBE__C3(m, a, b, c) EDGEPROBE__C2(m, a, b) m(c)
-#define EDGEPROBE__O3(m, a, b, c) EDGEPROBE__O2(m, a, b) m(2, c)
-#define EDGEPROBE__C4(m, a, b, c, d) EDGEPROBE__C3(m, a, b, c) m(d)
-#define EDGEPROBE__O4(m, a, b, c, d) EDGEPROBE__O3(m, a, b, c) m(3, d)
-#define EDGEPROBE__C5(m, a, b, c, d, e) EDGEPROBE__C4(m, a, b, c, d) m(e)
-#define EDGEPROBE__O5(m, a, b, c, d, e) EDGEPROBE__O4(m, a, b, c, d) m(4, e)
-#define EDGEPROBE__C6(m, a, b, c, d, e, f) EDGEPROBE__C5(m, a, b, c, d, e) m(f)
-#define EDGEPROBE__O6(m, a, b, c, d, e, f) EDGEPROBE__O5(m, a, b, c, d, e) m(5, f)
-#define EDGEPROBE__C7(m, a, b, c, d, e, f, g) EDGEPROBE__C6(m, a, b, c, d, e, f) m(g)
-#define EDGEPROBE__O7(m, a, b, c, d, e, f, g) EDGEPROBE__O6(m, a, b, c, d, e, f) m(6, g)
-#define EDGEPROBE__C8(m, a, b, c, d, e, f, g, h) EDGEPROBE__C7(m, a, b, c, d, e, f, g) m(h)
-#define EDGEPROBE__O8(m, a, b, c, d, e, f, g, h) EDGEPROBE__O7(m, a, b, c, d, e, f, g) m(7, h)
-#define EDGEPROBE__C9(m, a, b, c, d, e, f, g, h, i) EDGEPROBE__C8(m, a, b, c, d, e, f, g, h) m(i)
-#define EDGEPROBE__O9(m, a, b, c, d, e, f, g, h, i) EDGEPROBE__O8(m, a, b, c, d, e, f, g, h) m(8, i)
-#define EDGEPROBE__C10(m, a, b, c, d, e, f, g, h, i, j) EDGEPROBE__C9(m, a, b, c, d, e, f, g, h, i) m(j)
-#define EDGEPROBE__O10(m, a, b, c, d, e, f, g, h, i, j) EDGEPROBE__O9(m, a, b, c, d, e, f, g, h, i) m(9, j)
-#define EDGEPROBE__C11(m, a, b, c, d, e, f, g, h, i, j, k) \
-    EDGEPROBE__C10(m, a, b, c, d, e, f, g, h, i, j) m(k)
-#define EDGEPROBE__O11(m, a, b, c, d, e, f, g, h, i, j, k) \
-    EDGEPROBE__O10(m, a, b, c, d, e, f, g, h, i, j) m(10, k)
-#define EDGEPROBE__C12(m, a, b, c, d, e, f, g, h, i, j, k, l) \
-    EDGEPROBE__C11(m, a, b, c, d, e, f, g, h, i, j, k) m(l)
-#define EDGEPROBE__O12(m, a, b, c, d, e, f, g, h, i, j, k, l) \
-    EDGEPROBE__O11(m, a, b, c, d, e, f, g, h, i, j, k) m(11, l)
-#define EDGEPROBE__PROBE_0(pname) EDGEPROBE__PROBE_IMPL(pname, 0, EDGEPROBE__SPEC_0, , )
-#define EDGEPROBE__PROBE_N(n, pname, ...)                                      \
-    EDGEPROBE__PROBE_IMPL(pname, n, EDGEPROBE__SPEC_##n, EDGEPROBE__C##n(EDGEPROBE__ARGCHECK, __VA_ARGS__), \
-                          EDGEPROBE__O##n(EDGEPROBE__ARGOPS, __VA_ARGS__))
-#define EDGEPROBE__PROBE_1(pname, ...) EDGEPROBE__PROBE_N(1, pname, __VA_ARGS__)
-#define EDGEPROBE__PROBE_2(pname, ...) EDGEPROBE__PROBE_N(2, pname, __VA_ARGS__)
-#define EDGEPROBE__PROBE_3(pname, ...) EDGEPROBE__PROBE_N(3, pname, __VA_ARGS__)
-#define EDGEPROBE__PROBE_4(pname, ...) EDGEPROBE__PROBE_N(4, pname, __VA_ARGS__)
-#define EDGEPROBE__PROBE_5(pname, ...) EDGEPROBE__PROBE_N(5, pname, __VA_ARGS__)
-#define EDGEPROBE__PROBE_6(pname, ...) EDGEPROBE__PROBE_N(6, pname, __VA_ARGS__)
-#define EDGEPROBE__PROBE_7(pname, ...) EDGEPROBE__PROBE_N(7, pname, __VA_ARGS__)
-#define EDGEPROBE__PROBE_8(pname, ...) EDGEPROBE__PROBE_N(8, pname, __VA_ARGS__)
-#define EDGEPROBE__PROBE_9(pname, ...) EDGEPROBE__PROBE_N(9, pname, __VA_ARGS__)
-#define EDGEPROBE__PROBE_10(pname, ...) EDGEPROBE__PROBE_N(10, pname, __VA_ARGS__)
-#define EDGEPROBE__PROBE_11(pname, ...) EDGEPROBE__PROBE_N(11, pname, __VA_ARGS__)
-#define EDGEPROBE__PROBE_12(pname, ...) EDGEPROBE__PROBE_N(12, pname, __VA_ARGS__)
-
-/* ---- 10.2 the trampoline (x86-64; one per object and variant, COMDAT) -------
+/* ---- 29.2 the trampoline (x86-64; one per object and variant) >>args-tramp ----
  * Entered from a stub with %rsp = site %rsp - 128 - 8. Frame it builds:
  *     regs[16] (by x86 register number: rax rcx rdx rbx rsp rbp rsi rdi
  *     r8..r15; the rsp slot holds the site's %rsp), return address
@@ -6256,10 +6597,10 @@ __asm__(EDGEPROBE__ARGS_TRAMP_ASM(EDGEPROBE__ARGS_TRAMP, "16", "256", "16", EDGE
                                   EDGEPROBE__VEC16(EDGEPROBE__XMM_LOAD)));
 #endif
 
-/* ---- 10.3 argument locations ------------------------------------------------
+/* ---- 29.3 argument locations                         >>args-locate ----
  * The argsite the marker emitted (24-byte header, nargs locations, spec):
  *     .long mark - ., nargs, status, 0      status: 0 new, 1 parsed, <0 error
- *     .long fmt - ., sink - .               TRACE (10.4) only; PROBE: 0, 0
+ *     .long fmt - ., sink - .               TRACE (section 29.4) only; PROBE: 0, 0
  *     .fill 2 * nargs, 8, 0                 edgeprobe__argloc, filled at
  *     .asciz "spec"                         registration from the spec
  * A location is a register, a constant, a memory operand, or (TRACE's
@@ -6413,11 +6754,12 @@ EDGEPROBE__FN int edgeprobe__argsite_parse(edgeprobe__argsite *as) {
     while (*p == ' ') p++;
     return *p ? EDGEPROBE_EINVAL : 0;
 }
-EDGEPROBE__FN const char *edgeprobe__trace_format_refused(const char *fmt, unsigned nargs); /* 10.4 */
-/* Before a site is first switched on (8.7): parse its spec once; a TRACE
+EDGEPROBE__FN const char *edgeprobe__trace_format_refused(const char *fmt, unsigned nargs); /* section 29.4 */
+/* Before a site is first switched on (section 18): parse its spec once; a TRACE
  * site's format must also suit its arguments. A site that fails is
  * refused (EDGEPROBE_EINVAL) every time, logged once. Lock held. */
-EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__site *s) {
+EDGEPROBE__FN int edgeprobe__args_prepare_locked(edgeprobe__root *r, const edgeprobe__site *s) {
+    EDGEPROBE__ASSERT_LOCKED(r);
     edgeprobe__argsite *as = (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(s->target - 4));
     const char *why = 0;
     char buf[256];
@@ -6477,7 +6819,7 @@ EDGEPROBE__INLINE int edgeprobe__args_read(edgeprobe__argsite *as, const edgepro
     return n;
 }
 EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__argsite *as, const uint64_t *args,
-                                             int nargs); /* 10.4 */
+                                             int nargs); /* section 29.4 */
 /* Called by the trampoline. `ret` is the stub's return address. */
 EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *regs, const unsigned char *ret,
                                                              const unsigned char *vec, unsigned stride);
@@ -6507,82 +6849,8 @@ EDGEPROBE__FN int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn f
     return edgeprobe__attach_matching(pattern, EDGEPROBE_KIND_PROBE, (edgeprobe_handler_fn)(void (*)(void))fn, user);
 }
 
-/* ---- 10.4 EDGEPROBE_TRACE as an argument probe ------------------------------
- * EDGEPROBE_TRACE(name, "fmt", args...) on x86-64 hosted C builds (section
- * 3 says when): an argument site whose argsite also points at the format
- * and at this TU's sink function. Enabled with no args handler, the
- * trampoline's call lands in edgeprobe__trace_args_hit, which formats the
- * line from the recorded locations with one call of the C library's
- * vsnprintf (10.4's va_list) and hands it to the sink (or to `edgeprobe
- * trace`).
- *
- * Arguments: integers and pointers as for PROBE; float and double travel
- * as the 64 bits of a double (gcc leaves them in their xmm register, which
- * the trampoline saved). The format is checked at compile time against the
- * arguments, as printf's is (the `if (0)` call below never runs). At a
- * site's first switch-on the format is checked against the argument count:
- * a format with %n, positional conversions (%1$d) or more conversions than
- * arguments is refused (EDGEPROBE_EINVAL), with a message in the log. Long
- * double is refused at compile time. A line longer than 512 bytes is
- * formatted again into a heap buffer. The marker is C only (section 3). */
-#if EDGEPROBE__TRACE_ARGS_FORM
-#define EDGEPROBE__IS_FP(x) (__builtin_classify_type(x) == 8) /* real_type_class */
-#define EDGEPROBE__TRACE_CHECK(x)                                              \
-    EDGEPROBE__ASSERT(EDGEPROBE__ARGOK(x) || (EDGEPROBE__IS_FP(x) && sizeof(x) <= 8), \
-                      "EDGEPROBE_TRACE arguments must be integers, pointers, float or double "  \
-                      "(not long double, struct or union; or use EDGEPROBE_TRACE_LAZY): " #x);  \
-    EDGEPROBE__ASSERT(EDGEPROBE__ARGBYTES(x) <= 8, "EDGEPROBE_TRACE arguments must be at most 64 bits wide: " #x);
-/* A floating-point argument as the bits of a double; others as for PROBE.
- * The inner choice keeps the cast to double valid for pointer arguments. */
-#define EDGEPROBE__TRACE_VAL(x)                                                \
-    __builtin_choose_expr(EDGEPROBE__IS_FP(x),                                 \
-                          ((union { double d; uint64_t u; }){(double)__builtin_choose_expr(EDGEPROBE__IS_FP(x), (x), 0)}).u, \
-                          EDGEPROBE__ARGVAL(x))
-#define EDGEPROBE__TRACE_OPS(i, x)                                             \
-    , [edgeprobe__s##i] "n"(EDGEPROBE__IS_FP(x) ? 8 : EDGEPROBE__ARGSIZE(x)),  \
-        [edgeprobe__a##i] EDGEPROBE__WHERE_FP(EDGEPROBE__TRACE_VAL(x))
-/* The sink, once per TU: EDGEPROBE_SINK as this TU defines it. */
-static __attribute__((unused, noinline, cold)) void edgeprobe__trace_sink(const char *line) {
-    (void)EDGEPROBE_SINK("%s", line);
-}
-/* Never called; gives the compiler's printf format check its arguments. */
-int edgeprobe__trace_format_check(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-#define EDGEPROBE__FIRST(...) EDGEPROBE__FIRST_(__VA_ARGS__, _)
-#define EDGEPROBE__FIRST_(a, ...) a
-/* __VA_ARGS__: the format, then the arguments. */
-#define EDGEPROBE__TRACE_IMPL(pname, n, spec, checks, ops, ...)                \
-    do {                                                                       \
-        EDGEPROBE__MARK_DEF(edgeprobe__mk);                                    \
-        EDGEPROBE__ASSERT(__builtin_constant_p(EDGEPROBE__FIRST(__VA_ARGS__)), \
-                          "EDGEPROBE_TRACE: the format must be a string literal (or use EDGEPROBE_TRACE_LAZY)"); \
-        checks                                                                 \
-        if (0) (void)edgeprobe__trace_format_check(__VA_ARGS__);               \
-        __asm__ __volatile__(EDGEPROBE__ARGSITE_ASM(pname, n, spec, "%c[edgeprobe__fmt] - ., %c[edgeprobe__sink] - .") \
-                             : : EDGEPROBE__RECORD_OPS(edgeprobe__mk,          \
-                                   EDGEPROBE__KIND_FLAGS(EDGEPROBE_KIND_TRACE, EDGEPROBE__F_ARGS)), \
-                               [edgeprobe__fmt] "i"(EDGEPROBE__FIRST(__VA_ARGS__)), \
-                               [edgeprobe__sink] "i"(&edgeprobe__trace_sink) ops); \
-    } while (0)
-#define EDGEPROBE__TRACE_ARGS(pname, ...)                                      \
-    EDGEPROBE__CAT(EDGEPROBE__TRACE_, EDGEPROBE__NARGS(__VA_ARGS__))(pname, __VA_ARGS__)
-#define EDGEPROBE__TRACE_0(pname, ...) EDGEPROBE__TRACE_IMPL(pname, 0, EDGEPROBE__SPEC_0, , , __VA_ARGS__)
-#define EDGEPROBE__TRACE_N(n, pname, fmt, ...)                                 \
-    EDGEPROBE__TRACE_IMPL(pname, n, EDGEPROBE__SPEC_##n, EDGEPROBE__C##n(EDGEPROBE__TRACE_CHECK, __VA_ARGS__), \
-                          EDGEPROBE__O##n(EDGEPROBE__TRACE_OPS, __VA_ARGS__), fmt, __VA_ARGS__)
-#define EDGEPROBE__TRACE_1(pname, ...) EDGEPROBE__TRACE_N(1, pname, __VA_ARGS__)
-#define EDGEPROBE__TRACE_2(pname, ...) EDGEPROBE__TRACE_N(2, pname, __VA_ARGS__)
-#define EDGEPROBE__TRACE_3(pname, ...) EDGEPROBE__TRACE_N(3, pname, __VA_ARGS__)
-#define EDGEPROBE__TRACE_4(pname, ...) EDGEPROBE__TRACE_N(4, pname, __VA_ARGS__)
-#define EDGEPROBE__TRACE_5(pname, ...) EDGEPROBE__TRACE_N(5, pname, __VA_ARGS__)
-#define EDGEPROBE__TRACE_6(pname, ...) EDGEPROBE__TRACE_N(6, pname, __VA_ARGS__)
-#define EDGEPROBE__TRACE_7(pname, ...) EDGEPROBE__TRACE_N(7, pname, __VA_ARGS__)
-#define EDGEPROBE__TRACE_8(pname, ...) EDGEPROBE__TRACE_N(8, pname, __VA_ARGS__)
-#define EDGEPROBE__TRACE_9(pname, ...) EDGEPROBE__TRACE_N(9, pname, __VA_ARGS__)
-#define EDGEPROBE__TRACE_10(pname, ...) EDGEPROBE__TRACE_N(10, pname, __VA_ARGS__)
-#define EDGEPROBE__TRACE_11(pname, ...) EDGEPROBE__TRACE_N(11, pname, __VA_ARGS__)
-#define EDGEPROBE__TRACE_12(pname, ...) EDGEPROBE__TRACE_N(12, pname, __VA_ARGS__)
-#endif /* EDGEPROBE__TRACE_ARGS_FORM */
-
+/* ---- 29.4 TRACE lines from an argument site            >>trace-format ----
+ * The marker and what it refuses: section 11.7. */
 #ifndef EDGEPROBE_FREESTANDING
 /* vsnprintf with the va_list passed as what it is on x86-64: a pointer to
  * the structure below (the psABI's __va_list_tag). */
@@ -6602,7 +6870,7 @@ EDGEPROBE__FN size_t edgeprobe__trace_format(char *buf, size_t cap, const char *
     int n = edgeprobe__libc_vsnprintf_tag(buf, cap, fmt, &ap);
     return n < 0 ? 0 : (size_t)n;
 }
-/* First switch-on (10.3): a TRACE format must take at most nargs values and
+/* First switch-on (section 29.3): a TRACE format must take at most nargs values and
  * write nothing: no %n (it would write through a traced pointer) and no
  * positional conversions (their count is not checked here). The compiler
  * has checked each conversion's type against its argument. Returns NULL,
@@ -6653,18 +6921,13 @@ EDGEPROBE__FN const char *edgeprobe__trace_format_refused(const char *fmt, unsig
     return "EDGEPROBE_TRACE's argument form in a freestanding build";
 }
 #endif
-
 #else /* aarch64: argument probes are not there */
-typedef void (*edgeprobe_args_fn)(const edgeprobe_info *probe, void *user, const uint64_t *args, int nargs);
-__attribute__((error("edgeprobe: EDGEPROBE_PROBE and edgeprobe_attach_args are x86-64 only")))
-int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user);
-__attribute__((error("edgeprobe: EDGEPROBE_PROBE is x86-64 only"))) void edgeprobe__probe_x86_64_only(void);
-#define EDGEPROBE_PROBE(...) edgeprobe__probe_x86_64_only()
-EDGEPROBE__FN int edgeprobe__args_prepare(edgeprobe__root *r, const edgeprobe__site *s) {
+EDGEPROBE__FN int edgeprobe__args_prepare_locked(edgeprobe__root *r, const edgeprobe__site *s) {
     (void)r, (void)s;
     return EDGEPROBE_ENOTSUP;
 }
-#endif /* section 10 */
+#endif /* section 7 */
+#endif /* EDGEPROBE_IMPLEMENTATION */
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 
 extern void (*const core_funcs[])(void);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "code_region.h"
 
@@ -61,7 +62,7 @@ static void broken_write(unsigned char *s, const unsigned char *insn, int split)
 /* One toggle to `insn` in the given mode. Returns 0 or a negative code. */
 static int toggle(const char *mode, unsigned char *s, const unsigned char *insn, int32_t rel, int on, int split) {
     int rc;
-    if (!strcmp(mode, "call")) return (rc = on ? edgeprobe_call_activate(s, rel) : edgeprobe_call_deactivate(s)) < 0 ? rc : 0;
+    if (!strcmp(mode, "call")) return (rc = on ? edgeprobe_call_on(s, rel) : edgeprobe_call_off(s)) < 0 ? rc : 0;
     if (!strcmp(mode, "broken")) {
         broken_write(s, insn, split);
         return 0;

@@ -3,6 +3,7 @@
  * and (aarch64) the edges of `b`'s +-128 MiB reach, where a site that
  * cannot reach its target must be refused (0), never mis-encoded. Pure
  * computation on fake addresses: nothing is executed or written. */
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "check.h"
 
@@ -10,7 +11,7 @@ static unsigned char *at(uintptr_t a) { return (unsigned char *)a; }
 
 /* Does the "on" form at site jump to target, and the "off" form hold a NOP? */
 static void check_forms(uintptr_t site, uintptr_t target, unsigned flags) {
-    unsigned char on[8], off[8];
+    unsigned char on[8] = {0}, off[8] = {0}; /* a refused form writes nothing */
     size_t n = edgeprobe__site_form(at(site), at(target), flags, 1, on);
     CHECK_EQ(n, CHECK_SITE_LEN(flags));
     CHECK_EQ(edgeprobe__site_form(at(site), at(target), flags, 0, off), n);

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "check.h"
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 
 static int fz_work(int x) {

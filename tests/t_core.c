@@ -7,6 +7,7 @@ static int sink_calls;
 static char sink_last[128];
 static int test_sink(const char *fmt, ...);
 #define EDGEPROBE_SINK(...) test_sink(__VA_ARGS__)
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "check.h"
 

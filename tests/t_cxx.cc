@@ -1,5 +1,6 @@
 // The header in C++: markers in methods, templates and lambdas; the API
 // from C++ code. Built with g++ (C++11, C++17) and clang++ (C++17).
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include <cstdio>
 #include <cstring>

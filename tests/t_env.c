@@ -1,6 +1,7 @@
 /* EDGEPROBE_ENABLE applies before main. Usage: t_env NAME=0|1 ... checks
  * each probe's state as main starts (before any API call of main's own). */
 #include <stdlib.h>
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "check.h"
 

@@ -10,6 +10,7 @@
  * probes of tests/gen_startup.py, so the object's points need a block of
  * their own mapping (one that freeing would unmap). The driver runs it many
  * times (tests/drivers/flaky.sh); one crash fails the case. */
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include <pthread.h>
 #include <string.h>

@@ -3,6 +3,7 @@
  * the child, but its reader record does, saying "inside a handler": sync
  * must not wait for it forever (before the fix it did; SIGALRM shows it). */
 #define _GNU_SOURCE
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "check.h"
 

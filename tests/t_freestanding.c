@@ -16,6 +16,7 @@ static int fs_protect(void *page, unsigned long len, int writable) {
 #define EDGEPROBE_OS_YIELD() ((void)sched_yield())
 static int fs_lines;
 #define EDGEPROBE_SINK(...) (fs_lines++)
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 
 static int hits;

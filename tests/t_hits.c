@@ -13,6 +13,7 @@ static int hits_sink(const char *fmt, ...) {
 }
 #define EDGEPROBE_SINK(...) hits_sink(__VA_ARGS__)
 #include "check.h"
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 
 #define THREADS 4

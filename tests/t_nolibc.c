@@ -15,6 +15,7 @@ static int trace_sink(const char *fmt, int n) {
     return ++trace_lines;
 }
 #define EDGEPROBE_SINK(...) trace_sink(__VA_ARGS__)
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "sites.h"
 

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "check.h"
 #include "code_region.h"
@@ -92,8 +93,8 @@ static void test_call_patch(void) {
         bumps = 0;
         run(s);
         CHECK_EQ(bumps, 1);
-        CHECK_EQ(edgeprobe_call_deactivate(s), 1);
-        CHECK_EQ(edgeprobe_call_deactivate(s), 0);
+        CHECK_EQ(edgeprobe_call_off(s), 1);
+        CHECK_EQ(edgeprobe_call_off(s), 0);
         run(s);
         CHECK_EQ(bumps, 1);
         switch (split) { /* the deactivated forms of the paper's section 6 */
@@ -104,12 +105,12 @@ static void test_call_patch(void) {
         /* only one side of the line boundary was written */
         if (split == 1) CHECK_EQ(s[0], call[0]);
         if (split >= 2) CHECK(memcmp(s + split, call + split, 5 - split) == 0);
-        CHECK_EQ(edgeprobe_call_activate(s, rel), 1);
-        CHECK_EQ(edgeprobe_call_activate(s, rel), 0);
+        CHECK_EQ(edgeprobe_call_on(s, rel), 1);
+        CHECK_EQ(edgeprobe_call_on(s, rel), 0);
         CHECK(memcmp(s, call, 5) == 0);
         run(s);
         CHECK_EQ(bumps, 2);
-        CHECK_EQ(edgeprobe_call_activate(s, rel + 1), EDGEPROBE_EBYTES); /* not our call */
+        CHECK_EQ(edgeprobe_call_on(s, rel + 1), EDGEPROBE_EBYTES); /* not our call */
     }
 }
 
@@ -119,7 +120,7 @@ static void test_serialize(void) {
     code_call(call, s, bump);
     CHECK(rc == 0 || rc == EDGEPROBE_ENOTSUP);
     if (rc == 0) {
-        CHECK_EQ(edgeprobe_get_sync(), EDGEPROBE_SYNC_SERIALIZE);
+        CHECK_EQ(edgeprobe_sync_mode(), EDGEPROBE_SYNC_SERIALIZE);
         CHECK_EQ(edgeprobe_patch(s, call, 5), 0);
         CHECK(memcmp(s, call, 5) == 0);
         CHECK_EQ(edgeprobe_patch_start(s, NOP5, 5), 0);
@@ -131,7 +132,7 @@ static void test_serialize(void) {
     CHECK_EQ(edgeprobe_set_sync((enum edgeprobe_sync)7), EDGEPROBE_EINVAL);
     CHECK_EQ(edgeprobe_set_sync(EDGEPROBE_SYNC_TMAX), 0);
     CHECK_EQ(edgeprobe_set_tmax(3000), 0);
-    CHECK_EQ(edgeprobe_get_tmax(), 3000);
+    CHECK_EQ(edgeprobe_tmax(), 3000);
 }
 
 /* A thread that reaches a locked site whose instruction cannot be emulated
@@ -192,17 +193,17 @@ static void test_bad_input(void) {
     CHECK_EQ(edgeprobe_patch_start(s, NOP5, 5), EDGEPROBE_EBUSY);
     CHECK_EQ(edgeprobe_patch(s + 2, nop2, 2), EDGEPROBE_EBUSY);
     CHECK_EQ(edgeprobe_patch(s - 3, nop2, 2), EDGEPROBE_EBYTES); /* int3 pad, not 2 bytes */
-    CHECK_EQ(edgeprobe_call_deactivate(s), EDGEPROBE_EBYTES);
+    CHECK_EQ(edgeprobe_call_off(s), EDGEPROBE_EBYTES);
     CHECK(memcmp(s - 8, before, 16) == 0);
     while (edgeprobe_patch_finish(s) == 0) {}
     CHECK(memcmp(s, call, 5) == 0);
     /* call patch on something that is not a call */
-    CHECK_EQ(edgeprobe_call_deactivate(NULL), EDGEPROBE_EINVAL);
-    CHECK_EQ(edgeprobe_call_activate(NULL, 0), EDGEPROBE_EINVAL);
-    CHECK_EQ(edgeprobe_call_activate(n, 5), 1);               /* NOP5 is call-off form */
+    CHECK_EQ(edgeprobe_call_off(NULL), EDGEPROBE_EINVAL);
+    CHECK_EQ(edgeprobe_call_on(NULL, 0), EDGEPROBE_EINVAL);
+    CHECK_EQ(edgeprobe_call_on(n, 5), 1);               /* NOP5 is call-off form */
     code_write(n, "\x48\x89\xc7\x90\x90", 5);                  /* mov %rax,%rdi */
-    CHECK_EQ(edgeprobe_call_deactivate(n), EDGEPROBE_EBYTES);
-    CHECK_EQ(edgeprobe_call_activate(n, 5), EDGEPROBE_EBYTES);
+    CHECK_EQ(edgeprobe_call_off(n), EDGEPROBE_EBYTES);
+    CHECK_EQ(edgeprobe_call_on(n, 5), EDGEPROBE_EBYTES);
     CHECK(memcmp(n, "\x48\x89\xc7\x90\x90", 5) == 0);
     /* an instruction the decoder refuses is never written */
     CHECK_EQ(edgeprobe_patch(n, "\xc5\xf8\x77", 3), EDGEPROBE_EINVAL); /* VEX vzeroupper */

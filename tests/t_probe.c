@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "check.h"
 #include "probe/sites.h"

@@ -1,4 +1,5 @@
 // EDGEPROBE_PROBE in C++: a method, a template, a lambda; values checked.
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include <cstdio>
 #include <cstring>

@@ -17,6 +17,7 @@
  * it calls __libc_malloc and friends). */
 #define _GNU_SOURCE
 #include "check.h"
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "check.h"
 #include "trace/sites.h"

@@ -8,6 +8,7 @@
  *                        toggling works again once it has gone */
 #include <stdlib.h>
 #include <time.h>
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "check.h"
 

@@ -8,6 +8,7 @@
  * by gcc (the mirror form) and clang (the NOP5 form); rounds interleave the
  * variants so that drift hits them alike. Prints a markdown table. */
 #define _GNU_SOURCE
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 
 #include <stdio.h>
@@ -20,9 +21,9 @@ __attribute__((noinline)) long target(long x) {
     __asm__ volatile("" ::: "memory");
     return x + 1;
 }
-static int entry_empty(edgeprobe_call *c, void *u) { (void)c, (void)u; return 0; }
-static int entry_want_exit(edgeprobe_call *c, void *u) { (void)c, (void)u; return 1; }
-static void exit_empty(const edgeprobe_call *c, void *u) { (void)c, (void)u; }
+static int entry_empty(edgeprobe_func_call *c, void *u) { (void)c, (void)u; return 0; }
+static int entry_want_exit(edgeprobe_func_call *c, void *u) { (void)c, (void)u; return 1; }
+static void exit_empty(const edgeprobe_func_call *c, void *u) { (void)c, (void)u; }
 
 static inline uint64_t tsc(void) {
     uint32_t lo, hi;

@@ -4,6 +4,7 @@
  * (mallinfo2) plus the stub mapping. Also the same program stripped, where
  * names fall back to .dynsym and addresses. */
 #define _GNU_SOURCE
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 
 #include <malloc.h>

@@ -29,6 +29,7 @@ static __attribute__((format(printf, 1, 2))) int inv_sink(const char *fmt, ...) 
     return n;
 }
 #define EDGEPROBE_SINK(...) inv_sink(__VA_ARGS__)
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "lttng_tp.h"
 

@@ -21,6 +21,7 @@
  * variants are interleaved sample by sample.
  */
 #include "peers.h"
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 
 #define PEERS_BLOCK 256

@@ -35,6 +35,7 @@
  * the rate has no active stretch and is measured over the whole window.
  */
 #include "peers.h"
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "xray_c.h"
 

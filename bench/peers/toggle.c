@@ -25,6 +25,7 @@
  * reported per probe.
  */
 #include "peers.h"
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "xray_c.h"
 

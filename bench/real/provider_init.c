@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef USE_PROVIDER
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #endif
 
@@ -73,7 +74,7 @@ NOI int main(int argc, char **argv) {
         printf("; probes discovered %llu; heap %.1f bytes/probe", discovered,
                (double)(heap1 - heap0) / (double)(discovered ? discovered : 1));
         for (id = 0; id < pts; id++)
-            if (edgeprobe_provider_activate(id, handler, 0) >= 0) bound++;
+            if (edgeprobe_provider_attach_id(id, handler, 0) >= 0) bound++;
         heap2 = mallinfo2().uordblks;
         printf("; binding a handler +%.1f bytes/probe", (double)(heap2 - heap1) / (bound ? bound : 1));
     }

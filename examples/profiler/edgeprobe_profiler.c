@@ -57,6 +57,7 @@
 #define _GNU_SOURCE
 #endif
 #define EDGEPROBE_PROVIDER
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 
 #include <elf.h>
@@ -219,13 +220,13 @@ P_FN double hist_pct(const prof_func *f, double pct) {
 /* ---- toggling ------------------------------------------------------------ */
 P_FN int site_off(prof_site *s) {
     if (s->kind == EDGEPROBE_KIND_FUNCTION) return edgeprobe_func_off(s->id);
-    return prof_toggle_provider ? edgeprobe_provider_deactivate(s->id) : edgeprobe_call_deactivate(s->addr);
+    return prof_toggle_provider ? edgeprobe_provider_off(s->id) : edgeprobe_call_off(s->addr);
 }
 extern void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) NOI;
 P_FN int site_on(prof_site *s) {
     if (s->kind == EDGEPROBE_KIND_FUNCTION) return edgeprobe_func_on(s->id);
-    return prof_toggle_provider ? edgeprobe_provider_activate(s->id, prof_handler, s)
-                                : edgeprobe_call_activate(s->addr, s->rel32);
+    return prof_toggle_provider ? edgeprobe_provider_attach_id(s->id, prof_handler, s)
+                                : edgeprobe_call_on(s->addr, s->rel32);
 }
 /* Program threads switching probes off get the registry lock first: the
  * epoch thread's burst of activations would otherwise hold that (unfair,
@@ -505,7 +506,7 @@ P_FN void prof_discover(const edgeprobe_info *info, void *arg) {
 static int fentry_mode;
 static int fentry_seen; /* point ids examined so far */
 static unsigned long long fentry_unnamed; /* no symbol: a stripped object */
-NOI int fentry_on_entry(edgeprobe_call *call, void *user) {
+NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
     prof_site *site = (prof_site *)user;
     prof_func *f = site->func;
     tstate *t = my_ts;
@@ -527,7 +528,7 @@ NOI int fentry_on_entry(edgeprobe_call *call, void *user) {
     call->data = now;
     return 1;
 }
-NOI void fentry_on_exit(const edgeprobe_call *call, void *user) {
+NOI void fentry_on_exit(const edgeprobe_func_call *call, void *user) {
     prof_site *site = (prof_site *)user;
     prof_func *f = site->func;
     tstate *t = my_ts;
@@ -594,12 +595,12 @@ P_FN void bind_pending(void) {
         next = s->next_new;
         if (s->state < 0) continue;
         if (prof_mode == MODE_OFF && s->state != 3) {
-            rc = edgeprobe_call_deactivate(s->addr);
+            rc = edgeprobe_call_off(s->addr);
             if (rc > 0) bg_ts.toggles++;
             s->state = rc >= 0 ? 2 : -1;
             continue;
         }
-        rc = edgeprobe_provider_activate(s->id, prof_handler, s);
+        rc = edgeprobe_provider_attach_id(s->id, prof_handler, s);
         if (rc < 0) {
             s->state = -1;
             s->func->broken = 1;

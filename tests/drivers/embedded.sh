@@ -41,7 +41,7 @@ x86_only_refused() {
         return 1
     fi
     grep -q 'x86-64 only' "$out" || { cat "$out"; return 1; }
-    printf '#define EDGEPROBE_PROVIDER\n#include "edgeprobe.h"\n' >"$src"
+    printf '#define EDGEPROBE_IMPLEMENTATION\n#define EDGEPROBE_PROVIDER\n#include "edgeprobe.h"\n' >"$src"
     if $cc -O2 $INC -c "$src" -o "$B/x86_only.o" 2>"$out"; then
         echo "EDGEPROBE_PROVIDER compiled with $cc"
         return 1

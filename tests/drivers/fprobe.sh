@@ -66,7 +66,7 @@ case_ fprobe-asan-ubsan fprobe_asan
 
 # No object built with the flag: a clear error, nothing else changes.
 fprobe_noflag() {
-    printf '#include "edgeprobe.h"\n#include <stdio.h>\nint main(void){int n=edgeprobe_func_scan();\nprintf("%%d %%s\\n",n,edgeprobe_strerror(n));return n!=EDGEPROBE_ENOFUNC;}\n' >"$B/noflag.c" &&
+    printf '#define EDGEPROBE_IMPLEMENTATION\n#include "edgeprobe.h"\n#include <stdio.h>\nint main(void){int n=edgeprobe_func_scan();\nprintf("%%d %%s\\n",n,edgeprobe_strerror(n));return n!=EDGEPROBE_ENOFUNC;}\n' >"$B/noflag.c" &&
         gcc -O2 $WARN $INC "$B/noflag.c" -o "$B/noflag" && "./$B/noflag"
 }
 case_ fprobe-no-flag-enofunc fprobe_noflag

@@ -12,7 +12,7 @@ probe_case() {
     pie) $cc $f -fPIE -pie tests/t_probe.c tests/probe/sites.c -o "$d/t_probe" ;;
     nopie) $cc $f -fno-PIE -no-pie tests/t_probe.c tests/probe/sites.c -o "$d/t_probe" ;;
     shared)
-        $cc $f -fPIC -shared tests/probe/sites.c -o "$d/libsites.so" &&
+        $cc $f -fPIC -shared -DEDGEPROBE_IMPLEMENTATION tests/probe/sites.c -o "$d/libsites.so" &&
             $cc $f tests/t_probe.c -L"$d" -lsites -Wl,-rpath,"$PWD/$d" -o "$d/t_probe" ;;
     esac || return 1
     EDGEPROBE_VERBOSE=1 timeout 300 "./$d/t_probe" 2>"$d/stderr.txt"

@@ -13,7 +13,7 @@ trace_case() {
     pie) $cc $f -fPIE -pie tests/t_trace.c tests/trace/sites.c -lm -o "$d/t_trace" ;;
     nopie) $cc $f -fno-PIE -no-pie tests/t_trace.c tests/trace/sites.c -lm -o "$d/t_trace" ;;
     shared)
-        $cc $f -fPIC -shared tests/trace/sites.c -o "$d/libtrsites.so" &&
+        $cc $f -fPIC -shared -DEDGEPROBE_IMPLEMENTATION tests/trace/sites.c -o "$d/libtrsites.so" &&
             $cc $f tests/t_trace.c -L"$d" -ltrsites -Wl,-rpath,"$PWD/$d" -lm -o "$d/t_trace" ;;
     esac || return 1
     EDGEPROBE_VERBOSE=1 timeout 300 "./$d/t_trace" 2>"$d/stderr.txt"

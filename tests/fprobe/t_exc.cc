@@ -3,6 +3,7 @@
 // that puts the real return address back before the unwinder reads it; the
 // exit handler of an unwound call does not run. Built with
 // -fpatchable-function-entry=5 by tests/drivers/fprobe.sh.
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "check.h"
 
@@ -11,8 +12,8 @@
 
 #define NOINLINE __attribute__((noinline))
 static long entries, exits;
-static int on_entry(edgeprobe_call *, void *) { return ++entries, 1; }
-static void on_exit_(const edgeprobe_call *, void *) { ++exits; }
+static int on_entry(edgeprobe_func_call *, void *) { return ++entries, 1; }
+static void on_exit_(const edgeprobe_func_call *, void *) { ++exits; }
 
 NOINLINE int thrower(int x) {
     if (x > 0) throw std::runtime_error("boom " + std::to_string(x));

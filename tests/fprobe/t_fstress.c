@@ -13,6 +13,7 @@
  * naive way (a whole `call` written over them byte by byte, and back) while
  * the executors run, in child processes, and expects most of them to die. */
 #define _GNU_SOURCE
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "check.h"
 
@@ -43,12 +44,12 @@ extern int fs_nops_0(int), fs_nops_1(int), fs_nops_2(int), fs_nops_3(int), fs_no
 static volatile int running;
 static volatile fs_fn current;
 static long calls[4], entries, exits;
-static int on_entry(edgeprobe_call *call, void *user) {
+static int on_entry(edgeprobe_func_call *call, void *user) {
     (void)call, (void)user;
     __atomic_fetch_add(&entries, 1, __ATOMIC_RELAXED);
     return 1;
 }
-static void on_exit_(const edgeprobe_call *call, void *user) {
+static void on_exit_(const edgeprobe_func_call *call, void *user) {
     (void)call, (void)user;
     __atomic_fetch_add(&exits, 1, __ATOMIC_RELAXED);
 }

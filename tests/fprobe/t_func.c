@@ -12,6 +12,7 @@
  * dlclose while its probes are on; bad ids, names and globs; a tampered
  * entry. `./t_func list` prints the function probes for the nm comparison. */
 #define _GNU_SOURCE
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "check.h"
 
@@ -79,7 +80,7 @@ static int avx2_usable(void) {
     __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
     return (b >> 5) & 1;
 }
-static int on_entry(edgeprobe_call *call, void *user) {
+static int on_entry(edgeprobe_func_call *call, void *user) {
     __atomic_fetch_add(&entries[slot_of(call->probe->id)], 1, __ATOMIC_RELAXED);
     CHECK(user == (void *)entries);
     CHECK(call->fn == call->probe->site);
@@ -88,7 +89,7 @@ static int on_entry(edgeprobe_call *call, void *user) {
     if (have_avx2) clobber_avx();
     return 1;
 }
-static void on_exit_(const edgeprobe_call *call, void *user) {
+static void on_exit_(const edgeprobe_func_call *call, void *user) {
     __atomic_fetch_add(&exits[slot_of(call->probe->id)], 1, __ATOMIC_RELAXED);
     CHECK(user == (void *)entries);
     CHECK_EQ(call->data, call->probe->id + 1000);
@@ -220,7 +221,7 @@ int main(int argc, char **argv) {
     CHECK(func_id("ints6") >= 0);
     CHECK(func_id("main") >= 0);
     CHECK(func_id("on_entry") >= 0); /* static functions are named too */
-    CHECK_EQ(func_id("edgeprobe__fentry_c"), -1); /* edgeprobe's own code is never a probe */
+    CHECK_EQ(func_id("edgeprobe__func_entry_c"), -1); /* edgeprobe's own code is never a probe */
 
     /* ---- arguments and return values under entry + exit probes ------------ */
     watch("ints6"), watch("doubles8"), watch("varsum"), watch("take_pair");

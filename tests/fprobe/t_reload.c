@@ -6,12 +6,13 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "check.h"
 
 #define ROUNDS 3
 static int entries;
-static int on_entry(edgeprobe_call *call, void *user) {
+static int on_entry(edgeprobe_func_call *call, void *user) {
     (void)call, (void)user;
     entries++;
     return 0;

@@ -7,6 +7,7 @@
  *   threads  gcc non-PIE, no constructor rewrite, a thread running at the
  *            first scan: listed as not patchable, refused, bytes untouched */
 #define _GNU_SOURCE
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "check.h"
 
@@ -20,7 +21,7 @@ __attribute__((noinline)) int target(int x) {
     return x + 1;
 }
 static int hits;
-static int on_entry(edgeprobe_call *call, void *user) {
+static int on_entry(edgeprobe_func_call *call, void *user) {
     (void)call, (void)user;
     hits++;
     return 0;

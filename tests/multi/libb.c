@@ -1,3 +1,4 @@
+#define EDGEPROBE_IMPLEMENTATION /* one copy per executable or library */
 #include "common.h"
 static int hits;
 int libb_run(void);

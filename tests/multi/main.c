@@ -3,6 +3,7 @@
  * everywhere; dlclose removes a library's sites safely. */
 #include <dlfcn.h>
 #include <stdlib.h>
+#define EDGEPROBE_IMPLEMENTATION /* one copy per executable or library */
 #include "common.h"
 #include "check.h"
 

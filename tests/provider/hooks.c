@@ -1,3 +1,5 @@
-/* The provider: one translation unit, not instrumented itself. */
+/* The provider and the implementation: one translation unit, not
+ * instrumented itself. */
+#define EDGEPROBE_IMPLEMENTATION
 #define EDGEPROBE_PROVIDER
 #include "edgeprobe.h"

@@ -8,7 +8,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
-#ifdef HOOKS_HERE
+#ifdef HOOKS_HERE /* else hooks.c holds the provider and the implementation */
+#define EDGEPROBE_IMPLEMENTATION
 #define EDGEPROBE_PROVIDER
 #endif
 #include "edgeprobe.h"
@@ -62,7 +63,7 @@ NOI static void test_straddlers(int *per_split) {
         if (edgeprobe_point_info(id, &info) < 0 || (i = func_index(info.name)) < 0) continue;
         s = info.site;
         split = split_of(s);
-        if (edgeprobe_provider_deactivate(id) < 0) continue; /* not patchable */
+        if (edgeprobe_provider_off(id) < 0) continue; /* not patchable */
         if (split) per_split[split]++;
         switch (split) { /* the call-patch forms */
         case 0: CHECK(s[0] == 0x0f && s[1] == 0x1f); break;
@@ -72,7 +73,7 @@ NOI static void test_straddlers(int *per_split) {
         entries = exits = 0;
         CHECK_EQ(funcs[i](2), 6 + i); /* still computes, without this probe */
         CHECK_EQ(info.kind == EDGEPROBE_KIND_ENTRY ? entries : exits, 0);
-        CHECK_EQ(edgeprobe_provider_activate(id, count_kinds, NULL), 1);
+        CHECK_EQ(edgeprobe_provider_attach_id(id, count_kinds, NULL), 1);
         CHECK(s[0] == 0xe8);
         CHECK_EQ(funcs[i](2), 6 + i);
         CHECK_EQ(info.kind == EDGEPROBE_KIND_ENTRY ? entries : exits, 1);
@@ -97,9 +98,9 @@ NOI int main(int argc, char **argv) {
     void *h;
 
     /* before any probe exists */
-    CHECK_EQ(edgeprobe_provider_activate_glob("*", count_kinds, NULL), EDGEPROBE_ENEVER);
-    CHECK_EQ(edgeprobe_provider_deactivate_glob("*"), EDGEPROBE_ENEVER);
-    CHECK_EQ(edgeprobe_provider_activate(0, count_kinds, NULL), EDGEPROBE_EINVAL);
+    CHECK_EQ(edgeprobe_provider_attach("*", count_kinds, NULL), EDGEPROBE_ENEVER);
+    CHECK_EQ(edgeprobe_provider_disable("*"), EDGEPROBE_ENEVER);
+    CHECK_EQ(edgeprobe_provider_attach_id(0, count_kinds, NULL), EDGEPROBE_EINVAL);
 
     CHECK_EQ(edgeprobe_set_discovery(on_discover, NULL), 0);
     for (i = 0; i < PROVIDER_FUNCS; i++) CHECK_EQ(funcs[i](1), 3 + i);
@@ -118,12 +119,12 @@ NOI int main(int argc, char **argv) {
 
     /* a tail-called exit hook leaves the caller's return address: never patched */
     tail_void();
-    CHECK(edgeprobe_provider_deactivate_glob("*") > 0);
+    CHECK(edgeprobe_provider_disable("*") > 0);
     tail_void();
     CHECK_EQ(sink, 2);
 
     /* toggle everything while two threads run it */
-    CHECK(edgeprobe_provider_activate_glob("f*", count_kinds, NULL) > 0);
+    CHECK(edgeprobe_provider_attach("f*", count_kinds, NULL) > 0);
     /* a thread that could not be made (EAGAIN on a loaded machine) is a
      * failed check, never a join of an unset handle */
     for (i = 0; i < 2; i++) {
@@ -132,8 +133,8 @@ NOI int main(int argc, char **argv) {
         if (rc == 0) started++;
     }
     for (rounds = 0; rounds < 300; rounds++) {
-        CHECK(edgeprobe_provider_deactivate_glob("f*") >= 0);
-        CHECK(edgeprobe_provider_activate_glob("f[0-9]*", count_kinds, NULL) >= 0);
+        CHECK(edgeprobe_provider_disable("f*") >= 0);
+        CHECK(edgeprobe_provider_attach("f[0-9]*", count_kinds, NULL) >= 0);
     }
     stop = 1;
     for (i = 0; i < started; i++) pthread_join(th[i], NULL);
@@ -151,18 +152,18 @@ NOI int main(int argc, char **argv) {
             if (edgeprobe_point_info(id, &info) == 0 && !strcmp(info.name, "lib_square")) lib_id = id;
         }
         CHECK(lib_id >= 0);
-        CHECK_EQ(edgeprobe_provider_deactivate(lib_id), 1); /* its PLT call reaches the hook */
+        CHECK_EQ(edgeprobe_provider_off(lib_id), 1); /* its PLT call reaches the hook */
         CHECK_EQ(sq(3), 10);
-        CHECK_EQ(edgeprobe_provider_activate(lib_id, count_kinds, NULL), 1);
+        CHECK_EQ(edgeprobe_provider_attach_id(lib_id, count_kinds, NULL), 1);
         dlclose(h);
-        CHECK_EQ(edgeprobe_provider_activate(lib_id, count_kinds, NULL), EDGEPROBE_EUNLOADED);
+        CHECK_EQ(edgeprobe_provider_attach_id(lib_id, count_kinds, NULL), EDGEPROBE_EUNLOADED);
     }
 
     /* bad input */
-    CHECK_EQ(edgeprobe_provider_activate(1 << 30, count_kinds, NULL), EDGEPROBE_EINVAL);
-    CHECK_EQ(edgeprobe_provider_activate(-1, count_kinds, NULL), EDGEPROBE_EINVAL);
-    CHECK_EQ(edgeprobe_provider_activate(0, NULL, NULL), EDGEPROBE_EINVAL);
-    CHECK_EQ(edgeprobe_provider_activate_glob("f*", NULL, NULL), EDGEPROBE_EINVAL);
-    CHECK_EQ(edgeprobe_provider_activate_glob("f[", count_kinds, NULL), EDGEPROBE_EPATTERN);
+    CHECK_EQ(edgeprobe_provider_attach_id(1 << 30, count_kinds, NULL), EDGEPROBE_EINVAL);
+    CHECK_EQ(edgeprobe_provider_attach_id(-1, count_kinds, NULL), EDGEPROBE_EINVAL);
+    CHECK_EQ(edgeprobe_provider_attach_id(0, NULL, NULL), EDGEPROBE_EINVAL);
+    CHECK_EQ(edgeprobe_provider_attach("f*", NULL, NULL), EDGEPROBE_EINVAL);
+    CHECK_EQ(edgeprobe_provider_attach("f[", count_kinds, NULL), EDGEPROBE_EPATTERN);
     return check_done("t_provider");
 }

@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #define EDGEPROBE_PROVIDER
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "check.h"
 
@@ -52,20 +53,20 @@ int main(int argc, char **argv) {
         id = lib_entry_id();
         CHECK(id >= 0);
         /* toggled while the page may be a fresh mapping of a reload */
-        CHECK_EQ(edgeprobe_provider_deactivate(id), 1);
+        CHECK_EQ(edgeprobe_provider_off(id), 1);
         CHECK_EQ(sq(3), 10);
         calls = 0;
-        CHECK_EQ(edgeprobe_provider_activate(id, count_calls, NULL), 1);
+        CHECK_EQ(edgeprobe_provider_attach_id(id, count_calls, NULL), 1);
         CHECK_EQ(sq(4), 17);
         CHECK_EQ(calls, 1);
         dlclose(h);
         /* unloaded: globs and listings still work, by id it says so */
-        CHECK(edgeprobe_provider_deactivate_glob("lib_*") >= 0);
-        CHECK(edgeprobe_provider_activate_glob("*", count_calls, NULL) >= 0);
+        CHECK(edgeprobe_provider_disable("lib_*") >= 0);
+        CHECK(edgeprobe_provider_attach("*", count_calls, NULL) >= 0);
         CHECK_EQ(edgeprobe_point_info(id, &info), 0);
         CHECK(!strcmp(info.name, "lib_square"));
         CHECK(info.file && strstr(info.file, "libprov"));
-        CHECK_EQ(edgeprobe_provider_activate(id, count_calls, NULL), EDGEPROBE_EUNLOADED);
+        CHECK_EQ(edgeprobe_provider_attach_id(id, count_calls, NULL), EDGEPROBE_EUNLOADED);
     }
     printf("library at %p %p %p: reloaded at the same address %d of %d times\n", at[0], at[1], at[2], same,
            ROUNDS - 1);

@@ -12,6 +12,7 @@
  *     regs -mavx512f -mavx512bw    zmm and masks (skipped without AVX-512)
  *     -DEDGEPROBE__ARGS_VEC=0 with -mavx2: the mutant, must fail */
 #include <stdlib.h>
+#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
 #include "check.h"
 
