@@ -24,8 +24,8 @@ all: demo tools
 TOOL_SRC := $(wildcard tools/edgeprobe.c tools/cmd_*.c tools/control_*.c)
 $(BUILD)/edgeprobe: $(TOOL_SRC) tools/tool.h tools/control.h include/edgeprobe.h | $(BUILD)
 	$(CC) $(CFLAGS_DEMO) -Itools $(TOOL_SRC) -o $@
-# The profiler `edgeprobe prof` preloads (examples/profiler is its source).
-PROF_SRC := examples/profiler/edgeprobe_profiler.c
+# The profiler `edgeprobe prof` preloads: its agent, beside the command.
+PROF_SRC := tools/prof_agent.c
 $(BUILD)/libedgeprobe-prof.so: $(PROF_SRC) include/edgeprobe.h | $(BUILD)
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -fPIC -shared $(PROF_SRC) -o $@ -pthread -ldl
 # Empty hooks for -finstrument-functions programs (see tools/hooks.c).

@@ -3,7 +3,7 @@
  *     edgeprobe prof [-o REPORT] [--svg FILE] [-k K] [--epoch MS] -- PROGRAM [ARGS...]
  *
  * Runs PROGRAM with libedgeprobe-prof.so preloaded (the paper's section 9
- * profiler, examples/profiler/edgeprobe_profiler.c) and exits with PROGRAM's
+ * profiler, tools/prof_agent.c) and exits with PROGRAM's
  * status (128 + N if a signal N killed it). PROGRAM's stdin, stdout and
  * stderr are its own: the report goes to REPORT (default
  * edgeprobe-prof.txt), and this command says where on its stderr.

@@ -1,8 +1,11 @@
-/* edgeprobe_profiler.c - a sampling latency profiler for any program built
- * with -finstrument-functions (the paper's section 9 case study).
+/* tools/prof_agent.c - the sampling latency profiler (the paper's section 9
+ * case study): the agent that `edgeprobe prof` (tools/cmd_prof.c) preloads
+ * as libedgeprobe-prof.so, for programs built with
+ * -fpatchable-function-entry=5 or -finstrument-functions. It can also be
+ * linked into a -finstrument-functions program:
  *
  *     cc -O2 -finstrument-functions -rdynamic prog.c ... \
- *        -Iinclude examples/profiler/edgeprobe_profiler.c -pthread
+ *        -Iinclude tools/prof_agent.c -pthread
  *     ./prog                          # report on stderr at exit
  *     EDGEPROBE_PROF_SVG=prof.svg EDGEPROBE_PROF_OUT=prof.txt ./prog
  *

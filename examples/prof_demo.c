@@ -1,11 +1,11 @@
-/* demo.c - a small program to profile: functions of known, different costs,
+/* prof_demo.c - a small program to profile: functions of known, different costs,
  * a recursive one, an inlined one, and two threads. Runs about one second.
  *
  *     make -f bench/real.mk real-demo        # builds and runs it with the profiler
  *
  * or by hand:
  *     cc -O2 -finstrument-functions -rdynamic -Iinclude -pthread \
- *        examples/profiler/demo.c examples/profiler/edgeprobe_profiler.c -o demo
+ *        examples/prof_demo.c tools/prof_agent.c -o demo
  *     EDGEPROBE_PROF_SVG=demo.svg ./demo
  *
  * Expected shape of the report: spin_1us ~1 us, spin_10us ~10 us,
