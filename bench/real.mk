@@ -42,7 +42,7 @@ real-build:
 real-provider-init:
 	REAL_CC=$(REAL_CC) REAL_INIT_N=$(REAL_INIT_N) bench/real/provider_init.sh
 
-$(REAL_BUILD)/demo: examples/prof_demo.c $(REAL_PROF) include/edgeprobe.h
+$(REAL_BUILD)/demo: examples/prof_demo.c $(REAL_PROF) tools/prof_common.h include/edgeprobe.h
 	@mkdir -p $(REAL_BUILD)
 	$(REAL_CC) -O2 -Wall -Iinclude -c $(REAL_PROF) -o $(REAL_BUILD)/demo-prof.o
 	$(REAL_CC) -O2 -Wall -finstrument-functions -fno-optimize-sibling-calls -rdynamic -pthread \
@@ -52,7 +52,7 @@ real-demo: $(REAL_BUILD)/demo
 	@mkdir -p $(REAL_OUT)
 	EDGEPROBE_PROF_SVG=$(REAL_OUT)/demo.svg $(REAL_BUILD)/demo
 
-$(REAL_BUILD)/selftest: tests/prof/selftest.c $(REAL_PROF) include/edgeprobe.h
+$(REAL_BUILD)/selftest: tests/prof/selftest.c $(REAL_PROF) tools/prof_common.h include/edgeprobe.h
 	@mkdir -p $(REAL_BUILD)
 	$(REAL_CC) -O2 -Wall -Iinclude -c $(REAL_PROF) -o $(REAL_BUILD)/selftest-prof.o
 	$(REAL_CC) -O2 -Wall -finstrument-functions -rdynamic -pthread \

@@ -61,6 +61,7 @@
 #endif
 #define EDGEPROBE_PROVIDER
 #include "edgeprobe.h"
+#include "prof_common.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -79,12 +80,11 @@
 #define P_FN static NOI
 
 /* ---- configuration --------------------------------------------------------- */
-enum { MODE_SAMPLE, MODE_ON, MODE_OFF, MODE_NONE };
-static int prof_mode = MODE_SAMPLE;
+static int prof_mode = PROF_MODE_SAMPLE;
 static int prof_toggle_provider; /* 0: call patch API, 1: provider API */
-static unsigned prof_k = 10;
-static unsigned prof_epoch_ms = 10;
-static int prof_top = 25;
+static unsigned prof_k = PROF_DEFAULT_K;
+static unsigned prof_epoch_ms = PROF_DEFAULT_EPOCH_MS;
+static int prof_top = PROF_DEFAULT_TOP;
 static volatile int prof_running;
 
 #define MAX_DEPTH 512        /* shadow stack frames per thread */
@@ -296,7 +296,7 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
     t->samples++;
     if (edgeprobe_profiler_on_sample) edgeprobe_profiler_on_sample(f->name, fn, entry_tsc, now);
     w = __atomic_add_fetch(&f->win_samples, 1, __ATOMIC_RELAXED);
-    if (w >= prof_k && prof_mode == MODE_SAMPLE) close_window(f, seq, now, t);
+    if (w >= prof_k && prof_mode == PROF_MODE_SAMPLE) close_window(f, seq, now, t);
 }
 
 /* The handler of every entry and exit probe. user = the site's record.
@@ -385,7 +385,7 @@ NOI void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) {
         /* Calls that rarely return where they were entered (exits skipped
          * by longjmp, e.g. a coroutine's interpreter loop) would keep the
          * window open forever: K samples, or 8K entries, close it. */
-        if (__atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED) >= 8 * prof_k && prof_mode == MODE_SAMPLE)
+        if (__atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED) >= 8 * prof_k && prof_mode == PROF_MODE_SAMPLE)
             close_window(f, seq, now, t);
         goto out;
     }
@@ -525,7 +525,7 @@ NOI int fentry_on_entry(edgeprobe_call *call, void *user) {
     if (!f->addr) f->addr = (uintptr_t)call->fn;
     __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
     /* calls that never return (longjmp) must not keep the window open */
-    if (__atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED) >= 8 * prof_k && prof_mode == MODE_SAMPLE)
+    if (__atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED) >= 8 * prof_k && prof_mode == PROF_MODE_SAMPLE)
         close_window(f, seq, now, t);
     call->data = now;
     return 1;
@@ -566,13 +566,13 @@ P_FN int fentry_adopt(void) {
             bind_errors++;
             continue;
         }
-        if (prof_mode == MODE_OFF) edgeprobe_func_off(id);
+        if (prof_mode == PROF_MODE_OFF) edgeprobe_func_off(id);
         sites_bound++;
         ps->next = f->sites;
         __atomic_store_n(&f->sites, ps, __ATOMIC_RELEASE);
         __atomic_add_fetch(&f->nsites, 1, __ATOMIC_RELEASE);
         __atomic_add_fetch(&f->nbound, 1, __ATOMIC_RELEASE);
-        if (!(f->seq & 1) && prof_mode != MODE_OFF) { /* a first site: the window opens now */
+        if (!(f->seq & 1) && prof_mode != PROF_MODE_OFF) { /* a first site: the window opens now */
             f->open_tsc = rdtsc();
             f->windows++;
             __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE);
@@ -596,7 +596,7 @@ P_FN void bind_pending(void) {
         int rc;
         next = s->next_new;
         if (s->state < 0) continue;
-        if (prof_mode == MODE_OFF && s->state != 3) {
+        if (prof_mode == PROF_MODE_OFF && s->state != 3) {
             rc = edgeprobe_call_deactivate(s->addr);
             if (rc > 0) bg_ts.toggles++;
             s->state = rc >= 0 ? 2 : -1;
@@ -652,7 +652,7 @@ P_FN void *bg_main(void *arg) {
         pthread_mutex_unlock(&bg_mu);
         if (fentry_mode && edgeprobe_func_scan() > fentry_seen) fentry_adopt(); /* dlopen */
         bind_pending();
-        if (prof_mode != MODE_OFF) open_windows();
+        if (prof_mode != PROF_MODE_OFF) open_windows();
         bg_epochs++;
         pthread_mutex_lock(&bg_mu);
     }
@@ -665,35 +665,32 @@ static uint64_t tsc_start;
 static struct timespec mono_start;
 static struct rusage ru_start;
 
+/* A number from the environment; def when unset or not a number. */
 P_FN long env_long(const char *name, long def) {
-    const char *v = getenv(name);
-    char *end;
-    long x;
-    if (!v || !*v) return def;
-    x = strtol(v, &end, 10);
-    return *end ? def : x;
+    long v;
+    return prof_parse_long(getenv(name), &v) ? def : v;
 }
 
 __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
-    const char *m = getenv("EDGEPROBE_PROF_MODE"), *tg = getenv("EDGEPROBE_PROF_TOGGLE");
-    long k = env_long("EDGEPROBE_PROF_K", 10), ep = env_long("EDGEPROBE_PROF_EPOCH_MS", 10);
-    const char *pid = getenv("EDGEPROBE_PROF_PID");
-    if ((m && strcmp(m, "none") == 0) || (pid && *pid && atol(pid) != (long)getpid())) {
-        prof_mode = MODE_NONE; /* off, or a child process of the profiled program */
+    const char *tg = getenv("EDGEPROBE_PROF_TOGGLE");
+    int m = prof_mode_parse(getenv(PROF_ENV_MODE));
+    long k = env_long(PROF_ENV_K, PROF_DEFAULT_K), ep = env_long(PROF_ENV_EPOCH_MS, PROF_DEFAULT_EPOCH_MS);
+    long pid = env_long(PROF_ENV_PID, -1);
+    if (m == PROF_MODE_NONE || (pid != -1 && pid != (long)getpid())) {
+        prof_mode = PROF_MODE_NONE; /* off, or a child process of the profiled program */
         return;
     }
-    if (m && strcmp(m, "on") == 0) prof_mode = MODE_ON;
-    else if (m && strcmp(m, "off") == 0) prof_mode = MODE_OFF;
+    prof_mode = m < 0 ? PROF_MODE_SAMPLE : m;
     prof_toggle_provider = tg && strcmp(tg, "provider") == 0;
-    prof_k = k > 0 ? (unsigned)k : 10;
-    prof_epoch_ms = ep > 0 ? (unsigned)ep : 10;
-    prof_top = (int)env_long("EDGEPROBE_PROF_TOP", 25);
+    prof_k = k > 0 ? (unsigned)k : PROF_DEFAULT_K;
+    prof_epoch_ms = ep > 0 ? (unsigned)ep : PROF_DEFAULT_EPOCH_MS;
+    prof_top = (int)env_long(PROF_ENV_TOP, PROF_DEFAULT_TOP);
     arena = (char *)reserve(ARENA_BYTES);
     site_by_id = (prof_site **)reserve(MAX_IDS * sizeof *site_by_id);
     fn_table = (prof_func **)reserve(FN_HASH * sizeof *fn_table);
     if (!arena || !site_by_id || !fn_table) {
         fprintf(stderr, "edgeprobe profiler: cannot reserve memory; not started\n");
-        prof_mode = MODE_NONE;
+        prof_mode = PROF_MODE_NONE;
         return;
     }
     clock_gettime(CLOCK_MONOTONIC, &mono_start);
@@ -926,11 +923,10 @@ __attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
     row *rows;
     int n = 0, i, limit;
     FILE *o = stderr;
-    const char *out = getenv("EDGEPROBE_PROF_OUT"), *svg = getenv("EDGEPROBE_PROF_SVG");
+    const char *out = getenv(PROF_ENV_OUT), *svg = getenv(PROF_ENV_SVG);
     const char *quiet = getenv("EDGEPROBE_PROF_QUIET");
-    static const char *mode_names[] = {"sample", "on", "off", "none"};
 
-    if (prof_mode == MODE_NONE || !prof_running) return;
+    if (prof_mode == PROF_MODE_NONE || !prof_running) return;
     prof_running = 0;
     tsc_end = rdtsc();
     clock_gettime(CLOCK_MONOTONIC, &mono_end);
@@ -994,7 +990,7 @@ __attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
     }
     if (!(quiet && *quiet == '1')) {
         fprintf(o, "\n=== edgeprobe profiler: mode %s, K=%u, epoch %u ms, toggling via %s ===\n",
-                mode_names[prof_mode], prof_k, prof_epoch_ms, prof_toggle_provider ? "provider API" : "call patch API");
+                prof_mode_name(prof_mode), prof_k, prof_epoch_ms, prof_toggle_provider ? "provider API" : "call patch API");
         fprintf(o, "run %.3f s wall, %.3f s CPU, TSC %.3f GHz, %llu thread(s) hit probes\n", secs, cpu_ns / 1e9,
                 1.0 / ns_per_tick, threads);
         if (fentry_mode)
@@ -1033,21 +1029,21 @@ __attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
         fprintf(o, "share%% = est.calls x mean / wall time; inclusive (a caller's time contains its callees')\n");
     }
     {
-        const char *sp = getenv("EDGEPROBE_PROF_SUMMARY");
+        const char *sp = getenv(PROF_ENV_SUMMARY);
         FILE *so = sp && *sp ? fopen(sp, "a") : 0;
         if (so) {
-            fprintf(so, "edgeprobe-prof-summary: mode=%s k=%u epoch_ms=%u wall_s=%.4f cpu_s=%.4f toggles=%llu "
+            fprintf(so, PROF_SUMMARY_TAG " mode=%s k=%u epoch_ms=%u wall_s=%.4f cpu_s=%.4f toggles=%llu "
                         "toggle_ms=%.3f handler_calls=%llu samples=%llu sites=%llu functions=%llu\n",
-                    mode_names[prof_mode], prof_k, prof_epoch_ms, secs, cpu_ns / 1e9, toggles, toggle_ns / 1e6,
+                    prof_mode_name(prof_mode), prof_k, prof_epoch_ms, secs, cpu_ns / 1e9, toggles, toggle_ns / 1e6,
                     events, samples, sites_discovered, nfuncs);
             fclose(so);
         }
     }
-    fprintf(o, "edgeprobe-prof-summary: mode=%s k=%u epoch_ms=%u wall_s=%.4f cpu_s=%.4f toggles=%llu "
+    fprintf(o, PROF_SUMMARY_TAG " mode=%s k=%u epoch_ms=%u wall_s=%.4f cpu_s=%.4f toggles=%llu "
                "toggles_per_s=%.0f handler_calls=%llu handler_calls_per_s=%.0f samples=%llu samples_per_s=%.0f "
                "toggle_ms=%.3f toggle_pct_cpu=%.4f sites=%llu tail_sites=%llu functions=%llu unmatched=%llu stale=%llu "
                "arena_bytes=%llu\n",
-            mode_names[prof_mode], prof_k, prof_epoch_ms, secs, cpu_ns / 1e9, toggles, toggles / secs, events,
+            prof_mode_name(prof_mode), prof_k, prof_epoch_ms, secs, cpu_ns / 1e9, toggles, toggles / secs, events,
             events / secs, samples, samples / secs, toggle_ns / 1e6, 100 * toggle_ns / cpu_ns, sites_discovered,
             sites_tail, nfuncs, unmatched, stale, (unsigned long long)arena_used);
     if (getenv("EDGEPROBE_PROF_DEBUG")) {
