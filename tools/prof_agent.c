@@ -910,25 +910,20 @@ P_FN double ru_cpu_ns(const struct rusage *r) {
            ((double)r->ru_utime.tv_usec + (double)r->ru_stime.tv_usec) * 1e3;
 }
 
-__attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
+/* The figures of the whole run, for the report's header and summary. */
+typedef struct run_totals {
     uint64_t tsc_end;
+    double run_ns, cpu_ns, ns_per_tick, secs, toggle_ns, app_toggle_ns;
+    unsigned long long threads, events, samples, toggles, toggle_calls, toggle_errors, stale, unmatched, overflow;
+    unsigned long long nfuncs, broken;
+} run_totals;
+
+/* No sample is recorded from here on; the epoch thread ends; the clocks stop. */
+P_FN void stop_sampling(run_totals *rt) {
     struct timespec mono_end;
     struct rusage ru_end;
-    double run_ns, cpu_ns, ns_per_tick, secs, toggle_ns, app_toggle_ns;
-    unsigned long long events = 0, samples = 0, toggles = 0, toggle_calls = 0, stale = 0, unmatched = 0,
-                       overflow = 0, terr = 0, app_toggle_ticks = 0, threads = 0;
-    unsigned long long nfuncs = 0, broken = 0;
-    tstate *t;
-    prof_func *f;
-    row *rows;
-    int n = 0, i, limit;
-    FILE *o = stderr;
-    const char *out = getenv(PROF_ENV_OUT), *svg = getenv(PROF_ENV_SVG);
-    const char *quiet = getenv("EDGEPROBE_PROF_QUIET");
-
-    if (prof_mode == PROF_MODE_NONE || !prof_running) return;
     prof_running = 0;
-    tsc_end = rdtsc();
+    rt->tsc_end = rdtsc();
     clock_gettime(CLOCK_MONOTONIC, &mono_end);
     getrusage(RUSAGE_SELF, &ru_end);
     if (bg_started) {
@@ -939,133 +934,193 @@ __attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
         pthread_join(bg_thread, 0);
     }
     edgeprobe_set_discovery(0, 0);
-    run_ns = ts_diff_ns(&mono_start, &mono_end);
-    cpu_ns = ru_cpu_ns(&ru_end) - ru_cpu_ns(&ru_start);
-    ns_per_tick = tsc_end > tsc_start ? run_ns / (double)(tsc_end - tsc_start) : 1;
-    secs = run_ns / 1e9;
-    for (t = ts_all; t; t = t->next) {
-        threads++;
-        events += t->events;
-        samples += t->samples;
-        toggles += t->toggles;
-        toggle_calls += t->toggle_calls;
-        app_toggle_ticks += t->toggle_ticks;
-        stale += t->stale;
-        unmatched += t->unmatched;
-        overflow += t->overflow;
-        terr += t->toggle_errors;
-    }
-    app_toggle_ns = (double)app_toggle_ticks * ns_per_tick;
-    toggle_ns = (double)(app_toggle_ticks + bg_ts.toggle_ticks) * ns_per_tick;
-    toggles += bg_ts.toggles;
-    toggle_calls += bg_ts.toggle_calls;
-    terr += bg_ts.toggle_errors;
+    rt->run_ns = ts_diff_ns(&mono_start, &mono_end);
+    rt->cpu_ns = ru_cpu_ns(&ru_end) - ru_cpu_ns(&ru_start);
+    rt->ns_per_tick = rt->tsc_end > tsc_start ? rt->run_ns / (double)(rt->tsc_end - tsc_start) : 1;
+    rt->secs = rt->run_ns / 1e9;
+}
 
-    for (f = fn_all; f; f = f->next_all) {
-        nfuncs++;
-        broken += f->broken != 0;
-        if (f->samples) n++;
+/* Every thread's counters (the epoch thread's toggles too) and the functions. */
+P_FN void sum_counters(run_totals *rt) {
+    unsigned long long app_toggle_ticks = 0;
+    const tstate *t;
+    const prof_func *f;
+    for (t = ts_all; t; t = t->next) {
+        rt->threads++;
+        rt->events += t->events;
+        rt->samples += t->samples;
+        rt->toggles += t->toggles;
+        rt->toggle_calls += t->toggle_calls;
+        rt->toggle_errors += t->toggle_errors;
+        rt->stale += t->stale;
+        rt->unmatched += t->unmatched;
+        rt->overflow += t->overflow;
+        app_toggle_ticks += t->toggle_ticks;
     }
-    rows = (row *)calloc((size_t)n + 1, sizeof *rows);
-    if (!rows) return;
-    n = 0;
+    rt->app_toggle_ns = (double)app_toggle_ticks * rt->ns_per_tick;
+    rt->toggle_ns = (double)(app_toggle_ticks + bg_ts.toggle_ticks) * rt->ns_per_tick;
+    rt->toggles += bg_ts.toggles;
+    rt->toggle_calls += bg_ts.toggle_calls;
+    rt->toggle_errors += bg_ts.toggle_errors;
+    for (f = fn_all; f; f = f->next_all) {
+        rt->nfuncs++;
+        rt->broken += f->broken != 0;
+    }
+}
+
+/* One row per sampled function, hottest first, in *n; NULL if out of memory.
+ * Calls made while a function was off are estimated from the call rate of
+ * its last window. */
+P_FN row *make_rows(const run_totals *rt, int *n) {
+    prof_func *f;
+    row *rows;
+    *n = 0;
+    for (f = fn_all; f; f = f->next_all) *n += f->samples != 0;
+    if (!(rows = (row *)calloc((size_t)*n + 1, sizeof *rows))) return 0;
+    *n = 0;
     for (f = fn_all; f; f = f->next_all) {
         row *r;
         if (!f->samples) continue;
-        r = &rows[n++];
+        r = &rows[(*n)++];
         r->f = f;
         r->mean = (double)f->sum / (double)f->samples;
         r->p50 = hist_pct(f, 50);
         r->p99 = hist_pct(f, 99);
         r->est_calls = (double)f->entries + f->est_unseen;
-        if (f->close_tsc && f->rate > 0 && tsc_end > f->close_tsc) r->est_calls += f->rate * (double)(tsc_end - f->close_tsc);
+        if (f->close_tsc && f->rate > 0 && rt->tsc_end > f->close_tsc)
+            r->est_calls += f->rate * (double)(rt->tsc_end - f->close_tsc);
         r->est_total = r->est_calls * r->mean;
     }
-    qsort(rows, (size_t)n, sizeof *rows, row_cmp);
-    resolve_names();
+    qsort(rows, (size_t)*n, sizeof *rows, row_cmp);
+    return rows;
+}
 
-    if (out && *out && !(o = fopen(out, "w"))) {
-        fprintf(stderr, "edgeprobe profiler: cannot write %s; using stderr\n", out);
-        o = stderr;
-    }
-    if (!(quiet && *quiet == '1')) {
-        fprintf(o, "\n=== edgeprobe profiler: mode %s, K=%u, epoch %u ms, toggling via %s ===\n",
-                prof_mode_name(prof_mode), prof_k, prof_epoch_ms, prof_toggle_provider ? "provider API" : "call patch API");
-        fprintf(o, "run %.3f s wall, %.3f s CPU, TSC %.3f GHz, %llu thread(s) hit probes\n", secs, cpu_ns / 1e9,
-                1.0 / ns_per_tick, threads);
-        if (fentry_mode)
-            fprintf(o, "function probes (-fpatchable-function-entry): %llu found, %llu switched, %llu not patchable, "
-                       "%llu not bindable; %llu functions by name; exits lost (shadow stack full): %lu\n",
-                    sites_discovered, sites_bound, sites_unpatchable, bind_errors, nfuncs, edgeprobe_func_lost_exits());
-        if (fentry_mode && fentry_unnamed)
+/* Where the probes came from: function entries, or the provider's sites. */
+P_FN void write_probe_line(FILE *o, const run_totals *rt) {
+    if (fentry_mode) {
+        fprintf(o, "function probes (-fpatchable-function-entry): %llu found, %llu switched, %llu not patchable, "
+                   "%llu not bindable; %llu functions by name; exits lost (shadow stack full): %lu\n",
+                sites_discovered, sites_bound, sites_unpatchable, bind_errors, rt->nfuncs, edgeprobe_func_lost_exits());
+        if (fentry_unnamed)
             fprintf(o, "note: %llu functions have no symbol and are named by address (a stripped object: "
                        "profile the unstripped build for names)\n", fentry_unnamed);
-        else
-            fprintf(o, "probe sites: %llu discovered (%llu entry, %llu exit), %llu bound, %llu not bindable, "
-                       "%llu not a call (never sampled), %llu tail-called exits (bound, never toggled); "
-                       "%llu functions, %llu of them never sampled\n",
-                    sites_discovered, sites_entry, sites_exit, sites_bound, bind_errors, sites_unpatchable, sites_tail,
-                    nfuncs, broken);
-        fprintf(o, "toggles: %llu (%.0f/s) in %llu calls, %llu errors; time toggling %.2f ms = %.3f%% of CPU time "
-                   "(%.2f ms on program threads, %.2f ms on the epoch thread)\n",
-                toggles, toggles / secs, toggle_calls, terr, toggle_ns / 1e6, 100 * toggle_ns / cpu_ns,
-                app_toggle_ns / 1e6, (toggle_ns - app_toggle_ns) / 1e6);
-        fprintf(o, "handler invocations: %llu (%.0f/s); samples: %llu (%.0f/s); exits ignored: %llu unmatched, "
-                   "%llu stale; stack overflows: %llu; epochs: %llu\n",
-                events, events / secs, samples, samples / secs, unmatched, stale, overflow, bg_epochs);
-        fprintf(o, "profiler memory: %.1f KiB (sites, functions, histograms, thread stacks)\n\n",
-                (double)arena_used / 1024);
-        fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %7s\n", "function", "sampled", "est.calls",
-                "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "mean(ns)", "p50(ns)", "p99(ns)", "share%");
-        limit = prof_top > 0 && prof_top < n ? prof_top : n;
-        for (i = 0; i < limit; i++) {
-            const row *r = &rows[i];
-            fprintf(o, "%-32.32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %7.2f\n", fname(r->f),
-                    (unsigned long long)r->f->samples, r->est_calls, (unsigned long long)r->f->min, r->mean, r->p50,
-                    r->p99, r->mean * ns_per_tick,
-                    r->p50 * ns_per_tick, r->p99 * ns_per_tick, 100 * r->est_total * ns_per_tick / run_ns);
-        }
-        if (limit < n) fprintf(o, "... %d more functions (EDGEPROBE_PROF_TOP=0 shows all)\n", n - limit);
-        fprintf(o, "share%% = est.calls x mean / wall time; inclusive (a caller's time contains its callees')\n");
+        return;
     }
-    {
-        const char *sp = getenv(PROF_ENV_SUMMARY);
-        FILE *so = sp && *sp ? fopen(sp, "a") : 0;
-        if (so) {
-            fprintf(so, PROF_SUMMARY_TAG " mode=%s k=%u epoch_ms=%u wall_s=%.4f cpu_s=%.4f toggles=%llu "
-                        "toggle_ms=%.3f handler_calls=%llu samples=%llu sites=%llu functions=%llu\n",
-                    prof_mode_name(prof_mode), prof_k, prof_epoch_ms, secs, cpu_ns / 1e9, toggles, toggle_ns / 1e6,
-                    events, samples, sites_discovered, nfuncs);
-            fclose(so);
-        }
+    fprintf(o, "probe sites: %llu discovered (%llu entry, %llu exit), %llu bound, %llu not bindable, "
+               "%llu not a call (never sampled), %llu tail-called exits (bound, never toggled); "
+               "%llu functions, %llu of them never sampled\n",
+            sites_discovered, sites_entry, sites_exit, sites_bound, bind_errors, sites_unpatchable, sites_tail,
+            rt->nfuncs, rt->broken);
+}
+
+P_FN void write_header(FILE *o, const run_totals *rt) {
+    fprintf(o, "\n=== edgeprobe profiler: mode %s, K=%u, epoch %u ms, toggling via %s ===\n",
+            prof_mode_name(prof_mode), prof_k, prof_epoch_ms, prof_toggle_provider ? "provider API" : "call patch API");
+    fprintf(o, "run %.3f s wall, %.3f s CPU, TSC %.3f GHz, %llu thread(s) hit probes\n", rt->secs, rt->cpu_ns / 1e9,
+            1.0 / rt->ns_per_tick, rt->threads);
+    write_probe_line(o, rt);
+    fprintf(o, "toggles: %llu (%.0f/s) in %llu calls, %llu errors; time toggling %.2f ms = %.3f%% of CPU time "
+               "(%.2f ms on program threads, %.2f ms on the epoch thread)\n",
+            rt->toggles, rt->toggles / rt->secs, rt->toggle_calls, rt->toggle_errors, rt->toggle_ns / 1e6,
+            100 * rt->toggle_ns / rt->cpu_ns, rt->app_toggle_ns / 1e6, (rt->toggle_ns - rt->app_toggle_ns) / 1e6);
+    fprintf(o, "handler invocations: %llu (%.0f/s); samples: %llu (%.0f/s); exits ignored: %llu unmatched, "
+               "%llu stale; stack overflows: %llu; epochs: %llu\n",
+            rt->events, rt->events / rt->secs, rt->samples, rt->samples / rt->secs, rt->unmatched, rt->stale,
+            rt->overflow, bg_epochs);
+    fprintf(o, "profiler memory: %.1f KiB (sites, functions, histograms, thread stacks)\n\n",
+            (double)arena_used / 1024);
+}
+
+/* The first EDGEPROBE_PROF_TOP rows (0: all). */
+P_FN void write_table(FILE *o, const row *rows, int n, const run_totals *rt) {
+    int i, limit = prof_top > 0 && prof_top < n ? prof_top : n;
+    double tick = rt->ns_per_tick;
+    fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %7s\n", "function", "sampled", "est.calls",
+            "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "mean(ns)", "p50(ns)", "p99(ns)", "share%");
+    for (i = 0; i < limit; i++) {
+        const row *r = &rows[i];
+        fprintf(o, "%-32.32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %7.2f\n", fname(r->f),
+                (unsigned long long)r->f->samples, r->est_calls, (unsigned long long)r->f->min, r->mean, r->p50,
+                r->p99, r->mean * tick, r->p50 * tick, r->p99 * tick, 100 * r->est_total * tick / rt->run_ns);
     }
+    if (limit < n) fprintf(o, "... %d more functions (EDGEPROBE_PROF_TOP=0 shows all)\n", n - limit);
+    fprintf(o, "share%% = est.calls x mean / wall time; inclusive (a caller's time contains its callees')\n");
+}
+
+/* The one-line summary (prof_common.h): last line of the report, and
+ * appended to $EDGEPROBE_PROF_SUMMARY. */
+P_FN void write_summary(FILE *o, const run_totals *rt) {
     fprintf(o, PROF_SUMMARY_TAG " mode=%s k=%u epoch_ms=%u wall_s=%.4f cpu_s=%.4f toggles=%llu "
                "toggles_per_s=%.0f handler_calls=%llu handler_calls_per_s=%.0f samples=%llu samples_per_s=%.0f "
-               "toggle_ms=%.3f toggle_pct_cpu=%.4f sites=%llu tail_sites=%llu functions=%llu unmatched=%llu stale=%llu "
-               "arena_bytes=%llu\n",
-            prof_mode_name(prof_mode), prof_k, prof_epoch_ms, secs, cpu_ns / 1e9, toggles, toggles / secs, events,
-            events / secs, samples, samples / secs, toggle_ns / 1e6, 100 * toggle_ns / cpu_ns, sites_discovered,
-            sites_tail, nfuncs, unmatched, stale, (unsigned long long)arena_used);
-    if (getenv("EDGEPROBE_PROF_DEBUG")) {
-        for (f = fn_all; f; f = f->next_all) {
-            prof_site *ps;
-            fprintf(o, "debug %-28.28s seq=%u busy=%d broken=%d sites=%u bound=%u windows=%llu closes=%llu "
-                       "entries=%llu samples=%llu ignored=%llu |",
-                    fname(f), f->seq, f->busy, f->broken, f->nsites, f->nbound, (unsigned long long)f->windows,
-                    (unsigned long long)f->closes, (unsigned long long)f->entries,
-                    (unsigned long long)f->samples, (unsigned long long)f->ignored);
-            for (ps = f->sites; ps; ps = ps->next)
-                fprintf(o, " %s#%d:%d@%p", ps->kind == EDGEPROBE_KIND_ENTRY ? "in" : "out", ps->id, ps->state,
-                        (void *)ps->addr);
-            fprintf(o, "\n");
-        }
+               "toggle_ms=%.3f toggle_pct_cpu=%.4f " PROF_KEY_SITES "=%llu tail_sites=%llu functions=%llu "
+               "unmatched=%llu stale=%llu arena_bytes=%llu\n",
+            prof_mode_name(prof_mode), prof_k, prof_epoch_ms, rt->secs, rt->cpu_ns / 1e9, rt->toggles,
+            rt->toggles / rt->secs, rt->events, rt->events / rt->secs, rt->samples, rt->samples / rt->secs,
+            rt->toggle_ns / 1e6, 100 * rt->toggle_ns / rt->cpu_ns, sites_discovered, sites_tail, rt->nfuncs,
+            rt->unmatched, rt->stale, (unsigned long long)arena_used);
+}
+P_FN void append_summary(const char *path, const run_totals *rt) {
+    FILE *so = path && *path ? fopen(path, "a") : 0;
+    if (!so) return;
+    write_summary(so, rt);
+    fclose(so);
+}
+
+/* EDGEPROBE_PROF_DEBUG: every function's window state and sites. */
+P_FN void write_debug(FILE *o) {
+    const prof_func *f;
+    for (f = fn_all; f; f = f->next_all) {
+        const prof_site *ps;
+        fprintf(o, "debug %-28.28s seq=%u busy=%d broken=%d sites=%u bound=%u windows=%llu closes=%llu "
+                   "entries=%llu samples=%llu ignored=%llu |",
+                fname(f), f->seq, f->busy, f->broken, f->nsites, f->nbound, (unsigned long long)f->windows,
+                (unsigned long long)f->closes, (unsigned long long)f->entries, (unsigned long long)f->samples,
+                (unsigned long long)f->ignored);
+        for (ps = f->sites; ps; ps = ps->next)
+            fprintf(o, " %s#%d:%d@%p", ps->kind == EDGEPROBE_KIND_ENTRY ? "in" : "out", ps->id, ps->state,
+                    (void *)ps->addr);
+        fprintf(o, "\n");
     }
+}
+
+P_FN void write_chart(const char *path, row *rows, int n, const run_totals *rt) {
+    char title[256];
+    snprintf(title, sizeof title, "edgeprobe profiler: %d functions sampled, %llu samples, K=%u, epoch %u ms, %.2f s",
+             n, rt->samples, prof_k, prof_epoch_ms, rt->secs);
+    write_svg(path, rows, n, rt->ns_per_tick, rt->run_ns, title);
+}
+
+/* The report file, or stderr. */
+P_FN FILE *open_report(const char *path) {
+    FILE *o;
+    if (!path || !*path) return stderr;
+    if ((o = fopen(path, "w"))) return o;
+    fprintf(stderr, "edgeprobe profiler: cannot write %s; using stderr\n", path);
+    return stderr;
+}
+
+__attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
+    const char *quiet = getenv("EDGEPROBE_PROF_QUIET"), *svg = getenv(PROF_ENV_SVG);
+    run_totals rt;
+    row *rows;
+    int n;
+    FILE *o;
+
+    if (prof_mode == PROF_MODE_NONE || !prof_running) return;
+    memset(&rt, 0, sizeof rt);
+    stop_sampling(&rt);
+    sum_counters(&rt);
+    if (!(rows = make_rows(&rt, &n))) return;
+    resolve_names();
+    o = open_report(getenv(PROF_ENV_OUT));
+    if (!(quiet && *quiet == '1')) {
+        write_header(o, &rt);
+        write_table(o, rows, n, &rt);
+    }
+    append_summary(getenv(PROF_ENV_SUMMARY), &rt);
+    write_summary(o, &rt);
+    if (getenv("EDGEPROBE_PROF_DEBUG")) write_debug(o);
     if (o != stderr) fclose(o);
-    if (svg && *svg && n) {
-        char title[256];
-        snprintf(title, sizeof title, "edgeprobe profiler: %d functions sampled, %llu samples, K=%u, epoch %u ms, %.2f s",
-                 n, samples, prof_k, prof_epoch_ms, secs);
-        write_svg(svg, rows, n, ns_per_tick, run_ns, title);
-    }
+    if (svg && *svg && n) write_chart(svg, rows, n, &rt);
     free(rows);
 }
