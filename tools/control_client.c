@@ -128,6 +128,24 @@ void ctl_close(ctl_conn *c) {
     c->fd = -1;
 }
 
+ctl_conn *ctl_connect(const char *target) {
+    ctl_conn *c = malloc(sizeof *c);
+    if (!c) {
+        fprintf(stderr, "edgeprobe: out of memory\n");
+        return NULL;
+    }
+    if (ctl_open(target, c)) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+void ctl_disconnect(ctl_conn *c) {
+    if (!c) return;
+    ctl_close(c);
+    free(c);
+}
+
 int ctl_send(ctl_conn *c, const char *request) {
     char line[600];
     size_t len = (size_t)snprintf(line, sizeof line, "%s\n", request), done = 0;
