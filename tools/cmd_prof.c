@@ -88,6 +88,23 @@ static long report_value(const char *path, const char *key) {
     return value;
 }
 
+/* After the run: where the report is, or why there is none; and the
+ * functions it could not time, with what to do about them. */
+static void say_where(const char *report, const char *svg, const char *program, int status) {
+    long sites = report_value(report, PROF_KEY_SITES), hidden = report_value(report, PROF_KEY_EXIT_HIDDEN);
+    if (sites == 0)
+        fprintf(stderr, "edgeprobe prof: %s has no function probes: build it with -fpatchable-function-entry=5 "
+                        "(or -finstrument-functions); it ran unprofiled\n", program);
+    else if (sites > 0)
+        fprintf(stderr, "edgeprobe prof: report in %s%s%s\n", report, svg ? ", chart in " : "", svg ? svg : "");
+    else if (!(WIFEXITED(status) && WEXITSTATUS(status) >= 126))
+        fprintf(stderr, "edgeprobe prof: no report from %s (it ended before the profiler wrote one)\n", program);
+    if (hidden > 0)
+        fprintf(stderr, "edgeprobe prof: %ld function%s not timed: %s exit hook is tail-called (rebuild with "
+                        "-fno-optimize-sibling-calls; the report names them)\n", hidden, hidden == 1 ? "" : "s",
+                hidden == 1 ? "its" : "their");
+}
+
 static int usage_error(const char *msg, const char *arg) {
     fprintf(stderr, "edgeprobe prof: %s%s%s\n%s", msg, arg ? " " : "", arg ? arg : "", prof_usage);
     return TOOL_EXIT_USAGE;
@@ -172,16 +189,7 @@ int cmd_prof(int argc, char **argv) {
             perror("edgeprobe prof: waitpid");
             return 1;
         }
-    if (!quiet) {
-        long sites = report_value(report, PROF_KEY_SITES);
-        if (sites == 0)
-            fprintf(stderr, "edgeprobe prof: %s has no function probes: build it with -fpatchable-function-entry=5 "
-                            "(or -finstrument-functions); it ran unprofiled\n", argv[i]);
-        else if (sites > 0)
-            fprintf(stderr, "edgeprobe prof: report in %s%s%s\n", report, svg ? ", chart in " : "", svg ? svg : "");
-        else if (!(WIFEXITED(status) && WEXITSTATUS(status) >= 126))
-            fprintf(stderr, "edgeprobe prof: no report from %s (it ended before the profiler wrote one)\n", argv[i]);
-    }
+    if (!quiet) say_where(report, svg, argv[i], status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
     return WEXITSTATUS(status);
 }

@@ -37,6 +37,16 @@
  * see it) closes f's window from the discovery callback; the window
  * re-opens only once that site is bound too.
  *
+ * EXITS IT CANNOT SEE. gcc and clang -O2 end a void function with `jmp
+ * __cyg_profile_func_exit` (a sibling call) unless built with
+ * -fno-optimize-sibling-calls. That hook runs after the function's frame is
+ * gone, with the caller's return address: the provider finds no call of the
+ * hook to switch (only the caller's call of the function, which it must
+ * never touch), lists the site as not patchable and binds no handler to it.
+ * Such a function cannot be timed: the profiler switches its other sites
+ * off (they would cost a handler call each for nothing) and names it in the
+ * report as not observable.
+ *
  * Environment:
  *   EDGEPROBE_PROF_K=10          samples per function per window
  *   EDGEPROBE_PROF_EPOCH_MS=10   re-activation period
@@ -119,7 +129,9 @@ typedef struct prof_func prof_func;
 typedef struct prof_site {
     int id;
     int kind;                /* EDGEPROBE_KIND_ENTRY / _EXIT */
-    int state;               /* 0 discovered, 1 bound, -1 cannot be bound */
+    int state;               /* 0 discovered, 1 bound, 2 switched off for
+                                good (mode off, or its function cannot be
+                                sampled), -1 cannot be bound */
     int32_t rel32;           /* the call's displacement, for call_activate */
     unsigned char *addr;     /* the call instruction */
     prof_func *func;
@@ -134,7 +146,8 @@ struct prof_func {
     unsigned seq;            /* window number; odd = open */
     int busy;                /* a thread is switching this function */
     int broken;              /* a site cannot be bound: never opened */
-    int fixed_sites;         /* sites never toggled (tail-called exit hook) */
+    int exit_hidden;         /* an exit site is not patchable (a tail-called
+                                exit hook): its exits cannot be seen */
     unsigned nsites, nbound;
     prof_site *sites;
     prof_func *next_all;
@@ -183,6 +196,14 @@ P_FN tstate *tstate_new(void) {
     t->next = __atomic_load_n(&ts_all, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&ts_all, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
     my_ts = t;
+    return t;
+}
+/* This thread's state (made on its first event), with the event counted;
+ * NULL when the arena is full. */
+P_FN tstate *count_event(void) {
+    tstate *t = my_ts;
+    if (!t && !(t = tstate_new())) return 0;
+    t->events++;
     return t;
 }
 
@@ -313,88 +334,59 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
  *   - a sample needs the frame's seq to be the function's current window:
  *     an entry missed while the window was shut can never pair with a frame
  *     pushed before (see the top of the file).
- * A tail-called exit hook (-O2 without -fno-optimize-sibling-calls) runs
- * after the function popped its frame, at its caller's position: it matches
- * the shallowest frame deeper than that position. */
-NOI void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) {
-    uint64_t now = rdtsc();
-    uintptr_t pos = (uintptr_t)__builtin_frame_address(0);
-    prof_site *site = (prof_site *)user;
+ * A tail-called exit hook never gets here: its site is not patchable, and
+ * the provider binds no handler to it (see the top of the file). */
+/* Frames at our own position are dead if they came from this same site
+ * (the physical frame that ran it is gone: a longjmp, e.g. a coroutine
+ * yield, skipped their exit), or if their window has ended (can never
+ * pair). Otherwise they pile up. */
+P_FN void drop_dead_frames_at(tstate *t, const prof_site *site, uintptr_t pos) {
+    int i, j, k;
+    for (i = t->depth; i > 0 && t->stack[i - 1].pos == pos; i--) {}
+    for (j = k = i; j < t->depth; j++)
+        if (t->stack[j].site != site && t->stack[j].seq == __atomic_load_n(&t->stack[j].f->seq, __ATOMIC_RELAXED))
+            t->stack[k++] = t->stack[j];
+    t->depth = k;
+}
+/* A full shadow stack: dropping every frame is always safe (lost samples). */
+P_FN void stack_overflow(tstate *t) {
+    if (getenv("EDGEPROBE_PROF_DEBUG") && t->overflow == 0) {
+        int q;
+        for (q = 0; q < MAX_DEPTH; q += 1)
+            fprintf(stderr, "ovf %3d %-24s pos=%lx seq=%u cur=%u\n", q, t->stack[q].f->name,
+                    (unsigned long)t->stack[q].pos, t->stack[q].seq, t->stack[q].f->seq);
+    }
+    t->overflow++;
+    t->depth = 0;
+}
+/* An entry in window seq of its function: push a frame. */
+P_FN void handle_entry(tstate *t, prof_site *site, unsigned seq, uintptr_t pos, uint64_t now) {
     prof_func *f = site->func;
-    tstate *t = my_ts;
-    unsigned seq;
+    frame *fr;
+    drop_dead_frames_at(t, site, pos);
+    if (t->depth == MAX_DEPTH) stack_overflow(t);
+    fr = &t->stack[t->depth++];
+    fr->f = f;
+    fr->seq = seq;
+    fr->pos = pos;
+    fr->site = site;
+    fr->tsc = now;
+    __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
+    /* Calls that rarely return where they were entered (exits skipped by
+     * longjmp, e.g. a coroutine's interpreter loop) would keep the window
+     * open forever: K samples, or 8K entries, close it. */
+    if (__atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED) >= 8 * prof_k && prof_mode == PROF_MODE_SAMPLE)
+        close_window(f, seq, now, t);
+}
+/* An exit in window seq of f: pop f's frame and record a sample. */
+P_FN void handle_exit(tstate *t, prof_func *f, unsigned seq, uintptr_t value, uint64_t now) {
     int i;
-    (void)info;
-    if (!t && !(t = tstate_new())) return;
-    t->events++;
-    if (t->inside || !prof_running) return;
-    t->inside = 1;
-    if (!f->addr) f->addr = value;
-    seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
-    if (site->state == 3) { /* tail-called exit: at the caller's position */
-        for (i = t->depth; i > 0 && t->stack[i - 1].pos < pos; i--) {}
-        if (!(seq & 1)) { /* shut: this site is never switched off */
-            f->ignored++;
-            t->depth = i;
-        } else if (i == t->depth) {
-            t->unmatched++;
-        } else {
-            frame *fr = &t->stack[i];
-            t->depth = i;
-            if (fr->f == f && fr->seq == seq && (seq & 1)) goto sample;
-            t->stale++;
-        }
-        goto out;
-    }
-    while (t->depth && t->stack[t->depth - 1].pos < pos) t->depth--; /* dead frames */
-    if (!(seq & 1)) { /* window shut: ignore */
-        f->ignored++; /* racy on purpose: a diagnostic */
-        goto out;
-    }
-    if (site->kind == EDGEPROBE_KIND_ENTRY) {
-        /* Frames at our own position are dead if they came from this same
-         * site (the physical frame that ran it is gone: a longjmp, e.g. a
-         * coroutine yield, skipped their exit), or if their window has
-         * ended (can never pair). Otherwise they pile up. */
-        for (i = t->depth; i > 0 && t->stack[i - 1].pos == pos; i--) {}
-        if (i < t->depth) {
-            int j, k = i;
-            for (j = i; j < t->depth; j++)
-                if (t->stack[j].site != site &&
-                    t->stack[j].seq == __atomic_load_n(&t->stack[j].f->seq, __ATOMIC_RELAXED))
-                    t->stack[k++] = t->stack[j];
-            t->depth = k;
-        }
-        if (t->depth == MAX_DEPTH) { /* dropping every frame is always safe */
-            if (getenv("EDGEPROBE_PROF_DEBUG") && t->overflow == 0) {
-                int q;
-                for (q = 0; q < MAX_DEPTH; q += 1)
-                    fprintf(stderr, "ovf %3d %-24s pos=%lx seq=%u cur=%u\n", q, t->stack[q].f->name,
-                            (unsigned long)t->stack[q].pos, t->stack[q].seq, t->stack[q].f->seq);
-            }
-            t->overflow++;
-            t->depth = 0;
-        }
-        t->stack[t->depth].f = f;
-        t->stack[t->depth].seq = seq;
-        t->stack[t->depth].pos = pos;
-        t->stack[t->depth].site = site;
-        t->stack[t->depth].tsc = now;
-        t->depth++;
-        __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
-        /* Calls that rarely return where they were entered (exits skipped
-         * by longjmp, e.g. a coroutine's interpreter loop) would keep the
-         * window open forever: K samples, or 8K entries, close it. */
-        if (__atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED) >= 8 * prof_k && prof_mode == PROF_MODE_SAMPLE)
-            close_window(f, seq, now, t);
-        goto out;
-    }
     /* The topmost frame of f. Usually at our position; higher up when gcc
      * split the function (f.part.0 runs the exit hook one frame deeper). */
     for (i = t->depth - 1; i >= 0 && t->stack[i].f != f; i--) {}
     if (i < 0) {
         t->unmatched++; /* its entry came before the window opened */
-        goto out;
+        return;
     }
     if (t->stack[i].seq != seq) {
         /* a frame of an earlier window: maybe ours, maybe an outer call
@@ -402,34 +394,32 @@ NOI void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) {
         memmove(&t->stack[i], &t->stack[i + 1], (size_t)(t->depth - i - 1) * sizeof t->stack[0]);
         t->depth--;
         t->stale++;
-        goto out;
+        return;
     }
     t->depth = i; /* this frame and the ones above it (nested, so dead) */
-sample:
-    record_sample(f, t, value, t->stack[t->depth].tsc, now, seq);
-out:
+    record_sample(f, t, value, t->stack[i].tsc, now, seq);
+}
+NOI void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) {
+    uint64_t now = rdtsc();
+    uintptr_t pos = (uintptr_t)__builtin_frame_address(0);
+    prof_site *site = (prof_site *)user;
+    prof_func *f = site->func;
+    tstate *t = count_event();
+    unsigned seq;
+    (void)info;
+    if (!t || t->inside || !prof_running) return;
+    t->inside = 1;
+    if (!f->addr) f->addr = value;
+    seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
+    while (t->depth && t->stack[t->depth - 1].pos < pos) t->depth--; /* dead frames */
+    if (!(seq & 1)) f->ignored++; /* window shut; racy on purpose: a diagnostic */
+    else if (site->kind == EDGEPROBE_KIND_ENTRY) handle_entry(t, site, seq, pos, now);
+    else handle_exit(t, f, seq, value, now);
     t->inside = 0;
 }
 
 /* ---- discovery: registry lock held; no edgeprobe calls, no malloc -------- */
-/* Does the call at `site` (displacement rel32) reach one of the provider's
- * hooks, directly or through one PLT jump (shared libraries)? */
 static unsigned long long sites_unpatchable, sites_tail;
-P_FN int is_hook(uintptr_t a) {
-    return a == (uintptr_t)&__cyg_profile_func_enter || a == (uintptr_t)&__cyg_profile_func_exit;
-}
-P_FN int calls_hook(const unsigned char *site, int32_t rel32) {
-    const unsigned char *t = site + 5 + rel32;
-    int32_t d;
-    uintptr_t slot;
-    if (is_hook((uintptr_t)t)) return 1;
-    if (t[0] == 0xf3 && t[1] == 0x0f && t[2] == 0x1e && t[3] == 0xfa) t += 4; /* endbr64 */
-    if (t[0] == 0xf2) t++;                                                     /* bnd */
-    if (t[0] != 0xff || t[1] != 0x25) return 0;                                /* jmp *rel32(%rip) */
-    memcpy(&d, t + 2, 4);
-    slot = (uintptr_t)(t + 6 + d);
-    return is_hook(*(const uintptr_t *)slot);
-}
 P_FN unsigned hash_str(const char *s) {
     unsigned h = 2166136261u;
     while (*s) h = (h ^ (unsigned char)*s++) * 16777619u;
@@ -468,18 +458,19 @@ P_FN void prof_discover(const edgeprobe_info *info, void *arg) {
     s->kind = info->kind;
     s->addr = (unsigned char *)info->site;
     s->func = f;
-    if (s->addr && s->addr[0] == 0xe8) memcpy(&s->rel32, s->addr + 1, 4);
-    if (!s->addr || s->addr[0] != 0xe8) {
+    /* The header decides what can be switched: a 5-byte call that reaches
+     * the hook. Any other site is never bound: an exit so is a tail-called
+     * exit hook (see the top of the file). */
+    if (info->patchable && s->addr) {
+        memcpy(&s->rel32, s->addr + 1, 4);
+    } else {
         s->state = -1;
-        sites_unpatchable++;
-    } else if (!calls_hook(s->addr, s->rel32)) {
-        /* Not a call of the hook: gcc -O2 tail-calls __cyg_profile_func_exit
-         * (jmp), so the provider's "site" is the caller's call of the
-         * function itself. Never toggled (that would remove the call);
-         * bound, so it still reports, and ignored while the window is shut. */
-        s->state = 3;
-        sites_tail++;
-        f->fixed_sites++;
+        if (info->kind == EDGEPROBE_KIND_EXIT) {
+            sites_tail++;
+            f->exit_hidden = 1;
+        } else {
+            sites_unpatchable++;
+        }
     }
     site_by_id[info->id] = s;
     sites_discovered++;
@@ -511,12 +502,10 @@ static unsigned long long fentry_unnamed; /* no symbol: a stripped object */
 NOI int fentry_on_entry(edgeprobe_call *call, void *user) {
     prof_site *site = (prof_site *)user;
     prof_func *f = site->func;
-    tstate *t = my_ts;
+    tstate *t = count_event();
     unsigned seq;
     uint64_t now = rdtsc();
-    if (!t && !(t = tstate_new())) return 0;
-    t->events++;
-    if (!prof_running) return 0;
+    if (!t || !prof_running) return 0;
     seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
     if (!(seq & 1)) {
         f->ignored++; /* racy on purpose: a diagnostic */
@@ -533,10 +522,9 @@ NOI int fentry_on_entry(edgeprobe_call *call, void *user) {
 NOI void fentry_on_exit(const edgeprobe_call *call, void *user) {
     prof_site *site = (prof_site *)user;
     prof_func *f = site->func;
-    tstate *t = my_ts;
+    tstate *t = count_event();
     uint64_t now = rdtsc();
-    if (!t && !(t = tstate_new())) return;
-    t->events++;
+    if (!t) return;
     record_sample(f, t, (uintptr_t)call->fn, call->data, now, __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE));
 }
 /* Make sites for the function probes not seen yet and switch them on; the
@@ -590,28 +578,43 @@ static pthread_mutex_t bg_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t bg_cv = PTHREAD_COND_INITIALIZER;
 static int bg_stop;
 
+/* Switch a site off for good (mode off, or its function can never be
+ * sampled): provider sites start on, and even an unbound one costs a call
+ * of the hook and a lookup every time it runs. */
+P_FN void park(prof_site *s) {
+    int rc = edgeprobe_call_deactivate(s->addr);
+    if (rc > 0) bg_ts.toggles++;
+    s->state = rc >= 0 ? 2 : -1;
+}
+/* f has a site that cannot be bound, so it can never be sampled: its bound
+ * sites go off for good. No handler switches them meanwhile: f's window
+ * was shut when that site was discovered and never reopens (nbound stays
+ * below nsites). */
+P_FN void retire(prof_func *f) {
+    prof_site *s;
+    for (s = __atomic_load_n(&f->sites, __ATOMIC_ACQUIRE); s; s = s->next)
+        if (s->state == 1) park(s);
+}
+/* Bind the sites discovered since the last epoch (the discovery callback
+ * may not call edgeprobe), or switch them off. */
 P_FN void bind_pending(void) {
     prof_site *s = __atomic_exchange_n(&pending, (prof_site *)0, __ATOMIC_ACQUIRE), *next;
     for (; s; s = next) {
-        int rc;
         next = s->next_new;
-        if (s->state < 0) continue;
-        if (prof_mode == PROF_MODE_OFF && s->state != 3) {
-            rc = edgeprobe_call_deactivate(s->addr);
-            if (rc > 0) bg_ts.toggles++;
-            s->state = rc >= 0 ? 2 : -1;
-            continue;
-        }
-        rc = edgeprobe_provider_activate(s->id, prof_handler, s);
-        if (rc < 0) {
+        if (s->state < 0) { /* not patchable: f->broken was set with it */
+            retire(s->func);
+        } else if (prof_mode == PROF_MODE_OFF || s->func->broken) {
+            park(s);
+        } else if (edgeprobe_provider_activate(s->id, prof_handler, s) < 0) {
             s->state = -1;
             s->func->broken = 1;
             bind_errors++;
-            continue;
+            retire(s->func);
+        } else {
+            s->state = 1;
+            sites_bound++;
+            __atomic_add_fetch(&s->func->nbound, 1, __ATOMIC_RELEASE);
         }
-        if (s->state != 3) s->state = 1;
-        sites_bound++;
-        __atomic_add_fetch(&s->func->nbound, 1, __ATOMIC_RELEASE);
     }
 }
 /* Open every closed window whose sites are all bound. */
@@ -915,7 +918,7 @@ typedef struct run_totals {
     uint64_t tsc_end;
     double run_ns, cpu_ns, ns_per_tick, secs, toggle_ns, app_toggle_ns;
     unsigned long long threads, events, samples, toggles, toggle_calls, toggle_errors, stale, unmatched, overflow;
-    unsigned long long nfuncs, broken;
+    unsigned long long nfuncs, broken, exit_hidden;
 } run_totals;
 
 /* No sample is recorded from here on; the epoch thread ends; the clocks stop. */
@@ -965,6 +968,7 @@ P_FN void sum_counters(run_totals *rt) {
     for (f = fn_all; f; f = f->next_all) {
         rt->nfuncs++;
         rt->broken += f->broken != 0;
+        rt->exit_hidden += f->exit_hidden != 0;
     }
 }
 
@@ -995,6 +999,20 @@ P_FN row *make_rows(const run_totals *rt, int *n) {
     return rows;
 }
 
+/* The functions whose exit hook is tail-called, by name (the first
+ * EDGEPROBE_PROF_TOP; 0: all): they cannot be in the table, and a reader
+ * looking for them should learn why. */
+P_FN void write_unobservable(FILE *o, const run_totals *rt) {
+    const prof_func *f;
+    unsigned long long shown = 0;
+    if (!rt->exit_hidden) return;
+    fprintf(o, "exit not observable, never sampled (a tail-called exit hook: gcc and clang -O2 end void "
+               "functions with one unless built with -fno-optimize-sibling-calls): %llu functions:", rt->exit_hidden);
+    for (f = fn_all; f; f = f->next_all)
+        if (f->exit_hidden && (prof_top <= 0 || shown++ < (unsigned long long)prof_top)) fprintf(o, " %s", fname(f));
+    if (prof_top > 0 && rt->exit_hidden > (unsigned long long)prof_top) fprintf(o, " ...");
+    fputc('\n', o);
+}
 /* Where the probes came from: function entries, or the provider's sites. */
 P_FN void write_probe_line(FILE *o, const run_totals *rt) {
     if (fentry_mode) {
@@ -1007,10 +1025,10 @@ P_FN void write_probe_line(FILE *o, const run_totals *rt) {
         return;
     }
     fprintf(o, "probe sites: %llu discovered (%llu entry, %llu exit), %llu bound, %llu not bindable, "
-               "%llu not a call (never sampled), %llu tail-called exits (bound, never toggled); "
-               "%llu functions, %llu of them never sampled\n",
+               "%llu entries not patchable, %llu exits tail-called; %llu functions, %llu of them never sampled\n",
             sites_discovered, sites_entry, sites_exit, sites_bound, bind_errors, sites_unpatchable, sites_tail,
             rt->nfuncs, rt->broken);
+    write_unobservable(o, rt);
 }
 
 P_FN void write_header(FILE *o, const run_totals *rt) {
@@ -1053,11 +1071,11 @@ P_FN void write_summary(FILE *o, const run_totals *rt) {
     fprintf(o, PROF_SUMMARY_TAG " mode=%s k=%u epoch_ms=%u wall_s=%.4f cpu_s=%.4f toggles=%llu "
                "toggles_per_s=%.0f handler_calls=%llu handler_calls_per_s=%.0f samples=%llu samples_per_s=%.0f "
                "toggle_ms=%.3f toggle_pct_cpu=%.4f " PROF_KEY_SITES "=%llu tail_sites=%llu functions=%llu "
-               "unmatched=%llu stale=%llu arena_bytes=%llu\n",
+               PROF_KEY_EXIT_HIDDEN "=%llu unmatched=%llu stale=%llu arena_bytes=%llu\n",
             prof_mode_name(prof_mode), prof_k, prof_epoch_ms, rt->secs, rt->cpu_ns / 1e9, rt->toggles,
             rt->toggles / rt->secs, rt->events, rt->events / rt->secs, rt->samples, rt->samples / rt->secs,
             rt->toggle_ns / 1e6, 100 * rt->toggle_ns / rt->cpu_ns, sites_discovered, sites_tail, rt->nfuncs,
-            rt->unmatched, rt->stale, (unsigned long long)arena_used);
+            rt->exit_hidden, rt->unmatched, rt->stale, (unsigned long long)arena_used);
 }
 P_FN void append_summary(const char *path, const run_totals *rt) {
     FILE *so = path && *path ? fopen(path, "a") : 0;

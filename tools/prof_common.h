@@ -70,9 +70,11 @@ static inline PROF_NOI int prof_parse_long(const char *s, long *out) {
 /* The summary line: the tag, then " key=value" pairs. The agent writes it
  * at the end of every report (and to $EDGEPROBE_PROF_SUMMARY). */
 #define PROF_SUMMARY_TAG "edgeprobe-prof-summary:"
-/* The key the command reads: function probes found (0: the program was
- * built with neither flag). */
+/* Keys the command reads: function probes found (0: the program was built
+ * with neither flag); functions whose exit hook is tail-called (they cannot
+ * be timed: -fno-optimize-sibling-calls avoids them). */
 #define PROF_KEY_SITES "sites"
+#define PROF_KEY_EXIT_HIDDEN "exit_hidden_functions"
 
 /* The integer value of key in a summary line: 0, or -1 when the line is not
  * a summary or lacks the key. */
