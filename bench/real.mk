@@ -55,7 +55,7 @@ real-demo: $(REAL_BUILD)/demo
 $(REAL_BUILD)/selftest: tests/prof/selftest.c $(REAL_PROF) tools/prof_common.h include/edgeprobe.h
 	@mkdir -p $(REAL_BUILD)
 	$(REAL_CC) -O2 -Wall -Iinclude -c $(REAL_PROF) -o $(REAL_BUILD)/selftest-prof.o
-	$(REAL_CC) -O2 -Wall -finstrument-functions -rdynamic -pthread \
+	$(REAL_CC) -O2 -Wall -finstrument-functions -fno-optimize-sibling-calls -rdynamic -pthread \
 		tests/prof/selftest.c $(REAL_BUILD)/selftest-prof.o -o $@
 
 real-selftest: $(REAL_BUILD)/selftest
