@@ -128,3 +128,20 @@ prof_selftest_linked() {
     EDGEPROBE_PROF_MODE=none timeout 60 "./$d/selftest"
 }
 case_ prof-selftest-linked prof_selftest_linked
+
+# The example a reader runs first (examples/prof_demo.c) keeps its promise:
+# under `edgeprobe prof`, spin_1us, spin_10us and spin_100us show medians
+# about ten times apart (at least 3x here: the machine may be busy).
+prof_demo() {
+    local d="$B/prof-demo" a b c
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 examples/prof_demo.c -pthread -o "$d/demo" || return 1
+    ./build/edgeprobe prof -q -o "$d/report.txt" --svg "$d/report.svg" -- "./$d/demo" 0.3 || return 1
+    cat "$d/report.txt"
+    read -r a b c < <(awk '$1 == "spin_1us" { a = $9 } $1 == "spin_10us" { b = $9 } $1 == "spin_100us" { c = $9 }
+                           END { print a + 0, b + 0, c + 0 }' "$d/report.txt")
+    echo "p50 ns: spin_1us $a, spin_10us $b, spin_100us $c"
+    awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { exit !(a > 0 && b > 3 * a && c > 3 * b) }' &&
+        grep -q 'handle_request' "$d/report.svg"
+}
+case_ prof-demo prof_demo
