@@ -11,6 +11,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The command's one translation unit with the header's implementation:
+ * every linked object has exactly one that defines EDGEPROBE_IMPLEMENTATION
+ * before including it (stb style); its other files include it without. */
+#define EDGEPROBE_IMPLEMENTATION
+#include "edgeprobe.h"
+
 #include "tool.h"
 
 static const struct tool_command commands[] = {

@@ -9,9 +9,11 @@
  *     ./prog                          # report on stderr at exit
  *     EDGEPROBE_PROF_SVG=prof.svg EDGEPROBE_PROF_OUT=prof.txt ./prog
  *
- * This file defines EDGEPROBE_PROVIDER (so the program gets edgeprobe's
- * __cyg_profile_func_enter/exit), a constructor that starts the profiler and
- * a destructor that prints the report. It may itself be compiled with or
+ * This file defines EDGEPROBE_IMPLEMENTATION (the header's code: a program
+ * it is linked into must not define it elsewhere) and EDGEPROBE_PROVIDER
+ * (so the program gets edgeprobe's __cyg_profile_func_enter/exit), a
+ * constructor that starts the profiler and a destructor that prints the
+ * report. It may itself be compiled with or
  * without -finstrument-functions: every function here is no_instrument.
  *
  * HOW IT SAMPLES. Every function has a *window* state. While a function's
@@ -69,6 +71,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+/* The agent is one translation unit, and the only one of its object (the
+ * preloaded library, or a program it is linked into) that carries the
+ * header's implementation and the provider's hooks. */
+#define EDGEPROBE_IMPLEMENTATION
 #define EDGEPROBE_PROVIDER
 #include "edgeprobe.h"
 #include "prof_common.h"
