@@ -326,22 +326,6 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
     if (w >= prof_k && prof_mode == PROF_MODE_SAMPLE) close_window(f, seq, now, t);
 }
 
-/* The handler of every entry and exit probe. user = the site's record.
- *
- * Frames carry the stack position `pos` of the event: the handler's frame
- * address, which sits a fixed distance below the instrumented function's
- * stack pointer (the enter and exit hooks are the same code, so the
- * distance is the same for both). Positions give three rules:
- *   - a frame deeper than a later event (pos < event pos) is dead: its call
- *     returned unseen (window shut) or was skipped by longjmp; drop it;
- *   - an exit matches the topmost frame of its function (a function and
- *     the functions inlined into it share one position; a function gcc
- *     split into f and f.part.0 runs its exit hook one frame deeper);
- *   - a sample needs the frame's seq to be the function's current window:
- *     an entry missed while the window was shut can never pair with a frame
- *     pushed before (see the top of the file).
- * A tail-called exit hook never gets here: its site is not patchable, and
- * the provider binds no handler to it (see the top of the file). */
 /* Frames at our own position are dead if they came from this same site
  * (the physical frame that ran it is gone: a longjmp, e.g. a coroutine
  * yield, skipped their exit), or if their window has ended (can never
@@ -405,6 +389,22 @@ P_FN void handle_exit(tstate *t, prof_func *f, unsigned seq, uintptr_t value, ui
     t->depth = i; /* this frame and the ones above it (nested, so dead) */
     record_sample(f, t, value, t->stack[i].tsc, now, seq);
 }
+/* The handler of every entry and exit probe. user = the site's record.
+ *
+ * Frames carry the stack position `pos` of the event: the handler's frame
+ * address, which sits a fixed distance below the instrumented function's
+ * stack pointer (the enter and exit hooks are the same code, so the
+ * distance is the same for both). Positions give three rules:
+ *   - a frame deeper than a later event (pos < event pos) is dead: its call
+ *     returned unseen (window shut) or was skipped by longjmp; drop it;
+ *   - an exit matches the topmost frame of its function (a function and
+ *     the functions inlined into it share one position; a function gcc
+ *     split into f and f.part.0 runs its exit hook one frame deeper);
+ *   - a sample needs the frame's seq to be the function's current window:
+ *     an entry missed while the window was shut can never pair with a frame
+ *     pushed before (see the top of the file).
+ * A tail-called exit hook never gets here: its site is not patchable, and
+ * the provider binds no handler to it (see the top of the file). */
 NOI void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) {
     uint64_t now = rdtsc();
     uintptr_t pos = (uintptr_t)__builtin_frame_address(0);
