@@ -22,11 +22,11 @@ all: demo tools
 
 # The edgeprobe command: tools/edgeprobe.c dispatches to tools/cmd_*.c.
 TOOL_SRC := $(wildcard tools/edgeprobe.c tools/cmd_*.c tools/control_*.c)
-$(BUILD)/edgeprobe: $(TOOL_SRC) tools/tool.h tools/control.h include/edgeprobe.h | $(BUILD)
+$(BUILD)/edgeprobe: $(TOOL_SRC) tools/tool.h tools/control.h tools/prof_common.h include/edgeprobe.h | $(BUILD)
 	$(CC) $(CFLAGS_DEMO) -Itools $(TOOL_SRC) -o $@
-# The profiler `edgeprobe prof` preloads (examples/profiler is its source).
-PROF_SRC := examples/profiler/edgeprobe_profiler.c
-$(BUILD)/libedgeprobe-prof.so: $(PROF_SRC) include/edgeprobe.h | $(BUILD)
+# The profiler `edgeprobe prof` preloads: its agent, beside the command.
+PROF_SRC := tools/prof_agent.c
+$(BUILD)/libedgeprobe-prof.so: $(PROF_SRC) tools/prof_common.h include/edgeprobe.h | $(BUILD)
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -fPIC -shared $(PROF_SRC) -o $@ -pthread -ldl
 # Empty hooks for -finstrument-functions programs (see tools/hooks.c).
 $(BUILD)/libedgeprobe-hooks.so: tools/hooks.c | $(BUILD)

@@ -7,25 +7,25 @@
 #                       (gcc and clang), time them interleaved with hyperfine
 #                       plain, under `build/edgeprobe prof` (built by `make
 #                       tools`; skipped with a message when absent), under
-#                       uftrace and examples/profiler; measure provider-probe
+#                       uftrace and the linked profiler; measure provider-probe
 #                       initialisation; results in bench/out/real/summary.md,
 #                       charts in bench/plots/. About 15 minutes on 2 idle
 #                       CPUs. Knobs: see bench/real/run.sh.
 #   real-build          only fetch and build
 #   real-provider-init  only the per-probe initialisation cost and memory
-#   real-demo           build and run the profiler demo (examples/profiler)
+#   real-demo           build and run the profiler demo (examples/prof_demo.c)
 #   real-selftest       check the profiler's samples on known durations
 #   real-clean          remove build/real and bench/out/real
 REAL_CC ?= gcc
 REAL_VARIANTS ?= plain fpe stub instr cplain cfpe
 REAL_OUT := bench/out/real
 REAL_BUILD := build/real
-REAL_PROF := examples/profiler/edgeprobe_profiler.c
+REAL_PROF := tools/prof_agent.c
 REAL_INIT_N ?= 2000
 
 .PHONY: bench-real real-build real-provider-init real-demo real-selftest real-clean
 
-# the selftest of examples/profiler is run and its verdict kept with the
+# the profiler's self-test (tests/prof/selftest.c) is run and its verdict kept with the
 # results, but a failure there does not stop the measurements
 bench-real: real-build real-provider-init $(REAL_BUILD)/selftest
 	@mkdir -p $(REAL_OUT)
@@ -42,21 +42,21 @@ real-build:
 real-provider-init:
 	REAL_CC=$(REAL_CC) REAL_INIT_N=$(REAL_INIT_N) bench/real/provider_init.sh
 
-$(REAL_BUILD)/demo: examples/profiler/demo.c $(REAL_PROF) include/edgeprobe.h
+$(REAL_BUILD)/demo: examples/prof_demo.c $(REAL_PROF) tools/prof_common.h include/edgeprobe.h
 	@mkdir -p $(REAL_BUILD)
 	$(REAL_CC) -O2 -Wall -Iinclude -c $(REAL_PROF) -o $(REAL_BUILD)/demo-prof.o
 	$(REAL_CC) -O2 -Wall -finstrument-functions -fno-optimize-sibling-calls -rdynamic -pthread \
-		examples/profiler/demo.c $(REAL_BUILD)/demo-prof.o -o $@
+		examples/prof_demo.c $(REAL_BUILD)/demo-prof.o -o $@
 
 real-demo: $(REAL_BUILD)/demo
 	@mkdir -p $(REAL_OUT)
 	EDGEPROBE_PROF_SVG=$(REAL_OUT)/demo.svg $(REAL_BUILD)/demo
 
-$(REAL_BUILD)/selftest: examples/profiler/selftest.c $(REAL_PROF) include/edgeprobe.h
+$(REAL_BUILD)/selftest: tests/prof/selftest.c $(REAL_PROF) tools/prof_common.h include/edgeprobe.h
 	@mkdir -p $(REAL_BUILD)
 	$(REAL_CC) -O2 -Wall -Iinclude -c $(REAL_PROF) -o $(REAL_BUILD)/selftest-prof.o
-	$(REAL_CC) -O2 -Wall -finstrument-functions -rdynamic -pthread \
-		examples/profiler/selftest.c $(REAL_BUILD)/selftest-prof.o -o $@
+	$(REAL_CC) -O2 -Wall -finstrument-functions -fno-optimize-sibling-calls -rdynamic -pthread \
+		tests/prof/selftest.c $(REAL_BUILD)/selftest-prof.o -o $@
 
 real-selftest: $(REAL_BUILD)/selftest
 	EDGEPROBE_PROF_MODE=none $(REAL_BUILD)/selftest

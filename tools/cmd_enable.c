@@ -18,10 +18,7 @@ static int set_probes(int argc, char **argv, const char *verb, const char *usage
         fprintf(stderr, "usage: edgeprobe %s\n", usage);
         return TOOL_EXIT_USAGE;
     }
-    if (!(c = malloc(sizeof *c)) || ctl_open(argv[1], c)) {
-        free(c);
-        return 1;
-    }
+    if (!(c = ctl_connect(argv[1]))) return 1;
     for (i = 2; i < argc && !rc; i++) {
         if (strlen(argv[i]) > 400 || strchr(argv[i], ' ')) {
             fprintf(stderr, "edgeprobe %s: '%s' is not a probe name or glob\n", verb, argv[i]);
@@ -32,8 +29,7 @@ static int set_probes(int argc, char **argv, const char *verb, const char *usage
         if (ctl_send(c, request) || !(reply = ctl_expect_ok(c, verb))) rc = 1;
         else changed += atoi(reply);
     }
-    ctl_close(c);
-    free(c);
+    ctl_disconnect(c);
     if (!rc) printf("%sd %d probe%s\n", verb, changed, changed == 1 ? "" : "s");
     else if (changed) fprintf(stderr, "edgeprobe %s: %d probe%s changed before the error\n", verb, changed, changed == 1 ? "" : "s");
     return rc;

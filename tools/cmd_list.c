@@ -56,10 +56,9 @@ int cmd_list(int argc, char **argv) {
     }
     live = ctl_is_pid(target) || (!stat(target, &st) && S_ISSOCK(st.st_mode));
     if (live) {
-        ctl_conn *c = malloc(sizeof *c);
-        rc = !c || ctl_open(target, c) ? -1 : ctl_list(c, &probes, &n);
-        if (c) ctl_close(c);
-        free(c);
+        ctl_conn *c = ctl_connect(target);
+        rc = c ? ctl_list(c, &probes, &n) : -1;
+        ctl_disconnect(c);
     } else {
         rc = elf_list(target, &probes, &n);
     }

@@ -3,7 +3,7 @@
  *     edgeprobe prof [-o REPORT] [--svg FILE] [-k K] [--epoch MS] -- PROGRAM [ARGS...]
  *
  * Runs PROGRAM with libedgeprobe-prof.so preloaded (the paper's section 9
- * profiler, examples/profiler/edgeprobe_profiler.c) and exits with PROGRAM's
+ * profiler, tools/prof_agent.c) and exits with PROGRAM's
  * status (128 + N if a signal N killed it). PROGRAM's stdin, stdout and
  * stderr are its own: the report goes to REPORT (default
  * edgeprobe-prof.txt), and this command says where on its stderr.
@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "prof_common.h"
 #include "tool.h"
 
 static const char prof_usage[] =
@@ -34,9 +35,9 @@ static const char prof_usage[] =
     "\n"
     "  -o, --output REPORT  report file (default edgeprobe-prof.txt)\n"
     "  --svg FILE           also draw the hottest functions as SVG\n"
-    "  -k K                 samples per function per epoch (default 10)\n"
-    "  --epoch MS           re-activation period in ms (default 10)\n"
-    "  --top N              report rows (default 25; 0: all)\n"
+    "  -k K                 samples per function per epoch (default " PROF_STR(PROF_DEFAULT_K) ")\n"
+    "  --epoch MS           re-activation period in ms (default " PROF_STR(PROF_DEFAULT_EPOCH_MS) ")\n"
+    "  --top N              report rows (default " PROF_STR(PROF_DEFAULT_TOP) "; 0: all)\n"
     "  --summary FILE       append a one-line machine-readable summary\n"
     "  --mode MODE          sample (default) | on: never switch off |\n"
     "                       off: attach and switch off (disabled cost)\n"
@@ -69,28 +70,39 @@ static int find_library(char *out, size_t n) {
     return -1;
 }
 
-/* A positive integer option value, or -1. */
-static long positive(const char *s) {
-    char *end;
+/* A non-negative integer option value, or -1. */
+static long non_negative(const char *s) {
     long v;
-    if (!s || !*s) return -1;
-    errno = 0;
-    v = strtol(s, &end, 10);
-    return (*end || errno || v < 0) ? -1 : v;
+    return prof_parse_long(s, &v) || v < 0 ? -1 : v;
 }
 
-/* What the report says about function probes found: -1 unknown. */
-static long report_sites(const char *path) {
+/* A number from the report's summary line (the last one): -1 unknown. */
+static long report_value(const char *path, const char *key) {
     char line[4096];
-    long sites = -1;
+    long value = -1, v;
     FILE *f = fopen(path, "r");
     if (!f) return -1;
-    while (fgets(line, sizeof line, f)) {
-        const char *p = strstr(line, " sites=");
-        if (!strncmp(line, "edgeprobe-prof-summary:", 23) && p) sites = atol(p + 7);
-    }
+    while (fgets(line, sizeof line, f))
+        if (!prof_summary_value(line, key, &v)) value = v;
     fclose(f);
-    return sites;
+    return value;
+}
+
+/* After the run: where the report is, or why there is none; and the
+ * functions it could not time, with what to do about them. */
+static void say_where(const char *report, const char *svg, const char *program, int status) {
+    long sites = report_value(report, PROF_KEY_SITES), hidden = report_value(report, PROF_KEY_EXIT_HIDDEN);
+    if (sites == 0)
+        fprintf(stderr, "edgeprobe prof: %s has no function probes: build it with -fpatchable-function-entry=5 "
+                        "(or -finstrument-functions); it ran unprofiled\n", program);
+    else if (sites > 0)
+        fprintf(stderr, "edgeprobe prof: report in %s%s%s\n", report, svg ? ", chart in " : "", svg ? svg : "");
+    else if (!(WIFEXITED(status) && WEXITSTATUS(status) >= 126))
+        fprintf(stderr, "edgeprobe prof: no report from %s (it ended before the profiler wrote one)\n", program);
+    if (hidden > 0)
+        fprintf(stderr, "edgeprobe prof: %ld function%s not timed: %s exit hook is tail-called (rebuild with "
+                        "-fno-optimize-sibling-calls; the report names them)\n", hidden, hidden == 1 ? "" : "s",
+                hidden == 1 ? "its" : "their");
 }
 
 static int usage_error(const char *msg, const char *arg) {
@@ -100,7 +112,7 @@ static int usage_error(const char *msg, const char *arg) {
 
 int cmd_prof(int argc, char **argv) {
     const char *report = "edgeprobe-prof.txt", *svg = 0, *summary = 0, *mode = 0;
-    long k = 10, epoch = 10, top = 25;
+    long k = PROF_DEFAULT_K, epoch = PROF_DEFAULT_EPOCH_MS, top = PROF_DEFAULT_TOP;
     int i, quiet = 0, status;
     char lib[PATH_MAX], preload[2 * PATH_MAX + 2], buf[32];
     pid_t pid;
@@ -124,14 +136,15 @@ int cmd_prof(int argc, char **argv) {
         else if (!strcmp(a, "--svg")) svg = v;
         else if (!strcmp(a, "--summary")) summary = v;
         else if (!strcmp(a, "--mode")) {
-            if (strcmp(v, "sample") && strcmp(v, "on") && strcmp(v, "off")) return usage_error("unknown mode", v);
+            int m = prof_mode_parse(v);
+            if (m < 0 || m == PROF_MODE_NONE) return usage_error("unknown mode", v);
             mode = v;
         } else if (!strcmp(a, "-k")) {
-            if ((k = positive(v)) < 1) return usage_error("-k needs a positive number, not", v);
+            if ((k = non_negative(v)) < 1) return usage_error("-k needs a positive number, not", v);
         } else if (!strcmp(a, "--epoch")) {
-            if ((epoch = positive(v)) < 1) return usage_error("--epoch needs a positive number of ms, not", v);
+            if ((epoch = non_negative(v)) < 1) return usage_error("--epoch needs a positive number of ms, not", v);
         } else if (!strcmp(a, "--top")) {
-            if ((top = positive(v)) < 0) return usage_error("--top needs a number, not", v);
+            if ((top = non_negative(v)) < 0) return usage_error("--top needs a number, not", v);
         } else {
             return usage_error("unknown option", a);
         }
@@ -153,17 +166,17 @@ int cmd_prof(int argc, char **argv) {
         snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
         setenv("LD_PRELOAD", preload, 1);
         snprintf(buf, sizeof buf, "%ld", (long)getpid()); /* exec keeps the pid: children stay unprofiled */
-        setenv("EDGEPROBE_PROF_PID", buf, 1);
-        setenv("EDGEPROBE_PROF_OUT", report, 1);
-        if (svg) setenv("EDGEPROBE_PROF_SVG", svg, 1);
-        if (summary) setenv("EDGEPROBE_PROF_SUMMARY", summary, 1);
-        if (mode) setenv("EDGEPROBE_PROF_MODE", mode, 1);
+        setenv(PROF_ENV_PID, buf, 1);
+        setenv(PROF_ENV_OUT, report, 1);
+        if (svg) setenv(PROF_ENV_SVG, svg, 1);
+        if (summary) setenv(PROF_ENV_SUMMARY, summary, 1);
+        if (mode) setenv(PROF_ENV_MODE, mode, 1);
         snprintf(buf, sizeof buf, "%ld", k);
-        setenv("EDGEPROBE_PROF_K", buf, 1);
+        setenv(PROF_ENV_K, buf, 1);
         snprintf(buf, sizeof buf, "%ld", epoch);
-        setenv("EDGEPROBE_PROF_EPOCH_MS", buf, 1);
+        setenv(PROF_ENV_EPOCH_MS, buf, 1);
         snprintf(buf, sizeof buf, "%ld", top);
-        setenv("EDGEPROBE_PROF_TOP", buf, 1);
+        setenv(PROF_ENV_TOP, buf, 1);
         execvp(argv[i], argv + i);
         fprintf(stderr, "edgeprobe prof: cannot run %s: %s\n", argv[i], strerror(errno));
         _exit(errno == ENOENT ? 127 : 126);
@@ -176,16 +189,7 @@ int cmd_prof(int argc, char **argv) {
             perror("edgeprobe prof: waitpid");
             return 1;
         }
-    if (!quiet) {
-        long sites = report_sites(report);
-        if (sites == 0)
-            fprintf(stderr, "edgeprobe prof: %s has no function probes: build it with -fpatchable-function-entry=5 "
-                            "(or -finstrument-functions); it ran unprofiled\n", argv[i]);
-        else if (sites > 0)
-            fprintf(stderr, "edgeprobe prof: report in %s%s%s\n", report, svg ? ", chart in " : "", svg ? svg : "");
-        else if (!(WIFEXITED(status) && WEXITSTATUS(status) >= 126))
-            fprintf(stderr, "edgeprobe prof: no report from %s (it ended before the profiler wrote one)\n", argv[i]);
-    }
+    if (!quiet) say_where(report, svg, argv[i], status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
     return WEXITSTATUS(status);
 }

@@ -63,7 +63,9 @@ int cmd_ps(int argc, char **argv) {
             if (len < 6 || len > 15 || strcmp(e->d_name + len - 5, ".sock")) continue;
             memcpy(digits, e->d_name, len - 5);
             digits[len - 5] = 0;
-            if (!ctl_is_pid(digits)) continue;
+            /* This command carries the runtime too (tools/edgeprobe.c): with
+             * EDGEPROBE_CONTROL=1 exported it serves an endpoint of its own. */
+            if (!ctl_is_pid(digits) || atoi(digits) == (int)getpid()) continue;
             if (snprintf(path, sizeof path, "%s/%s", dirs[i], e->d_name) < (int)sizeof path) visit(path, atoi(digits));
         }
         if (d) closedir(d);

@@ -91,10 +91,7 @@ int cmd_top(int argc, char **argv) {
         fprintf(stderr, "usage: edgeprobe " USAGE_TOP "\n");
         return TOOL_EXIT_USAGE;
     }
-    if (!(c = malloc(sizeof *c)) || ctl_open(target, c)) {
-        free(c);
-        return 1;
-    }
+    if (!(c = ctl_connect(target))) return 1;
     ctl_catch_stop_signals();
     keys = !once && isatty(0) && !tcgetattr(0, &saved);
     if (keys) { /* single keys, no echo; restored below */
@@ -115,7 +112,6 @@ int cmd_top(int argc, char **argv) {
     if (keys) tcsetattr(0, TCSANOW, &saved);
     free(a.probes);
     free(b.probes);
-    ctl_close(c);
-    free(c);
+    ctl_disconnect(c);
     return rc;
 }

@@ -87,21 +87,16 @@ int cmd_trace(int argc, char **argv) {
         return TOOL_EXIT_USAGE;
     }
     if (build_request(req, sizeof req, globs, nglobs)) return TOOL_EXIT_USAGE;
-    if (!(c = malloc(sizeof *c)) || ctl_open(target, c)) {
-        free(c);
-        return 1;
-    }
+    if (!(c = ctl_connect(target))) return 1;
     ctl_catch_stop_signals();
     if (ctl_send(c, req) || !(reply = ctl_expect_ok(c, "trace")) || sscanf(reply, "%d %d", &on, &already) != 2) {
-        ctl_close(c);
-        free(c);
+        ctl_disconnect(c);
         return 1;
     }
     if (on == 0) {
         fprintf(stderr, "edgeprobe trace: no TRACE probe that is off matches%s\n",
                 already ? " (some that match are on: disable them first to trace them here)" : "");
-        ctl_close(c);
-        free(c);
+        ctl_disconnect(c);
         return 1;
     }
     fprintf(stderr, "edgeprobe trace: tracing %d probe%s", on, on == 1 ? "" : "s");
@@ -110,7 +105,6 @@ int cmd_trace(int argc, char **argv) {
     rc = stream(c, duration > 0 ? ctl_now() + duration : 0, &lines, &dropped);
     fflush(stdout);
     fprintf(stderr, "edgeprobe trace: %llu lines, %llu dropped\n", lines, dropped);
-    ctl_close(c);
-    free(c);
+    ctl_disconnect(c);
     return rc;
 }

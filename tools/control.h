@@ -22,6 +22,11 @@ typedef struct ctl_conn {
  * the reason and returns -1 on failure. */
 int ctl_open(const char *target, ctl_conn *c);
 void ctl_close(ctl_conn *c);
+/* ctl_open into a new allocation (a ctl_conn holds a 64 KiB buffer: not
+ * for the stack); NULL after printing why. ctl_disconnect closes and
+ * frees it (NULL is fine). */
+ctl_conn *ctl_connect(const char *target);
+void ctl_disconnect(ctl_conn *c);
 /* Send one request line (the '\n' is added). 0, or -1 with a message. */
 int ctl_send(ctl_conn *c, const char *request);
 /* Next line, without its '\n', in *line (valid until the next call): 1; 0 at

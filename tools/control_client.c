@@ -1,5 +1,5 @@
 /* tools/control_client.c - the client side of the control protocol
- * (include/edgeprobe.h section 9): find a process's socket, send requests,
+ * (include/edgeprobe.h, >>control): find a process's socket, send requests,
  * read reply lines with a timeout. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "edgeprobe.h" /* the socket directory rule (EDGEPROBE_CONTROL_DIR_*) */
 
 int ctl_is_pid(const char *s) {
     const char *p = s;
@@ -33,21 +34,24 @@ static int add_dir(char dirs[][256], int n, int max, const char *dir) {
     strcpy(dirs[n], dir);
     return n + 1;
 }
-/* Where processes put their sockets: $XDG_RUNTIME_DIR/edgeprobe when that is
- * set, else /tmp/edgeprobe-EUID. The command may run with another
+/* Where processes put their sockets: the header's rule, EDGEPROBE_CONTROL_DIR_XDG
+ * under $XDG_RUNTIME_DIR when that is set, else EDGEPROBE_CONTROL_DIR_TMP.
+ * The command may run with another
  * environment (sudo, tmux), so look in both and in /run/user/EUID; root
  * also looks in every user's directory. */
 int ctl_dirs(char dirs[][256], int max) {
     char dir[300];
     const char *xdg = getenv("XDG_RUNTIME_DIR");
     int n = 0;
+    char run_user[64];
     if (xdg && xdg[0] == '/') {
-        snprintf(dir, sizeof dir, "%s/edgeprobe", xdg);
+        snprintf(dir, sizeof dir, EDGEPROBE_CONTROL_DIR_XDG, xdg);
         n = add_dir(dirs, n, max, dir);
     }
-    snprintf(dir, sizeof dir, "/run/user/%u/edgeprobe", geteuid());
+    snprintf(run_user, sizeof run_user, "/run/user/%u", geteuid()); /* the usual XDG_RUNTIME_DIR */
+    snprintf(dir, sizeof dir, EDGEPROBE_CONTROL_DIR_XDG, run_user);
     n = add_dir(dirs, n, max, dir);
-    snprintf(dir, sizeof dir, "/tmp/edgeprobe-%u", geteuid());
+    snprintf(dir, sizeof dir, EDGEPROBE_CONTROL_DIR_TMP, geteuid());
     n = add_dir(dirs, n, max, dir);
     if (geteuid() == 0) {
         DIR *d = opendir("/tmp");
@@ -74,7 +78,7 @@ static int find_socket(int pid, char *path, size_t cap) {
     int i, n = ctl_dirs(dirs, 64);
     struct stat st;
     for (i = 0; i < n; i++) {
-        if (snprintf(path, cap, "%s/%d.sock", dirs[i], pid) < (int)cap && !stat(path, &st) && S_ISSOCK(st.st_mode))
+        if (snprintf(path, cap, EDGEPROBE_CONTROL_SOCKET, dirs[i], pid) < (int)cap && !stat(path, &st) && S_ISSOCK(st.st_mode))
             return 0;
     }
     return -1;
@@ -126,6 +130,24 @@ int ctl_open(const char *target, ctl_conn *c) {
 void ctl_close(ctl_conn *c) {
     if (c->fd >= 0) close(c->fd);
     c->fd = -1;
+}
+
+ctl_conn *ctl_connect(const char *target) {
+    ctl_conn *c = malloc(sizeof *c);
+    if (!c) {
+        fprintf(stderr, "edgeprobe: out of memory\n");
+        return NULL;
+    }
+    if (ctl_open(target, c)) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+void ctl_disconnect(ctl_conn *c) {
+    if (!c) return;
+    ctl_close(c);
+    free(c);
 }
 
 int ctl_send(ctl_conn *c, const char *request) {

@@ -1,19 +1,22 @@
 /* tools/control_elf.c - list the probes of an ELF file without running it.
  *
- * The table (include/edgeprobe.h section 3) is the section edgeprobe_sites:
- * 32-byte records {site, target, mark, flags | kind << 16, line, name, file,
- * function}, each address an offset from its own field, so the file holds
- * every value as it is (no relocation). Records that share a mark are the
- * sites of one point (one source-level marker, inlined or unrolled). */
+ * The table (include/edgeprobe.h, >>markers) is the section edgeprobe_sites:
+ * records laid out as the header's edgeprobe__record, each address an offset
+ * from its own field, so the file holds every value as it is (no
+ * relocation). Records that share a mark are the sites of one point (one
+ * source-level marker, inlined or unrolled). */
 #include <elf.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "control.h"
+#include "edgeprobe.h" /* edgeprobe__record, enum edgeprobe_kind */
 
-#define REC_SIZE 32
+#define REC_SIZE sizeof(edgeprobe__record)
+#define REC_FIELD(name) ((int)offsetof(edgeprobe__record, name))
 #define MAX_FILE (1u << 30) /* refuse files over 1 GiB */
 
 typedef struct image {
@@ -52,8 +55,10 @@ static int read_str(const image *im, uint64_t vaddr, char *buf, size_t cap) {
 }
 
 static const char *kind_name(unsigned kind) {
-    /* enum edgeprobe_kind (include/edgeprobe.h section 4) */
-    static const char *const names[] = {"?", "trace", "branch", "branch_on", "handler", "entry", "exit", "function", "probe"};
+    static const char *const names[] = {
+        [0] = "?", [EDGEPROBE_KIND_TRACE] = "trace", [EDGEPROBE_KIND_BRANCH] = "branch",
+        [EDGEPROBE_KIND_BRANCH_ON] = "branch_on", [EDGEPROBE_KIND_HANDLER] = "handler", [EDGEPROBE_KIND_ENTRY] = "entry",
+        [EDGEPROBE_KIND_EXIT] = "exit", [EDGEPROBE_KIND_FUNCTION] = "function", [EDGEPROBE_KIND_PROBE] = "probe"};
     return kind < sizeof names / sizeof names[0] ? names[kind] : "other";
 }
 
@@ -68,14 +73,14 @@ static uint64_t field_addr(uint64_t rec_vaddr, const unsigned char *rec, int off
 }
 /* The point of the record at rec_vaddr into p. */
 static int read_point(const image *im, uint64_t rec_vaddr, const unsigned char *rec, ctl_probe *p) {
-    unsigned kind = (uint32_t)field(rec, 12) >> 16;
-    if (read_str(im, field_addr(rec_vaddr, rec, 20), p->name, sizeof p->name) ||
-        read_str(im, field_addr(rec_vaddr, rec, 24), p->file, sizeof p->file) ||
-        read_str(im, field_addr(rec_vaddr, rec, 28), p->function, sizeof p->function))
+    unsigned kind = (uint32_t)field(rec, REC_FIELD(flags)) >> 16;
+    if (read_str(im, field_addr(rec_vaddr, rec, REC_FIELD(name)), p->name, sizeof p->name) ||
+        read_str(im, field_addr(rec_vaddr, rec, REC_FIELD(file)), p->file, sizeof p->file) ||
+        read_str(im, field_addr(rec_vaddr, rec, REC_FIELD(function)), p->function, sizeof p->function))
         return -1;
-    p->line = field(rec, 16);
+    p->line = field(rec, REC_FIELD(line));
     snprintf(p->kind, sizeof p->kind, "%s", kind_name(kind));
-    p->on = kind == 3; /* BRANCH_ON starts on */
+    p->on = kind == EDGEPROBE_KIND_BRANCH_ON; /* starts on */
     return 0;
 }
 
@@ -129,7 +134,7 @@ static int read_table(const image *im, const Elf64_Shdr *sh, const char *file, c
     }
     for (i = 0; i < nrec; i++) {
         const unsigned char *rec = im->data + sh->sh_offset + i * REC_SIZE;
-        uint64_t vaddr = sh->sh_addr + i * REC_SIZE, mark = field_addr(vaddr, rec, 8);
+        uint64_t vaddr = sh->sh_addr + i * REC_SIZE, mark = field_addr(vaddr, rec, REC_FIELD(mark));
         size_t h = (size_t)(mark * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
         while (marks[h] && marks[h] != mark) h = (h + 1) & (cap - 1);
         if (marks[h]) {

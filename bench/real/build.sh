@@ -7,7 +7,7 @@
 #   stub     gcc -O2 -finstrument-functions -fno-optimize-sibling-calls -rdynamic
 #            + empty __cyg_profile_func_* hooks   (classic instrumentation cost)
 #   instr    gcc -O2 -finstrument-functions -fno-optimize-sibling-calls -rdynamic
-#            + examples/profiler/edgeprobe_profiler.c (edgeprobe provider)
+#            + tools/prof_agent.c linked in (edgeprobe provider)
 #   plainns  gcc -O2 -fno-optimize-sibling-calls     (for reference)
 #   instrtc  as instr without -fno-optimize-sibling-calls (void functions then
 #            tail-call the exit hook; the profiler leaves those sites alone)
@@ -92,7 +92,7 @@ build_variant() { # $1 variant
         done
         case $EXTRA in
         stub) echo "$VCC -O2 -c bench/real/stub_hooks.c -o $O/hooks.o" ;;
-        prof) echo "$VCC -O2 -Wall -Iinclude -c examples/profiler/edgeprobe_profiler.c -o $O/hooks.o" ;;
+        prof) echo "$VCC -O2 -Wall -Iinclude -c tools/prof_agent.c -o $O/hooks.o" ;;
         esac
     } | xargs -r -P "$JOBS" -I{} sh -c '{}'
     echo "$STAMP" > "$O/stamp"

@@ -11,7 +11,7 @@
 #       ceprof  the cfpe binary under `build/edgeprobe prof`
 #       eoff    the fpe binary under `edgeprobe prof --mode off` (every
 #               function attached, then switched off: the disabled cost)
-#       fiprof  -finstrument-functions + examples/profiler, sampling
+#       fiprof  -finstrument-functions + the linked profiler (tools/prof_agent.c), sampling
 #       fioff   the same binary, every probe switched off (optional)
 #       fistub  -finstrument-functions + empty hooks (the classic cost)
 #   REAL_UFTRACE=1          also time `uftrace record --no-libcall -P .` on the

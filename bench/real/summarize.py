@@ -29,13 +29,13 @@ LABEL = {
     "cfpe": "clang -O2 -fpatchable-function-entry=5, nothing attached",
     "ceprof": "the cfpe binary under `edgeprobe prof`",
     "eoff": "the fpe binary under `edgeprobe prof --mode off` (attached, switched off)",
-    "fiprof": "gcc -finstrument-functions + examples/profiler, sampling",
-    "fioff": "gcc -finstrument-functions + examples/profiler, probes off",
+    "fiprof": "gcc -finstrument-functions + linked profiler, sampling",
+    "fioff": "gcc -finstrument-functions + linked profiler, probes off",
     "fistub": "gcc -finstrument-functions, empty hooks",
 }
 SHORT = {"fpe": "gcc, flag alone", "cfpe": "clang, flag alone", "eprof": "gcc, edgeprobe prof",
          "ceprof": "clang, edgeprobe prof", "eoff": "gcc, edgeprobe prof --mode off",
-         "fiprof": "-finstrument-functions + examples/profiler", "fioff": "-finstrument-functions, probes off",
+         "fiprof": "-finstrument-functions + linked profiler", "fioff": "-finstrument-functions, probes off",
          "fistub": "-finstrument-functions, empty hooks", "uftrace": "gcc, uftrace record"}
 BASE = {c: ("cplain" if c.startswith("c") else "plain") for c in LABEL}
 TARGET = {"fpe": 1.0, "cfpe": 1.0, "eprof": 3.0, "ceprof": 3.0}
@@ -128,7 +128,7 @@ md.append("- 'vs base': median over rounds of (this CPU / base CPU in the same r
 st = os.path.join(out, "selftest.txt")
 if os.path.exists(st):
     verdict = [l.strip() for l in open(st, errors="replace") if re.search(r"\d+ passed, \d+ failed|FAIL|Error", l)]
-    md.append("- `make real-selftest` (examples/profiler on known durations): " + ("; ".join(verdict[-4:]) or "see selftest.txt"))
+    md.append("- `make real-selftest` (the profiler on known durations): " + ("; ".join(verdict[-4:]) or "see selftest.txt"))
 skipped = open(os.path.join(out, "skipped.txt")).read().strip() if os.path.exists(
     os.path.join(out, "skipped.txt")) else ""
 if skipped:

@@ -60,3 +60,88 @@ prof_usage() {
     ./build/edgeprobe prof --help | grep -q 'usage: edgeprobe prof'
 }
 case_ prof-usage prof_usage
+
+# The profiler's self-test (tests/prof/selftest.c) under `edgeprobe prof`:
+# every sample pairs one call, every function is sampled near its known
+# duration, the program still makes every call, and a function whose exit
+# hook the compiler tail-called is named as not observable (it cannot be
+# timed: see the self-test's comment). The disassembly says which exits are
+# tail calls: TAIL is "some" (vtail's must be, or the case has nothing to
+# check and skips) or "none" (-fno-optimize-sibling-calls: there must be none).
+prof_selftest_build() {
+    local d=$1 cc=$2 flags=$3
+    mkdir -p "$d"
+    $cc -O2 $WARN -finstrument-functions $flags -rdynamic -pthread tests/prof/selftest.c \
+        -L"$PWD/build" -ledgeprobe-hooks -Wl,-rpath,"$PWD/build" -o "$d/selftest"
+}
+# The functions of BINARY that end in a jump to the exit hook, comma-separated.
+prof_tail_called() {
+    objdump -d --no-show-raw-insn "$1" | awk '
+        /^[0-9a-f]+ <[^>]*>:$/ { fn = $2; gsub(/[<>:]/, "", fn) }
+        /jmp +[0-9a-f]+ <__cyg_profile_func_exit(@plt)?>/ && !(fn in seen) { seen[fn]; out = out (out ? "," : "") fn }
+        END { print out }'
+}
+prof_selftest() {
+    local cc=$1 flags=$2 tail=$3 k=$4 epoch=$5 d="$B/prof-selftest-$1${2// /}-k$4" found
+    command -v objdump >/dev/null || { echo "skipped: objdump (binutils) is not installed"; return 77; }
+    prof_tools && prof_selftest_build "$d" "$cc" "$flags" || return 1
+    found=$(prof_tail_called "$d/selftest")
+    echo "exit hook tail-called in: ${found:-none}"
+    if [[ $tail == none && -n $found ]]; then
+        echo "FAIL $flags left tail-called exit hooks"
+        return 1
+    elif [[ $tail == some && ,$found, != *,vtail,* ]]; then
+        echo "skipped: $cc did not tail-call vtail's exit hook"
+        return 77
+    fi
+    EP_SELFTEST_CHILD=1 timeout 60 ./build/edgeprobe prof -o "$d/report.txt" --top 0 -k "$k" --epoch "$epoch" \
+        -- "./$d/selftest" 2>"$d/prof.err" || {
+        cat "$d/prof.err"
+        echo "FAIL the profiled run (3: a call was lost; 4: a sample paired two calls)"
+        return 1
+    }
+    cat "$d/prof.err"
+    "./$d/selftest" --check "$d/report.txt" --tail-called "$found" || return 1
+    # the command tells the user which rebuild would time them
+    local n; n=$(tr ',' '\n' <<<"$found" | grep -c .)
+    if [[ $n -gt 0 ]]; then
+        grep -q "prof: $n functions not timed: their exit hook is tail-called (rebuild with -fno-optimize-sibling-calls" \
+            "$d/prof.err" || { echo "FAIL no word from the command about the $n untimed functions"; return 1; }
+    elif grep -q 'not timed' "$d/prof.err"; then
+        echo "FAIL the command speaks of untimed functions"
+        return 1
+    fi
+}
+case_ prof-selftest-tailcall-gcc prof_selftest gcc "" some 10 10
+case_ prof-selftest-tailcall-clang prof_selftest clang "" some 10 10
+case_ prof-selftest-nosibling-gcc prof_selftest gcc "-fno-optimize-sibling-calls" none 10 10
+# K=1 and a 1 ms epoch: a toggle every few calls, the most mismatch chances
+case_ prof-selftest-k1-gcc prof_selftest gcc "-fno-optimize-sibling-calls" none 1 1
+# The profiler linked into the program (README: "Add one file to the link"),
+# the self-test's own parent running and checking the child.
+prof_selftest_linked() {
+    local d="$B/prof-selftest-linked"
+    mkdir -p "$d"
+    gcc -O2 $WARN -Iinclude -c tools/prof_agent.c -o "$d/prof_agent.o" &&
+        gcc -O2 $WARN -finstrument-functions -fno-optimize-sibling-calls -rdynamic -pthread tests/prof/selftest.c \
+            "$d/prof_agent.o" -ldl -o "$d/selftest" || return 1
+    EDGEPROBE_PROF_MODE=none timeout 60 "./$d/selftest"
+}
+case_ prof-selftest-linked prof_selftest_linked
+
+# The example a reader runs first (examples/prof_demo.c) keeps its promise:
+# under `edgeprobe prof`, spin_1us, spin_10us and spin_100us show medians
+# about ten times apart (at least 3x here: the machine may be busy).
+prof_demo() {
+    local d="$B/prof-demo" a b c
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 examples/prof_demo.c -pthread -o "$d/demo" || return 1
+    ./build/edgeprobe prof -q -o "$d/report.txt" --svg "$d/report.svg" -- "./$d/demo" 0.3 || return 1
+    cat "$d/report.txt"
+    read -r a b c < <(awk '$1 == "spin_1us" { a = $9 } $1 == "spin_10us" { b = $9 } $1 == "spin_100us" { c = $9 }
+                           END { print a + 0, b + 0, c + 0 }' "$d/report.txt")
+    echo "p50 ns: spin_1us $a, spin_10us $b, spin_100us $c"
+    awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { exit !(a > 0 && b > 3 * a && c > 3 * b) }' &&
+        grep -q 'handle_request' "$d/report.svg"
+}
+case_ prof-demo prof_demo

@@ -1,14 +1,19 @@
-/* edgeprobe_profiler.c - a sampling latency profiler for any program built
- * with -finstrument-functions (the paper's section 9 case study).
+/* tools/prof_agent.c - the sampling latency profiler (the paper's section 9
+ * case study): the agent that `edgeprobe prof` (tools/cmd_prof.c) preloads
+ * as libedgeprobe-prof.so, for programs built with
+ * -fpatchable-function-entry=5 or -finstrument-functions. It can also be
+ * linked into a -finstrument-functions program:
  *
  *     cc -O2 -finstrument-functions -rdynamic prog.c ... \
- *        -Iinclude examples/profiler/edgeprobe_profiler.c -pthread
+ *        -Iinclude tools/prof_agent.c -pthread
  *     ./prog                          # report on stderr at exit
  *     EDGEPROBE_PROF_SVG=prof.svg EDGEPROBE_PROF_OUT=prof.txt ./prog
  *
- * This file defines EDGEPROBE_PROVIDER (so the program gets edgeprobe's
- * __cyg_profile_func_enter/exit), a constructor that starts the profiler and
- * a destructor that prints the report. It may itself be compiled with or
+ * This file defines EDGEPROBE_IMPLEMENTATION (the header's code: a program
+ * it is linked into must not define it elsewhere) and EDGEPROBE_PROVIDER
+ * (so the program gets edgeprobe's __cyg_profile_func_enter/exit), a
+ * constructor that starts the profiler and a destructor that prints the
+ * report. It may itself be compiled with or
  * without -finstrument-functions: every function here is no_instrument.
  *
  * HOW IT SAMPLES. Every function has a *window* state. While a function's
@@ -34,6 +39,16 @@
  * see it) closes f's window from the discovery callback; the window
  * re-opens only once that site is bound too.
  *
+ * EXITS IT CANNOT SEE. gcc and clang -O2 end a void function with `jmp
+ * __cyg_profile_func_exit` (a sibling call) unless built with
+ * -fno-optimize-sibling-calls. That hook runs after the function's frame is
+ * gone, with the caller's return address: the provider finds no call of the
+ * hook to switch (only the caller's call of the function, which it must
+ * never touch), lists the site as not patchable and binds no handler to it.
+ * Such a function cannot be timed: the profiler switches its other sites
+ * off (they would cost a handler call each for nothing) and names it in the
+ * report as not observable.
+ *
  * Environment:
  *   EDGEPROBE_PROF_K=10          samples per function per window
  *   EDGEPROBE_PROF_EPOCH_MS=10   re-activation period
@@ -56,9 +71,13 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+/* The agent is one translation unit, and the only one of its object (the
+ * preloaded library, or a program it is linked into) that carries the
+ * header's implementation and the provider's hooks. */
+#define EDGEPROBE_IMPLEMENTATION
 #define EDGEPROBE_PROVIDER
-#define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
+#include "prof_common.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -77,12 +96,11 @@
 #define P_FN static NOI
 
 /* ---- configuration --------------------------------------------------------- */
-enum { MODE_SAMPLE, MODE_ON, MODE_OFF, MODE_NONE };
-static int prof_mode = MODE_SAMPLE;
+static int prof_mode = PROF_MODE_SAMPLE;
 static int prof_toggle_provider; /* 0: call patch API, 1: provider API */
-static unsigned prof_k = 10;
-static unsigned prof_epoch_ms = 10;
-static int prof_top = 25;
+static unsigned prof_k = PROF_DEFAULT_K;
+static unsigned prof_epoch_ms = PROF_DEFAULT_EPOCH_MS;
+static int prof_top = PROF_DEFAULT_TOP;
 static volatile int prof_running;
 
 #define MAX_DEPTH 512        /* shadow stack frames per thread */
@@ -117,7 +135,9 @@ typedef struct prof_func prof_func;
 typedef struct prof_site {
     int id;
     int kind;                /* EDGEPROBE_KIND_ENTRY / _EXIT */
-    int state;               /* 0 discovered, 1 bound, -1 cannot be bound */
+    int state;               /* 0 discovered, 1 bound, 2 switched off for
+                                good (mode off, or its function cannot be
+                                sampled), -1 cannot be bound */
     int32_t rel32;           /* the call's displacement, for call_activate */
     unsigned char *addr;     /* the call instruction */
     prof_func *func;
@@ -132,7 +152,8 @@ struct prof_func {
     unsigned seq;            /* window number; odd = open */
     int busy;                /* a thread is switching this function */
     int broken;              /* a site cannot be bound: never opened */
-    int fixed_sites;         /* sites never toggled (tail-called exit hook) */
+    int exit_hidden;         /* an exit site is not patchable (a tail-called
+                                exit hook): its exits cannot be seen */
     unsigned nsites, nbound;
     prof_site *sites;
     prof_func *next_all;
@@ -181,6 +202,14 @@ P_FN tstate *tstate_new(void) {
     t->next = __atomic_load_n(&ts_all, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&ts_all, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
     my_ts = t;
+    return t;
+}
+/* This thread's state (made on its first event), with the event counted;
+ * NULL when the arena is full. */
+P_FN tstate *count_event(void) {
+    tstate *t = my_ts;
+    if (!t && !(t = tstate_new())) return 0;
+    t->events++;
     return t;
 }
 
@@ -294,9 +323,72 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
     t->samples++;
     if (edgeprobe_profiler_on_sample) edgeprobe_profiler_on_sample(f->name, fn, entry_tsc, now);
     w = __atomic_add_fetch(&f->win_samples, 1, __ATOMIC_RELAXED);
-    if (w >= prof_k && prof_mode == MODE_SAMPLE) close_window(f, seq, now, t);
+    if (w >= prof_k && prof_mode == PROF_MODE_SAMPLE) close_window(f, seq, now, t);
 }
 
+/* Frames at our own position are dead if they came from this same site
+ * (the physical frame that ran it is gone: a longjmp, e.g. a coroutine
+ * yield, skipped their exit), or if their window has ended (can never
+ * pair). Otherwise they pile up. */
+P_FN void drop_dead_frames_at(tstate *t, const prof_site *site, uintptr_t pos) {
+    int i, j, k;
+    for (i = t->depth; i > 0 && t->stack[i - 1].pos == pos; i--) {}
+    for (j = k = i; j < t->depth; j++)
+        if (t->stack[j].site != site && t->stack[j].seq == __atomic_load_n(&t->stack[j].f->seq, __ATOMIC_RELAXED))
+            t->stack[k++] = t->stack[j];
+    t->depth = k;
+}
+/* A full shadow stack: dropping every frame is always safe (lost samples). */
+P_FN void stack_overflow(tstate *t) {
+    if (getenv("EDGEPROBE_PROF_DEBUG") && t->overflow == 0) {
+        int q;
+        for (q = 0; q < MAX_DEPTH; q += 1)
+            fprintf(stderr, "ovf %3d %-24s pos=%lx seq=%u cur=%u\n", q, t->stack[q].f->name,
+                    (unsigned long)t->stack[q].pos, t->stack[q].seq, t->stack[q].f->seq);
+    }
+    t->overflow++;
+    t->depth = 0;
+}
+/* An entry in window seq of its function: push a frame. */
+P_FN void handle_entry(tstate *t, prof_site *site, unsigned seq, uintptr_t pos, uint64_t now) {
+    prof_func *f = site->func;
+    frame *fr;
+    drop_dead_frames_at(t, site, pos);
+    if (t->depth == MAX_DEPTH) stack_overflow(t);
+    fr = &t->stack[t->depth++];
+    fr->f = f;
+    fr->seq = seq;
+    fr->pos = pos;
+    fr->site = site;
+    fr->tsc = now;
+    __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
+    /* Calls that rarely return where they were entered (exits skipped by
+     * longjmp, e.g. a coroutine's interpreter loop) would keep the window
+     * open forever: K samples, or 8K entries, close it. */
+    if (__atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED) >= 8 * prof_k && prof_mode == PROF_MODE_SAMPLE)
+        close_window(f, seq, now, t);
+}
+/* An exit in window seq of f: pop f's frame and record a sample. */
+P_FN void handle_exit(tstate *t, prof_func *f, unsigned seq, uintptr_t value, uint64_t now) {
+    int i;
+    /* The topmost frame of f. Usually at our position; higher up when gcc
+     * split the function (f.part.0 runs the exit hook one frame deeper). */
+    for (i = t->depth - 1; i >= 0 && t->stack[i].f != f; i--) {}
+    if (i < 0) {
+        t->unmatched++; /* its entry came before the window opened */
+        return;
+    }
+    if (t->stack[i].seq != seq) {
+        /* a frame of an earlier window: maybe ours, maybe an outer call
+         * still running; drop just that frame, take no sample */
+        memmove(&t->stack[i], &t->stack[i + 1], (size_t)(t->depth - i - 1) * sizeof t->stack[0]);
+        t->depth--;
+        t->stale++;
+        return;
+    }
+    t->depth = i; /* this frame and the ones above it (nested, so dead) */
+    record_sample(f, t, value, t->stack[i].tsc, now, seq);
+}
 /* The handler of every entry and exit probe. user = the site's record.
  *
  * Frames carry the stack position `pos` of the event: the handler's frame
@@ -311,123 +403,29 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
  *   - a sample needs the frame's seq to be the function's current window:
  *     an entry missed while the window was shut can never pair with a frame
  *     pushed before (see the top of the file).
- * A tail-called exit hook (-O2 without -fno-optimize-sibling-calls) runs
- * after the function popped its frame, at its caller's position: it matches
- * the shallowest frame deeper than that position. */
+ * A tail-called exit hook never gets here: its site is not patchable, and
+ * the provider binds no handler to it (see the top of the file). */
 NOI void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) {
     uint64_t now = rdtsc();
     uintptr_t pos = (uintptr_t)__builtin_frame_address(0);
     prof_site *site = (prof_site *)user;
     prof_func *f = site->func;
-    tstate *t = my_ts;
+    tstate *t = count_event();
     unsigned seq;
-    int i;
     (void)info;
-    if (!t && !(t = tstate_new())) return;
-    t->events++;
-    if (t->inside || !prof_running) return;
+    if (!t || t->inside || !prof_running) return;
     t->inside = 1;
     if (!f->addr) f->addr = value;
     seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
-    if (site->state == 3) { /* tail-called exit: at the caller's position */
-        for (i = t->depth; i > 0 && t->stack[i - 1].pos < pos; i--) {}
-        if (!(seq & 1)) { /* shut: this site is never switched off */
-            f->ignored++;
-            t->depth = i;
-        } else if (i == t->depth) {
-            t->unmatched++;
-        } else {
-            frame *fr = &t->stack[i];
-            t->depth = i;
-            if (fr->f == f && fr->seq == seq && (seq & 1)) goto sample;
-            t->stale++;
-        }
-        goto out;
-    }
     while (t->depth && t->stack[t->depth - 1].pos < pos) t->depth--; /* dead frames */
-    if (!(seq & 1)) { /* window shut: ignore */
-        f->ignored++; /* racy on purpose: a diagnostic */
-        goto out;
-    }
-    if (site->kind == EDGEPROBE_KIND_ENTRY) {
-        /* Frames at our own position are dead if they came from this same
-         * site (the physical frame that ran it is gone: a longjmp, e.g. a
-         * coroutine yield, skipped their exit), or if their window has
-         * ended (can never pair). Otherwise they pile up. */
-        for (i = t->depth; i > 0 && t->stack[i - 1].pos == pos; i--) {}
-        if (i < t->depth) {
-            int j, k = i;
-            for (j = i; j < t->depth; j++)
-                if (t->stack[j].site != site &&
-                    t->stack[j].seq == __atomic_load_n(&t->stack[j].f->seq, __ATOMIC_RELAXED))
-                    t->stack[k++] = t->stack[j];
-            t->depth = k;
-        }
-        if (t->depth == MAX_DEPTH) { /* dropping every frame is always safe */
-            if (getenv("EDGEPROBE_PROF_DEBUG") && t->overflow == 0) {
-                int q;
-                for (q = 0; q < MAX_DEPTH; q += 1)
-                    fprintf(stderr, "ovf %3d %-24s pos=%lx seq=%u cur=%u\n", q, t->stack[q].f->name,
-                            (unsigned long)t->stack[q].pos, t->stack[q].seq, t->stack[q].f->seq);
-            }
-            t->overflow++;
-            t->depth = 0;
-        }
-        t->stack[t->depth].f = f;
-        t->stack[t->depth].seq = seq;
-        t->stack[t->depth].pos = pos;
-        t->stack[t->depth].site = site;
-        t->stack[t->depth].tsc = now;
-        t->depth++;
-        __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
-        /* Calls that rarely return where they were entered (exits skipped
-         * by longjmp, e.g. a coroutine's interpreter loop) would keep the
-         * window open forever: K samples, or 8K entries, close it. */
-        if (__atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED) >= 8 * prof_k && prof_mode == MODE_SAMPLE)
-            close_window(f, seq, now, t);
-        goto out;
-    }
-    /* The topmost frame of f. Usually at our position; higher up when gcc
-     * split the function (f.part.0 runs the exit hook one frame deeper). */
-    for (i = t->depth - 1; i >= 0 && t->stack[i].f != f; i--) {}
-    if (i < 0) {
-        t->unmatched++; /* its entry came before the window opened */
-        goto out;
-    }
-    if (t->stack[i].seq != seq) {
-        /* a frame of an earlier window: maybe ours, maybe an outer call
-         * still running; drop just that frame, take no sample */
-        memmove(&t->stack[i], &t->stack[i + 1], (size_t)(t->depth - i - 1) * sizeof t->stack[0]);
-        t->depth--;
-        t->stale++;
-        goto out;
-    }
-    t->depth = i; /* this frame and the ones above it (nested, so dead) */
-sample:
-    record_sample(f, t, value, t->stack[t->depth].tsc, now, seq);
-out:
+    if (!(seq & 1)) f->ignored++; /* window shut; racy on purpose: a diagnostic */
+    else if (site->kind == EDGEPROBE_KIND_ENTRY) handle_entry(t, site, seq, pos, now);
+    else handle_exit(t, f, seq, value, now);
     t->inside = 0;
 }
 
 /* ---- discovery: registry lock held; no edgeprobe calls, no malloc -------- */
-/* Does the call at `site` (displacement rel32) reach one of the provider's
- * hooks, directly or through one PLT jump (shared libraries)? */
 static unsigned long long sites_unpatchable, sites_tail;
-P_FN int is_hook(uintptr_t a) {
-    return a == (uintptr_t)&__cyg_profile_func_enter || a == (uintptr_t)&__cyg_profile_func_exit;
-}
-P_FN int calls_hook(const unsigned char *site, int32_t rel32) {
-    const unsigned char *t = site + 5 + rel32;
-    int32_t d;
-    uintptr_t slot;
-    if (is_hook((uintptr_t)t)) return 1;
-    if (t[0] == 0xf3 && t[1] == 0x0f && t[2] == 0x1e && t[3] == 0xfa) t += 4; /* endbr64 */
-    if (t[0] == 0xf2) t++;                                                     /* bnd */
-    if (t[0] != 0xff || t[1] != 0x25) return 0;                                /* jmp *rel32(%rip) */
-    memcpy(&d, t + 2, 4);
-    slot = (uintptr_t)(t + 6 + d);
-    return is_hook(*(const uintptr_t *)slot);
-}
 P_FN unsigned hash_str(const char *s) {
     unsigned h = 2166136261u;
     while (*s) h = (h ^ (unsigned char)*s++) * 16777619u;
@@ -466,18 +464,19 @@ P_FN void prof_discover(const edgeprobe_info *info, void *arg) {
     s->kind = info->kind;
     s->addr = (unsigned char *)info->site;
     s->func = f;
-    if (s->addr && s->addr[0] == 0xe8) memcpy(&s->rel32, s->addr + 1, 4);
-    if (!s->addr || s->addr[0] != 0xe8) {
+    /* The header decides what can be switched: a 5-byte call that reaches
+     * the hook. Any other site is never bound: an exit so is a tail-called
+     * exit hook (see the top of the file). */
+    if (info->patchable && s->addr) {
+        memcpy(&s->rel32, s->addr + 1, 4);
+    } else {
         s->state = -1;
-        sites_unpatchable++;
-    } else if (!calls_hook(s->addr, s->rel32)) {
-        /* Not a call of the hook: gcc -O2 tail-calls __cyg_profile_func_exit
-         * (jmp), so the provider's "site" is the caller's call of the
-         * function itself. Never toggled (that would remove the call);
-         * bound, so it still reports, and ignored while the window is shut. */
-        s->state = 3;
-        sites_tail++;
-        f->fixed_sites++;
+        if (info->kind == EDGEPROBE_KIND_EXIT) {
+            sites_tail++;
+            f->exit_hidden = 1;
+        } else {
+            sites_unpatchable++;
+        }
     }
     site_by_id[info->id] = s;
     sites_discovered++;
@@ -509,12 +508,10 @@ static unsigned long long fentry_unnamed; /* no symbol: a stripped object */
 NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
     prof_site *site = (prof_site *)user;
     prof_func *f = site->func;
-    tstate *t = my_ts;
+    tstate *t = count_event();
     unsigned seq;
     uint64_t now = rdtsc();
-    if (!t && !(t = tstate_new())) return 0;
-    t->events++;
-    if (!prof_running) return 0;
+    if (!t || !prof_running) return 0;
     seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
     if (!(seq & 1)) {
         f->ignored++; /* racy on purpose: a diagnostic */
@@ -523,7 +520,7 @@ NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
     if (!f->addr) f->addr = (uintptr_t)call->fn;
     __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
     /* calls that never return (longjmp) must not keep the window open */
-    if (__atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED) >= 8 * prof_k && prof_mode == MODE_SAMPLE)
+    if (__atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED) >= 8 * prof_k && prof_mode == PROF_MODE_SAMPLE)
         close_window(f, seq, now, t);
     call->data = now;
     return 1;
@@ -531,10 +528,9 @@ NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
 NOI void fentry_on_exit(const edgeprobe_func_call *call, void *user) {
     prof_site *site = (prof_site *)user;
     prof_func *f = site->func;
-    tstate *t = my_ts;
+    tstate *t = count_event();
     uint64_t now = rdtsc();
-    if (!t && !(t = tstate_new())) return;
-    t->events++;
+    if (!t) return;
     record_sample(f, t, (uintptr_t)call->fn, call->data, now, __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE));
 }
 /* Make sites for the function probes not seen yet and switch them on; the
@@ -564,13 +560,13 @@ P_FN int fentry_adopt(void) {
             bind_errors++;
             continue;
         }
-        if (prof_mode == MODE_OFF) edgeprobe_func_off(id);
+        if (prof_mode == PROF_MODE_OFF) edgeprobe_func_off(id);
         sites_bound++;
         ps->next = f->sites;
         __atomic_store_n(&f->sites, ps, __ATOMIC_RELEASE);
         __atomic_add_fetch(&f->nsites, 1, __ATOMIC_RELEASE);
         __atomic_add_fetch(&f->nbound, 1, __ATOMIC_RELEASE);
-        if (!(f->seq & 1) && prof_mode != MODE_OFF) { /* a first site: the window opens now */
+        if (!(f->seq & 1) && prof_mode != PROF_MODE_OFF) { /* a first site: the window opens now */
             f->open_tsc = rdtsc();
             f->windows++;
             __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE);
@@ -588,28 +584,43 @@ static pthread_mutex_t bg_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t bg_cv = PTHREAD_COND_INITIALIZER;
 static int bg_stop;
 
+/* Switch a site off for good (mode off, or its function can never be
+ * sampled): provider sites start on, and even an unbound one costs a call
+ * of the hook and a lookup every time it runs. */
+P_FN void park(prof_site *s) {
+    int rc = edgeprobe_call_off(s->addr);
+    if (rc > 0) bg_ts.toggles++;
+    s->state = rc >= 0 ? 2 : -1;
+}
+/* f has a site that cannot be bound, so it can never be sampled: its bound
+ * sites go off for good. No handler switches them meanwhile: f's window
+ * was shut when that site was discovered and never reopens (nbound stays
+ * below nsites). */
+P_FN void retire(prof_func *f) {
+    prof_site *s;
+    for (s = __atomic_load_n(&f->sites, __ATOMIC_ACQUIRE); s; s = s->next)
+        if (s->state == 1) park(s);
+}
+/* Bind the sites discovered since the last epoch (the discovery callback
+ * may not call edgeprobe), or switch them off. */
 P_FN void bind_pending(void) {
     prof_site *s = __atomic_exchange_n(&pending, (prof_site *)0, __ATOMIC_ACQUIRE), *next;
     for (; s; s = next) {
-        int rc;
         next = s->next_new;
-        if (s->state < 0) continue;
-        if (prof_mode == MODE_OFF && s->state != 3) {
-            rc = edgeprobe_call_off(s->addr);
-            if (rc > 0) bg_ts.toggles++;
-            s->state = rc >= 0 ? 2 : -1;
-            continue;
-        }
-        rc = edgeprobe_provider_attach_id(s->id, prof_handler, s);
-        if (rc < 0) {
+        if (s->state < 0) { /* not patchable: f->broken was set with it */
+            retire(s->func);
+        } else if (prof_mode == PROF_MODE_OFF || s->func->broken) {
+            park(s);
+        } else if (edgeprobe_provider_attach_id(s->id, prof_handler, s) < 0) {
             s->state = -1;
             s->func->broken = 1;
             bind_errors++;
-            continue;
+            retire(s->func);
+        } else {
+            s->state = 1;
+            sites_bound++;
+            __atomic_add_fetch(&s->func->nbound, 1, __ATOMIC_RELEASE);
         }
-        if (s->state != 3) s->state = 1;
-        sites_bound++;
-        __atomic_add_fetch(&s->func->nbound, 1, __ATOMIC_RELEASE);
     }
 }
 /* Open every closed window whose sites are all bound. */
@@ -650,7 +661,7 @@ P_FN void *bg_main(void *arg) {
         pthread_mutex_unlock(&bg_mu);
         if (fentry_mode && edgeprobe_func_scan() > fentry_seen) fentry_adopt(); /* dlopen */
         bind_pending();
-        if (prof_mode != MODE_OFF) open_windows();
+        if (prof_mode != PROF_MODE_OFF) open_windows();
         bg_epochs++;
         pthread_mutex_lock(&bg_mu);
     }
@@ -663,35 +674,32 @@ static uint64_t tsc_start;
 static struct timespec mono_start;
 static struct rusage ru_start;
 
+/* A number from the environment; def when unset or not a number. */
 P_FN long env_long(const char *name, long def) {
-    const char *v = getenv(name);
-    char *end;
-    long x;
-    if (!v || !*v) return def;
-    x = strtol(v, &end, 10);
-    return *end ? def : x;
+    long v;
+    return prof_parse_long(getenv(name), &v) ? def : v;
 }
 
 __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
-    const char *m = getenv("EDGEPROBE_PROF_MODE"), *tg = getenv("EDGEPROBE_PROF_TOGGLE");
-    long k = env_long("EDGEPROBE_PROF_K", 10), ep = env_long("EDGEPROBE_PROF_EPOCH_MS", 10);
-    const char *pid = getenv("EDGEPROBE_PROF_PID");
-    if ((m && strcmp(m, "none") == 0) || (pid && *pid && atol(pid) != (long)getpid())) {
-        prof_mode = MODE_NONE; /* off, or a child process of the profiled program */
+    const char *tg = getenv("EDGEPROBE_PROF_TOGGLE");
+    int m = prof_mode_parse(getenv(PROF_ENV_MODE));
+    long k = env_long(PROF_ENV_K, PROF_DEFAULT_K), ep = env_long(PROF_ENV_EPOCH_MS, PROF_DEFAULT_EPOCH_MS);
+    long pid = env_long(PROF_ENV_PID, -1);
+    if (m == PROF_MODE_NONE || (pid != -1 && pid != (long)getpid())) {
+        prof_mode = PROF_MODE_NONE; /* off, or a child process of the profiled program */
         return;
     }
-    if (m && strcmp(m, "on") == 0) prof_mode = MODE_ON;
-    else if (m && strcmp(m, "off") == 0) prof_mode = MODE_OFF;
+    prof_mode = m < 0 ? PROF_MODE_SAMPLE : m;
     prof_toggle_provider = tg && strcmp(tg, "provider") == 0;
-    prof_k = k > 0 ? (unsigned)k : 10;
-    prof_epoch_ms = ep > 0 ? (unsigned)ep : 10;
-    prof_top = (int)env_long("EDGEPROBE_PROF_TOP", 25);
+    prof_k = k > 0 ? (unsigned)k : PROF_DEFAULT_K;
+    prof_epoch_ms = ep > 0 ? (unsigned)ep : PROF_DEFAULT_EPOCH_MS;
+    prof_top = (int)env_long(PROF_ENV_TOP, PROF_DEFAULT_TOP);
     arena = (char *)reserve(ARENA_BYTES);
     site_by_id = (prof_site **)reserve(MAX_IDS * sizeof *site_by_id);
     fn_table = (prof_func **)reserve(FN_HASH * sizeof *fn_table);
     if (!arena || !site_by_id || !fn_table) {
         fprintf(stderr, "edgeprobe profiler: cannot reserve memory; not started\n");
-        prof_mode = MODE_NONE;
+        prof_mode = PROF_MODE_NONE;
         return;
     }
     clock_gettime(CLOCK_MONOTONIC, &mono_start);
@@ -911,26 +919,20 @@ P_FN double ru_cpu_ns(const struct rusage *r) {
            ((double)r->ru_utime.tv_usec + (double)r->ru_stime.tv_usec) * 1e3;
 }
 
-__attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
+/* The figures of the whole run, for the report's header and summary. */
+typedef struct run_totals {
     uint64_t tsc_end;
+    double run_ns, cpu_ns, ns_per_tick, secs, toggle_ns, app_toggle_ns;
+    unsigned long long threads, events, samples, toggles, toggle_calls, toggle_errors, stale, unmatched, overflow;
+    unsigned long long nfuncs, broken, exit_hidden;
+} run_totals;
+
+/* No sample is recorded from here on; the epoch thread ends; the clocks stop. */
+P_FN void stop_sampling(run_totals *rt) {
     struct timespec mono_end;
     struct rusage ru_end;
-    double run_ns, cpu_ns, ns_per_tick, secs, toggle_ns, app_toggle_ns;
-    unsigned long long events = 0, samples = 0, toggles = 0, toggle_calls = 0, stale = 0, unmatched = 0,
-                       overflow = 0, terr = 0, app_toggle_ticks = 0, threads = 0;
-    unsigned long long nfuncs = 0, broken = 0;
-    tstate *t;
-    prof_func *f;
-    row *rows;
-    int n = 0, i, limit;
-    FILE *o = stderr;
-    const char *out = getenv("EDGEPROBE_PROF_OUT"), *svg = getenv("EDGEPROBE_PROF_SVG");
-    const char *quiet = getenv("EDGEPROBE_PROF_QUIET");
-    static const char *mode_names[] = {"sample", "on", "off", "none"};
-
-    if (prof_mode == MODE_NONE || !prof_running) return;
     prof_running = 0;
-    tsc_end = rdtsc();
+    rt->tsc_end = rdtsc();
     clock_gettime(CLOCK_MONOTONIC, &mono_end);
     getrusage(RUSAGE_SELF, &ru_end);
     if (bg_started) {
@@ -941,133 +943,208 @@ __attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
         pthread_join(bg_thread, 0);
     }
     edgeprobe_set_discovery(0, 0);
-    run_ns = ts_diff_ns(&mono_start, &mono_end);
-    cpu_ns = ru_cpu_ns(&ru_end) - ru_cpu_ns(&ru_start);
-    ns_per_tick = tsc_end > tsc_start ? run_ns / (double)(tsc_end - tsc_start) : 1;
-    secs = run_ns / 1e9;
-    for (t = ts_all; t; t = t->next) {
-        threads++;
-        events += t->events;
-        samples += t->samples;
-        toggles += t->toggles;
-        toggle_calls += t->toggle_calls;
-        app_toggle_ticks += t->toggle_ticks;
-        stale += t->stale;
-        unmatched += t->unmatched;
-        overflow += t->overflow;
-        terr += t->toggle_errors;
-    }
-    app_toggle_ns = (double)app_toggle_ticks * ns_per_tick;
-    toggle_ns = (double)(app_toggle_ticks + bg_ts.toggle_ticks) * ns_per_tick;
-    toggles += bg_ts.toggles;
-    toggle_calls += bg_ts.toggle_calls;
-    terr += bg_ts.toggle_errors;
+    rt->run_ns = ts_diff_ns(&mono_start, &mono_end);
+    rt->cpu_ns = ru_cpu_ns(&ru_end) - ru_cpu_ns(&ru_start);
+    rt->ns_per_tick = rt->tsc_end > tsc_start ? rt->run_ns / (double)(rt->tsc_end - tsc_start) : 1;
+    rt->secs = rt->run_ns / 1e9;
+}
 
-    for (f = fn_all; f; f = f->next_all) {
-        nfuncs++;
-        broken += f->broken != 0;
-        if (f->samples) n++;
+/* Every thread's counters (the epoch thread's toggles too) and the functions. */
+P_FN void sum_counters(run_totals *rt) {
+    unsigned long long app_toggle_ticks = 0;
+    const tstate *t;
+    const prof_func *f;
+    for (t = ts_all; t; t = t->next) {
+        rt->threads++;
+        rt->events += t->events;
+        rt->samples += t->samples;
+        rt->toggles += t->toggles;
+        rt->toggle_calls += t->toggle_calls;
+        rt->toggle_errors += t->toggle_errors;
+        rt->stale += t->stale;
+        rt->unmatched += t->unmatched;
+        rt->overflow += t->overflow;
+        app_toggle_ticks += t->toggle_ticks;
     }
-    rows = (row *)calloc((size_t)n + 1, sizeof *rows);
-    if (!rows) return;
-    n = 0;
+    rt->app_toggle_ns = (double)app_toggle_ticks * rt->ns_per_tick;
+    rt->toggle_ns = (double)(app_toggle_ticks + bg_ts.toggle_ticks) * rt->ns_per_tick;
+    rt->toggles += bg_ts.toggles;
+    rt->toggle_calls += bg_ts.toggle_calls;
+    rt->toggle_errors += bg_ts.toggle_errors;
+    for (f = fn_all; f; f = f->next_all) {
+        rt->nfuncs++;
+        rt->broken += f->broken != 0;
+        rt->exit_hidden += f->exit_hidden != 0;
+    }
+}
+
+/* One row per sampled function, hottest first, in *n; NULL if out of memory.
+ * Calls made while a function was off are estimated from the call rate of
+ * its last window. */
+P_FN row *make_rows(const run_totals *rt, int *n) {
+    prof_func *f;
+    row *rows;
+    *n = 0;
+    for (f = fn_all; f; f = f->next_all) *n += f->samples != 0;
+    if (!(rows = (row *)calloc((size_t)*n + 1, sizeof *rows))) return 0;
+    *n = 0;
     for (f = fn_all; f; f = f->next_all) {
         row *r;
         if (!f->samples) continue;
-        r = &rows[n++];
+        r = &rows[(*n)++];
         r->f = f;
         r->mean = (double)f->sum / (double)f->samples;
         r->p50 = hist_pct(f, 50);
         r->p99 = hist_pct(f, 99);
         r->est_calls = (double)f->entries + f->est_unseen;
-        if (f->close_tsc && f->rate > 0 && tsc_end > f->close_tsc) r->est_calls += f->rate * (double)(tsc_end - f->close_tsc);
+        if (f->close_tsc && f->rate > 0 && rt->tsc_end > f->close_tsc)
+            r->est_calls += f->rate * (double)(rt->tsc_end - f->close_tsc);
         r->est_total = r->est_calls * r->mean;
     }
-    qsort(rows, (size_t)n, sizeof *rows, row_cmp);
-    resolve_names();
+    qsort(rows, (size_t)*n, sizeof *rows, row_cmp);
+    return rows;
+}
 
-    if (out && *out && !(o = fopen(out, "w"))) {
-        fprintf(stderr, "edgeprobe profiler: cannot write %s; using stderr\n", out);
-        o = stderr;
-    }
-    if (!(quiet && *quiet == '1')) {
-        fprintf(o, "\n=== edgeprobe profiler: mode %s, K=%u, epoch %u ms, toggling via %s ===\n",
-                mode_names[prof_mode], prof_k, prof_epoch_ms, prof_toggle_provider ? "provider API" : "call patch API");
-        fprintf(o, "run %.3f s wall, %.3f s CPU, TSC %.3f GHz, %llu thread(s) hit probes\n", secs, cpu_ns / 1e9,
-                1.0 / ns_per_tick, threads);
-        if (fentry_mode)
-            fprintf(o, "function probes (-fpatchable-function-entry): %llu found, %llu switched, %llu not patchable, "
-                       "%llu not bindable; %llu functions by name; exits lost (shadow stack full): %lu\n",
-                    sites_discovered, sites_bound, sites_unpatchable, bind_errors, nfuncs, edgeprobe_func_lost_exits());
-        if (fentry_mode && fentry_unnamed)
+/* The functions whose exit hook is tail-called, by name (the first
+ * EDGEPROBE_PROF_TOP; 0: all): they cannot be in the table, and a reader
+ * looking for them should learn why. */
+P_FN void write_unobservable(FILE *o, const run_totals *rt) {
+    const prof_func *f;
+    unsigned long long shown = 0;
+    if (!rt->exit_hidden) return;
+    fprintf(o, "exit not observable, never sampled (a tail-called exit hook: gcc and clang -O2 end void "
+               "functions with one unless built with -fno-optimize-sibling-calls): %llu functions:", rt->exit_hidden);
+    for (f = fn_all; f; f = f->next_all)
+        if (f->exit_hidden && (prof_top <= 0 || shown++ < (unsigned long long)prof_top)) fprintf(o, " %s", fname(f));
+    if (prof_top > 0 && rt->exit_hidden > (unsigned long long)prof_top) fprintf(o, " ...");
+    fputc('\n', o);
+}
+/* Where the probes came from: function entries, or the provider's sites. */
+P_FN void write_probe_line(FILE *o, const run_totals *rt) {
+    if (fentry_mode) {
+        fprintf(o, "function probes (-fpatchable-function-entry): %llu found, %llu switched, %llu not patchable, "
+                   "%llu not bindable; %llu functions by name; exits lost (shadow stack full): %lu\n",
+                sites_discovered, sites_bound, sites_unpatchable, bind_errors, rt->nfuncs, edgeprobe_func_lost_exits());
+        if (fentry_unnamed)
             fprintf(o, "note: %llu functions have no symbol and are named by address (a stripped object: "
                        "profile the unstripped build for names)\n", fentry_unnamed);
-        else
-            fprintf(o, "probe sites: %llu discovered (%llu entry, %llu exit), %llu bound, %llu not bindable, "
-                       "%llu not a call (never sampled), %llu tail-called exits (bound, never toggled); "
-                       "%llu functions, %llu of them never sampled\n",
-                    sites_discovered, sites_entry, sites_exit, sites_bound, bind_errors, sites_unpatchable, sites_tail,
-                    nfuncs, broken);
-        fprintf(o, "toggles: %llu (%.0f/s) in %llu calls, %llu errors; time toggling %.2f ms = %.3f%% of CPU time "
-                   "(%.2f ms on program threads, %.2f ms on the epoch thread)\n",
-                toggles, toggles / secs, toggle_calls, terr, toggle_ns / 1e6, 100 * toggle_ns / cpu_ns,
-                app_toggle_ns / 1e6, (toggle_ns - app_toggle_ns) / 1e6);
-        fprintf(o, "handler invocations: %llu (%.0f/s); samples: %llu (%.0f/s); exits ignored: %llu unmatched, "
-                   "%llu stale; stack overflows: %llu; epochs: %llu\n",
-                events, events / secs, samples, samples / secs, unmatched, stale, overflow, bg_epochs);
-        fprintf(o, "profiler memory: %.1f KiB (sites, functions, histograms, thread stacks)\n\n",
-                (double)arena_used / 1024);
-        fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %7s\n", "function", "sampled", "est.calls",
-                "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "mean(ns)", "p50(ns)", "p99(ns)", "share%");
-        limit = prof_top > 0 && prof_top < n ? prof_top : n;
-        for (i = 0; i < limit; i++) {
-            const row *r = &rows[i];
-            fprintf(o, "%-32.32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %7.2f\n", fname(r->f),
-                    (unsigned long long)r->f->samples, r->est_calls, (unsigned long long)r->f->min, r->mean, r->p50,
-                    r->p99, r->mean * ns_per_tick,
-                    r->p50 * ns_per_tick, r->p99 * ns_per_tick, 100 * r->est_total * ns_per_tick / run_ns);
-        }
-        if (limit < n) fprintf(o, "... %d more functions (EDGEPROBE_PROF_TOP=0 shows all)\n", n - limit);
-        fprintf(o, "share%% = est.calls x mean / wall time; inclusive (a caller's time contains its callees')\n");
+        return;
     }
-    {
-        const char *sp = getenv("EDGEPROBE_PROF_SUMMARY");
-        FILE *so = sp && *sp ? fopen(sp, "a") : 0;
-        if (so) {
-            fprintf(so, "edgeprobe-prof-summary: mode=%s k=%u epoch_ms=%u wall_s=%.4f cpu_s=%.4f toggles=%llu "
-                        "toggle_ms=%.3f handler_calls=%llu samples=%llu sites=%llu functions=%llu\n",
-                    mode_names[prof_mode], prof_k, prof_epoch_ms, secs, cpu_ns / 1e9, toggles, toggle_ns / 1e6,
-                    events, samples, sites_discovered, nfuncs);
-            fclose(so);
-        }
+    fprintf(o, "probe sites: %llu discovered (%llu entry, %llu exit), %llu bound, %llu not bindable, "
+               "%llu entries not patchable, %llu exits tail-called; %llu functions, %llu of them never sampled\n",
+            sites_discovered, sites_entry, sites_exit, sites_bound, bind_errors, sites_unpatchable, sites_tail,
+            rt->nfuncs, rt->broken);
+    write_unobservable(o, rt);
+}
+
+P_FN void write_header(FILE *o, const run_totals *rt) {
+    fprintf(o, "\n=== edgeprobe profiler: mode %s, K=%u, epoch %u ms, toggling via %s ===\n",
+            prof_mode_name(prof_mode), prof_k, prof_epoch_ms, prof_toggle_provider ? "provider API" : "call patch API");
+    fprintf(o, "run %.3f s wall, %.3f s CPU, TSC %.3f GHz, %llu thread(s) hit probes\n", rt->secs, rt->cpu_ns / 1e9,
+            1.0 / rt->ns_per_tick, rt->threads);
+    write_probe_line(o, rt);
+    fprintf(o, "toggles: %llu (%.0f/s) in %llu calls, %llu errors; time toggling %.2f ms = %.3f%% of CPU time "
+               "(%.2f ms on program threads, %.2f ms on the epoch thread)\n",
+            rt->toggles, rt->toggles / rt->secs, rt->toggle_calls, rt->toggle_errors, rt->toggle_ns / 1e6,
+            100 * rt->toggle_ns / rt->cpu_ns, rt->app_toggle_ns / 1e6, (rt->toggle_ns - rt->app_toggle_ns) / 1e6);
+    fprintf(o, "handler invocations: %llu (%.0f/s); samples: %llu (%.0f/s); exits ignored: %llu unmatched, "
+               "%llu stale; stack overflows: %llu; epochs: %llu\n",
+            rt->events, rt->events / rt->secs, rt->samples, rt->samples / rt->secs, rt->unmatched, rt->stale,
+            rt->overflow, bg_epochs);
+    fprintf(o, "profiler memory: %.1f KiB (sites, functions, histograms, thread stacks)\n\n",
+            (double)arena_used / 1024);
+}
+
+/* The first EDGEPROBE_PROF_TOP rows (0: all). */
+P_FN void write_table(FILE *o, const row *rows, int n, const run_totals *rt) {
+    int i, limit = prof_top > 0 && prof_top < n ? prof_top : n;
+    double tick = rt->ns_per_tick;
+    fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %7s\n", "function", "sampled", "est.calls",
+            "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "mean(ns)", "p50(ns)", "p99(ns)", "share%");
+    for (i = 0; i < limit; i++) {
+        const row *r = &rows[i];
+        fprintf(o, "%-32.32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %7.2f\n", fname(r->f),
+                (unsigned long long)r->f->samples, r->est_calls, (unsigned long long)r->f->min, r->mean, r->p50,
+                r->p99, r->mean * tick, r->p50 * tick, r->p99 * tick, 100 * r->est_total * tick / rt->run_ns);
     }
-    fprintf(o, "edgeprobe-prof-summary: mode=%s k=%u epoch_ms=%u wall_s=%.4f cpu_s=%.4f toggles=%llu "
+    if (limit < n) fprintf(o, "... %d more functions (EDGEPROBE_PROF_TOP=0 shows all)\n", n - limit);
+    fprintf(o, "share%% = est.calls x mean / wall time; inclusive (a caller's time contains its callees')\n");
+}
+
+/* The one-line summary (prof_common.h): last line of the report, and
+ * appended to $EDGEPROBE_PROF_SUMMARY. */
+P_FN void write_summary(FILE *o, const run_totals *rt) {
+    fprintf(o, PROF_SUMMARY_TAG " mode=%s k=%u epoch_ms=%u wall_s=%.4f cpu_s=%.4f toggles=%llu "
                "toggles_per_s=%.0f handler_calls=%llu handler_calls_per_s=%.0f samples=%llu samples_per_s=%.0f "
-               "toggle_ms=%.3f toggle_pct_cpu=%.4f sites=%llu tail_sites=%llu functions=%llu unmatched=%llu stale=%llu "
-               "arena_bytes=%llu\n",
-            mode_names[prof_mode], prof_k, prof_epoch_ms, secs, cpu_ns / 1e9, toggles, toggles / secs, events,
-            events / secs, samples, samples / secs, toggle_ns / 1e6, 100 * toggle_ns / cpu_ns, sites_discovered,
-            sites_tail, nfuncs, unmatched, stale, (unsigned long long)arena_used);
-    if (getenv("EDGEPROBE_PROF_DEBUG")) {
-        for (f = fn_all; f; f = f->next_all) {
-            prof_site *ps;
-            fprintf(o, "debug %-28.28s seq=%u busy=%d broken=%d sites=%u bound=%u windows=%llu closes=%llu "
-                       "entries=%llu samples=%llu ignored=%llu |",
-                    fname(f), f->seq, f->busy, f->broken, f->nsites, f->nbound, (unsigned long long)f->windows,
-                    (unsigned long long)f->closes, (unsigned long long)f->entries,
-                    (unsigned long long)f->samples, (unsigned long long)f->ignored);
-            for (ps = f->sites; ps; ps = ps->next)
-                fprintf(o, " %s#%d:%d@%p", ps->kind == EDGEPROBE_KIND_ENTRY ? "in" : "out", ps->id, ps->state,
-                        (void *)ps->addr);
-            fprintf(o, "\n");
-        }
+               "toggle_ms=%.3f toggle_pct_cpu=%.4f " PROF_KEY_SITES "=%llu tail_sites=%llu functions=%llu "
+               PROF_KEY_EXIT_HIDDEN "=%llu unmatched=%llu stale=%llu arena_bytes=%llu\n",
+            prof_mode_name(prof_mode), prof_k, prof_epoch_ms, rt->secs, rt->cpu_ns / 1e9, rt->toggles,
+            rt->toggles / rt->secs, rt->events, rt->events / rt->secs, rt->samples, rt->samples / rt->secs,
+            rt->toggle_ns / 1e6, 100 * rt->toggle_ns / rt->cpu_ns, sites_discovered, sites_tail, rt->nfuncs,
+            rt->exit_hidden, rt->unmatched, rt->stale, (unsigned long long)arena_used);
+}
+P_FN void append_summary(const char *path, const run_totals *rt) {
+    FILE *so = path && *path ? fopen(path, "a") : 0;
+    if (!so) return;
+    write_summary(so, rt);
+    fclose(so);
+}
+
+/* EDGEPROBE_PROF_DEBUG: every function's window state and sites. */
+P_FN void write_debug(FILE *o) {
+    const prof_func *f;
+    for (f = fn_all; f; f = f->next_all) {
+        const prof_site *ps;
+        fprintf(o, "debug %-28.28s seq=%u busy=%d broken=%d sites=%u bound=%u windows=%llu closes=%llu "
+                   "entries=%llu samples=%llu ignored=%llu |",
+                fname(f), f->seq, f->busy, f->broken, f->nsites, f->nbound, (unsigned long long)f->windows,
+                (unsigned long long)f->closes, (unsigned long long)f->entries, (unsigned long long)f->samples,
+                (unsigned long long)f->ignored);
+        for (ps = f->sites; ps; ps = ps->next)
+            fprintf(o, " %s#%d:%d@%p", ps->kind == EDGEPROBE_KIND_ENTRY ? "in" : "out", ps->id, ps->state,
+                    (void *)ps->addr);
+        fprintf(o, "\n");
     }
+}
+
+P_FN void write_chart(const char *path, row *rows, int n, const run_totals *rt) {
+    char title[256];
+    snprintf(title, sizeof title, "edgeprobe profiler: %d functions sampled, %llu samples, K=%u, epoch %u ms, %.2f s",
+             n, rt->samples, prof_k, prof_epoch_ms, rt->secs);
+    write_svg(path, rows, n, rt->ns_per_tick, rt->run_ns, title);
+}
+
+/* The report file, or stderr. */
+P_FN FILE *open_report(const char *path) {
+    FILE *o;
+    if (!path || !*path) return stderr;
+    if ((o = fopen(path, "w"))) return o;
+    fprintf(stderr, "edgeprobe profiler: cannot write %s; using stderr\n", path);
+    return stderr;
+}
+
+__attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
+    const char *quiet = getenv("EDGEPROBE_PROF_QUIET"), *svg = getenv(PROF_ENV_SVG);
+    run_totals rt;
+    row *rows;
+    int n;
+    FILE *o;
+
+    if (prof_mode == PROF_MODE_NONE || !prof_running) return;
+    memset(&rt, 0, sizeof rt);
+    stop_sampling(&rt);
+    sum_counters(&rt);
+    if (!(rows = make_rows(&rt, &n))) return;
+    resolve_names();
+    o = open_report(getenv(PROF_ENV_OUT));
+    if (!(quiet && *quiet == '1')) {
+        write_header(o, &rt);
+        write_table(o, rows, n, &rt);
+    }
+    append_summary(getenv(PROF_ENV_SUMMARY), &rt);
+    write_summary(o, &rt);
+    if (getenv("EDGEPROBE_PROF_DEBUG")) write_debug(o);
     if (o != stderr) fclose(o);
-    if (svg && *svg && n) {
-        char title[256];
-        snprintf(title, sizeof title, "edgeprobe profiler: %d functions sampled, %llu samples, K=%u, epoch %u ms, %.2f s",
-                 n, samples, prof_k, prof_epoch_ms, secs);
-        write_svg(svg, rows, n, ns_per_tick, run_ns, title);
-    }
+    if (svg && *svg && n) write_chart(svg, rows, n, &rt);
     free(rows);
 }

@@ -1,15 +1,18 @@
-/* demo.c - a small program to profile: functions of known, different costs,
- * a recursive one, an inlined one, and two threads. Runs about one second.
+/* prof_demo.c - a small program to profile: functions of known, different
+ * costs, a recursive one, an inlined one, and two threads. Runs about one
+ * second (the first argument: seconds).
  *
- *     make -f bench/real.mk real-demo        # builds and runs it with the profiler
+ *     make tools
+ *     cc -O2 -fpatchable-function-entry=5 -pthread examples/prof_demo.c -o demo
+ *     build/edgeprobe prof --svg demo.svg -- ./demo    # report in edgeprobe-prof.txt
  *
- * or by hand:
- *     cc -O2 -finstrument-functions -rdynamic -Iinclude -pthread \
- *        examples/profiler/demo.c examples/profiler/edgeprobe_profiler.c -o demo
- *     EDGEPROBE_PROF_SVG=demo.svg ./demo
+ * or with the profiler linked into a -finstrument-functions build:
+ *     make -f bench/real.mk real-demo
  *
  * Expected shape of the report: spin_1us ~1 us, spin_10us ~10 us,
- * spin_100us ~100 us, fib(20) ~ tens of us, hash_step tens of ns.
+ * spin_100us ~100 us, fib(20) ~ tens of us, hash_step tens of ns
+ * (inlined into hash_block: no row of its own with function probes).
+ * tests/drivers/prof.sh (prof-demo) checks the spin_* medians' order.
  */
 #include <pthread.h>
 #include <stdio.h>

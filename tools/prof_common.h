@@ -1,0 +1,94 @@
+/* tools/prof_common.h - what `edgeprobe prof` (tools/cmd_prof.c) and the
+ * agent it preloads (tools/prof_agent.c) must agree on: the environment
+ * variables that carry the options across exec, their defaults, the modes,
+ * the parsing of numbers, and the summary line the agent writes and the
+ * command reads back.
+ *
+ * Static inline functions only: the agent is one translation unit (it is
+ * also linked into programs as a single file, see the README) and may be
+ * built with -finstrument-functions, so nothing here may be instrumented. */
+#ifndef EDGEPROBE_PROF_COMMON_H
+#define EDGEPROBE_PROF_COMMON_H
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROF_NOI __attribute__((no_instrument_function))
+
+/* Set by the command, read by the agent. */
+#define PROF_ENV_K "EDGEPROBE_PROF_K"
+#define PROF_ENV_EPOCH_MS "EDGEPROBE_PROF_EPOCH_MS"
+#define PROF_ENV_TOP "EDGEPROBE_PROF_TOP"
+#define PROF_ENV_MODE "EDGEPROBE_PROF_MODE"
+#define PROF_ENV_OUT "EDGEPROBE_PROF_OUT"
+#define PROF_ENV_SVG "EDGEPROBE_PROF_SVG"
+#define PROF_ENV_SUMMARY "EDGEPROBE_PROF_SUMMARY"
+/* The pid the command forked: a child the program starts (same LD_PRELOAD,
+ * another pid) leaves the agent idle. */
+#define PROF_ENV_PID "EDGEPROBE_PROF_PID"
+
+#define PROF_DEFAULT_K 10        /* samples per function per window */
+#define PROF_DEFAULT_EPOCH_MS 10 /* re-activation period */
+#define PROF_DEFAULT_TOP 25      /* report rows; 0: all */
+#define PROF_STR_(x) #x
+#define PROF_STR(x) PROF_STR_(x) /* a default in the command's usage text */
+
+/* sample: K samples, then off until the next epoch; on: never switched
+ * off; off: attached, then switched off (the cost of idle probes); none:
+ * the agent does not start. */
+enum prof_mode { PROF_MODE_SAMPLE, PROF_MODE_ON, PROF_MODE_OFF, PROF_MODE_NONE, PROF_NMODES };
+
+static inline PROF_NOI const char *prof_mode_name(int mode) {
+    static const char *const names[PROF_NMODES] = {"sample", "on", "off", "none"};
+    return mode >= 0 && mode < PROF_NMODES ? names[mode] : "?";
+}
+/* The mode a name stands for, or -1. */
+static inline PROF_NOI int prof_mode_parse(const char *s) {
+    int m;
+    for (m = 0; s && m < PROF_NMODES; m++)
+        if (!strcmp(s, prof_mode_name(m))) return m;
+    return -1;
+}
+
+/* A whole decimal number: 0 and *out, or -1 (empty, trailing bytes, out of
+ * range). errno is left as it was: the agent parses in a constructor. */
+static inline PROF_NOI int prof_parse_long(const char *s, long *out) {
+    int saved = errno, bad;
+    char *end;
+    long v;
+    if (!s || !*s) return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    bad = *end || errno;
+    errno = saved;
+    if (bad) return -1;
+    *out = v;
+    return 0;
+}
+
+/* The summary line: the tag, then " key=value" pairs. The agent writes it
+ * at the end of every report (and to $EDGEPROBE_PROF_SUMMARY). */
+#define PROF_SUMMARY_TAG "edgeprobe-prof-summary:"
+/* Keys the command reads: function probes found (0: the program was built
+ * with neither flag); functions whose exit hook is tail-called (they cannot
+ * be timed: -fno-optimize-sibling-calls avoids them). */
+#define PROF_KEY_SITES "sites"
+#define PROF_KEY_EXIT_HIDDEN "exit_hidden_functions"
+
+/* The integer value of key in a summary line: 0, or -1 when the line is not
+ * a summary or lacks the key. */
+static inline PROF_NOI int prof_summary_value(const char *line, const char *key, long *out) {
+    size_t n = strlen(key);
+    const char *p;
+    if (strncmp(line, PROF_SUMMARY_TAG, sizeof PROF_SUMMARY_TAG - 1)) return -1;
+    for (p = line; (p = strchr(p, ' ')) != 0; p++)
+        if (!strncmp(p + 1, key, n) && p[1 + n] == '=') {
+            char *end;
+            *out = strtol(p + 2 + n, &end, 10);
+            return end == p + 2 + n ? -1 : 0;
+        }
+    return -1;
+}
+
+#endif
