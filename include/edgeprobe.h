@@ -1539,8 +1539,8 @@ EDGEPROBE__INLINE edgeprobe__point *edgeprobe__mark_point(edgeprobe__mark *m) {
 }
 /* A marker's count. Out of line and cold: it adds one call to a site's
  * enabled path, not ~150 bytes of code to every probed function. Code size
- * is what disabled probes cost in large programs (bench/RESULTS.md, issue
- * 10). */
+ * is what disabled probes cost in large programs (bench/RESULTS.md, "Hit
+ * counting"). */
 EDGEPROBE__FN __attribute__((cold)) int edgeprobe__hit(edgeprobe__mark *m);
 EDGEPROBE__INLINE void edgeprobe__count_hit(edgeprobe__mark *m) {
 #if EDGEPROBE_HIT_COUNTS
