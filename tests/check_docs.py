@@ -25,6 +25,7 @@ HEADER = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, 'include', 'ed
 NOT_CONFIG = {'EDGEPROBE_H'}
 MACHINE = re.compile(r'\b(EPYC|Xeon|Sandy Bridge VM|\d+-core|this machine|our machine|our \S+ VM)\b', re.I)
 ISSUE = re.compile(r'\bissues? \d+', re.I)
+ISSUE_WRAPPED = re.compile(r'\bissues?[ \t]*\n[ \t]*\*[ \t]*\d+', re.I)
 
 
 def section(text, start_tag, end_tag):
@@ -82,6 +83,8 @@ def problems(text):
             m = rx.search(line)
             if m:
                 out.append('header line %d cites %s: %r' % (n, what, m.group(0)))
+    for m in ISSUE_WRAPPED.finditer(text):  # "issue" at a line's end, its number on the next
+        out.append('header line %d cites an issue number across a line break' % (text.count('\n', 0, m.start()) + 1))
     for path in sorted(glob.glob(os.path.join(ROOT, 'bench', 'RESULTS*.md'))):
         for n, line in enumerate(open(path), 1):
             if not line.startswith('#'):
