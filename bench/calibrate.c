@@ -95,7 +95,7 @@ static struct {
     long broken_wait;
     const char *outdir;
     int verbose;
-} opt = {0, 3000, 100, 0.75, 0, 2, 0, 3.0, 3000, {1, 2, 3, 4}, 4, {1, 1, 1, 1}, 3, 0, "bench/out/patch", 0};
+} opt = {0, 3 * EDGEPROBE_TMAX_DEFAULT, EDGEPROBE_TMAX_DEFAULT / 10, 0.75, 0, 2, 0, 3.0, 3000, {1, 2, 3, 4}, 4, {1, 1, 1, 1}, 3, 0, "bench/out/patch", 0};
 
 /* ---- results shared between a case's child and the parent --------------- */
 typedef struct {
@@ -319,7 +319,8 @@ static int run_child(enum mode m, long wait, int S, int nexec) {
     sh->fail_label = (uint64_t)(uintptr_t)(code.page + PAGE - 64);
     install_fault_recorder();
     pin(0);
-    if (m == M_TMAX && edgeprobe_set_tmax((uint64_t)wait) < 0) return 91;
+    /* the Tmax protocol is an opt-in (serialising mode is the default) */
+    if (m == M_TMAX && (edgeprobe_set_sync(EDGEPROBE_SYNC_TMAX) < 0 || edgeprobe_set_tmax((uint64_t)wait) < 0)) return 91;
     if (m == M_SERIALIZE && (rc = edgeprobe_set_sync(EDGEPROBE_SYNC_SERIALIZE)) < 0) {
         sh->patch_err = rc;
         return 92;
@@ -426,7 +427,8 @@ static const char *signame(int s) {
 /* ---- options parsing ---------------------------------------------------- */
 static void usage(void) {
     printf("usage: calibrate [options]\n"
-           "  --wmin T --wmax T --wstep T   wait sweep in TSC ticks (default 0..3000 step 100)\n"
+           "  --wmin T --wmax T --wstep T   wait sweep in TSC ticks (default 0 to three times the\n"
+           "                                default Tmax, in steps of a tenth of it)\n"
            "  --secs S          time per case (default 0.75)\n"
            "  --toggles N       also stop a case after N toggles (default 0 = time only)\n"
            "  --reps N          runs of every (wait, split) case (default 2)\n"
@@ -476,7 +478,7 @@ static void parse_args(int argc, char **argv) {
         }
 #undef ARG
     }
-    if (opt.wstep <= 0) opt.wstep = 100;
+    if (opt.wstep <= 0) opt.wstep = EDGEPROBE_TMAX_DEFAULT / 10;
     if (opt.reps < 1) opt.reps = 1;
     if (opt.secs <= 0) opt.secs = 1.0;
 }
@@ -505,6 +507,8 @@ int main(int argc, char **argv) {
     FILE *csv;
     double t_start = now_s();
     long worst_fail = -1; /* largest wait with a failure, tmax mode */
+    long last_wait = -1;   /* largest wait the sweep ran */
+    int default_failed = 0; /* a failure at a wait at or above the default */
     int total_fail = 0, total_cases = 0;
     setvbuf(stdout, NULL, _IOLBF, 0);
     parse_args(argc, argv);
@@ -607,6 +611,7 @@ int main(int argc, char **argv) {
                 uint64_t tg = 0, ex = 0, ca = 0, tk = 0;
                 char sigs[128] = "";
                 printf("%6ld", w);
+                last_wait = w;
                 for (si = 0; si < opt.nsplits; si++) {
                     int S = opt.splits[si];
                     for (rep = 0; rep < opt.reps; rep++) {
@@ -621,6 +626,7 @@ int main(int argc, char **argv) {
                             fails[wi][si]++;
                             total_fail++;
                             if (w > worst_fail) worst_fail = w;
+                            if (w >= EDGEPROBE_TMAX_DEFAULT) default_failed = 1;
                             if (strlen(sigs) < 100)
                                 snprintf(sigs + strlen(sigs), sizeof sigs - strlen(sigs), " S%d:%s@%llu", S,
                                          r.sig ? signame(r.sig) : "exit", (unsigned long long)r.toggles);
@@ -648,9 +654,17 @@ int main(int argc, char **argv) {
                 printf("tmax mode: %d/%d runs failed; largest failing wait: ", total_fail, total_cases);
                 if (worst_fail >= 0) printf("%ld ticks\n", worst_fail);
                 else printf("none\n");
-                printf("zero failures from %ld ticks up (the paper's criterion: largest failing wait + step);\n"
+                printf("no failure at the waits tested from %ld to %ld ticks (the paper's criterion: largest\n"
+                       "failing wait + step); waits above %ld ticks were not tested.\n"
                        "x%.1f safety margin = %ld; floor %ld (the paper's final choice, after its own margin).\n",
-                       base, opt.margin, (long)(base * opt.margin + 0.5), opt.floor_ticks);
+                       base, last_wait, last_wait, opt.margin, (long)(base * opt.margin + 0.5), opt.floor_ticks);
+                if (rec > last_wait)
+                    printf("the recommended %ld ticks lies above the sweep: it was NOT tested here\n", rec);
+                printf("the default Tmax (%d ticks) was %s\n", EDGEPROBE_TMAX_DEFAULT,
+                       EDGEPROBE_TMAX_DEFAULT > last_wait ? "NOT tested (above the sweep)"
+                       : default_failed ? "tested, and FAILED" : "tested, with no failure");
+                printf("a wait rests on this measurement of this machine; serialising mode (the default,\n"
+                       "EDGEPROBE_SYNC=serialize) rests on the architecture's rule instead.\n");
                 if (worst_fail < 0)
                     printf("note: no failure in this sweep. Failures here are rare events (the longer runs in\n"
                            "bench/RESULTS-patch.md saw them at waits up to 1800 ticks), so a clean short sweep\n"

@@ -147,7 +147,9 @@
  *   edgeprobe_func_on/off(id)     lock + loader lock + one compare-and-swap
  *
  * Not async-signal-safe: do not toggle probes from a signal handler (a lock
- * is taken). Executing probes from signal handlers is fine.
+ * is taken). Executing probes from signal handlers: BRANCH and TRACE_LAZY
+ * with a sink of your own are fine; HANDLER, PROBE and TRACE may allocate
+ * on a thread's first hit (README, "Reliability").
  */
 #ifndef EDGEPROBE_H
 #define EDGEPROBE_H
@@ -207,11 +209,12 @@
  *                          (strict W^X, costs two mprotect calls). 0
  *                          (default): open a code page once and keep it
  *                          writable.
- *   EDGEPROBE_TMAX_DEFAULT [impl] default Tmax in TSC ticks: 6000, for the
- *                          straddler protocol's waits (section 9). The paper
- *                          chose 3000 on Sandy Bridge. A wait is only as
- *                          good as a measurement of the machine it runs on:
- *                          `make calibrate` measures one.
+ *   EDGEPROBE_TMAX_DEFAULT [impl] Tmax in TSC ticks: 6000, for the straddler
+ *                          protocol's waits when they are used (section 9:
+ *                          EDGEPROBE_SYNC=tmax, or no membarrier SYNC_CORE).
+ *                          The paper chose 3000 on Sandy Bridge. A wait is
+ *                          only as good as a measurement of the machine it
+ *                          runs on: `make calibrate` measures one.
  *   EDGEPROBE_DEBUG        [impl] check internal rules as the program runs
  *                          (functions named *_locked hold the registry lock);
  *                          a broken rule stops the program with a message.
@@ -246,7 +249,10 @@
  *                          applied to probes of libraries loaded later.
  *   EDGEPROBE_TMAX=ticks   override Tmax.
  *   EDGEPROBE_WX=strict|keep   override the writable-code policy.
- *   EDGEPROBE_SYNC=tmax|serialize   choose the straddler protocol mode.
+ *   EDGEPROBE_SYNC=tmax|serialize   the straddler protocol: serialize (the
+ *                          default where the kernel has membarrier SYNC_CORE)
+ *                          or tmax (Tmax waits; only as safe as a
+ *                          measurement of the machine).
  *   EDGEPROBE_MEMBARRIER=0 handler sync without membarrier: readers fence
  *                          themselves (for kernels without it; tests).
  *   EDGEPROBE_VERBOSE=1    log diagnostics to stderr.
@@ -338,7 +344,7 @@ extern "C" {
     X(EDGEPROBE_ENEVER, 61, "provider probe never reached: no site known yet") \
     X(EDGEPROBE_EABI, 71, "another copy of edgeprobe with a different ABI owns the registry") \
     X(EDGEPROBE_ENOFUNC, 65, "no loaded object was built with -fpatchable-function-entry=5") \
-    X(EDGEPROBE_EUNSAFE, 26, "function entry cannot be switched safely here (see edgeprobe_func_scan)") \
+    X(EDGEPROBE_EUNSAFE, 26, "cannot be switched safely here: a function entry (see edgeprobe_func_scan), or a straddler while a thread blocks SIGTRAP") \
     X(EDGEPROBE_EPERM, 1, "permission denied (control endpoint: another user, or an unsafe directory)") \
     X(EDGEPROBE_EKIND, 91, "wrong kind of probe: edgeprobe_attach needs EDGEPROBE_HANDLER, edgeprobe_attach_args needs EDGEPROBE_PROBE")
 
@@ -785,7 +791,12 @@ EDGEPROBE__X86_ONLY int edgeprobe_patch_batch(const edgeprobe_patch_req *reqs, s
 EDGEPROBE__X86_ONLY int edgeprobe_call_on(void *site, int32_t rel32);
 EDGEPROBE__X86_ONLY int edgeprobe_call_off(void *site);
 
-/* Protocol mode for straddlers: wait Tmax ticks, or membarrier SYNC_CORE. */
+/* Protocol mode for straddlers: membarrier SYNC_CORE (serialising mode, the
+ * default where the kernel has it: every running thread of the process
+ * executes a serialising instruction, the architecture's own rule for
+ * publishing cross-modified code), or a wait of Tmax ticks (the paper's
+ * model: safe only if no core fetches stale bytes for longer than Tmax, a
+ * bound measured on one machine and breakable by a hypervisor). */
 enum edgeprobe_sync { EDGEPROBE_SYNC_TMAX = 0, EDGEPROBE_SYNC_SERIALIZE = 1 };
 EDGEPROBE__X86_ONLY int edgeprobe_set_sync(enum edgeprobe_sync mode); /* EDGEPROBE_ENOTSUP if unavailable */
 EDGEPROBE__X86_ONLY enum edgeprobe_sync edgeprobe_sync_mode(void);
@@ -1164,6 +1175,22 @@ EDGEPROBE__INLINE uint64_t edgeprobe__rdtsc(void) {
 EDGEPROBE__INLINE void edgeprobe__pause(void) { __asm__ volatile("pause" ::: "memory"); }
 /* This thread's identity: the TCB self-pointer at %fs:0. */
 #define EDGEPROBE__SELF_ASM "mov %%fs:0, %0"
+/* The vector registers code may hold live, and trampolines must save: what
+ * the OS enabled in XCR0 - 16 (xmm), 32 (ymm) or 64 (zmm and masks) bytes. */
+EDGEPROBE__INLINE int edgeprobe__vector_width(void) {
+    uint32_t a, b, c, d, lo, hi;
+    __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+    if (!(c & (1u << 27))) return 16; /* no OSXSAVE: SSE only */
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    if ((lo & 0xe6) == 0xe6) return 64; /* opmask, ZMM_Hi256, Hi16_ZMM, YMM, SSE */
+    return (lo & 6) == 6 ? 32 : 16;
+}
+/* AVX512BW: 64-bit mask registers (kmovq); without it, 16 bits (kmovw). */
+EDGEPROBE__INLINE int edgeprobe__cpu_has_avx512bw(void) {
+    uint32_t a, b, c, d;
+    __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
+    return (b >> 30) & 1;
+}
 
 /* 8 bytes with no alignment requirement, for asm memory operands. */
 typedef struct { unsigned char b[8]; } edgeprobe__bytes8;
@@ -1318,7 +1345,6 @@ typedef struct edgeprobe__sigaction_t { /* glibc's struct sigaction, x86-64 */
 #define EDGEPROBE__SPARES 8         /* blocks of points kept for reuse     */
 #define EDGEPROBE__FLIGHT_SETS 1024u /* in-flight table: sets, by cache line */
 #define EDGEPROBE__FLIGHT_WAYS 8u   /* straddlers in flight per set          */
-#define EDGEPROBE__RECENT 4096u     /* recently finished straddlers (ring)   */
 #define EDGEPROBE__CHUNK 1024u     /* point ids per chunk                   */
 #ifndef EDGEPROBE_CORE_ONLY
 #define EDGEPROBE__CHUNKS 4096u    /* => 4M points                          */
@@ -1385,6 +1411,8 @@ typedef struct edgeprobe__root {
     /* policy */
     int sync_mode;               /* enum edgeprobe_sync                    */
     int sync_registered;
+    int sync_fallback;           /* 1: serialising mode was wanted, but the
+                                    kernel has no membarrier SYNC_CORE     */
     uint64_t tmax;
     int wx_strict;
     edgeprobe_log_fn log;
@@ -1406,6 +1434,8 @@ typedef struct edgeprobe__root {
     unsigned epoch;
     edgeprobe__binding *retired;
     edgeprobe__lock_t sync_lock; /* one edgeprobe_handler_sync at a time   */
+    int forking;                 /* fork handlers running (section 19)     */
+    int fork_took;               /* 1: the fork's prepare took the locks   */
     struct edgeprobe__reader *readers; /* per-thread handler state (section 25)  */
     int readers_fence;           /* 1: no membarrier; readers fence instead */
     /* code pages */
@@ -1414,8 +1444,6 @@ typedef struct edgeprobe__root {
 #if EDGEPROBE__HAS_PATCH
     /* low-level patching */
     edgeprobe__flight flights[EDGEPROBE__FLIGHT_SETS][EDGEPROBE__FLIGHT_WAYS];
-    uintptr_t recent[EDGEPROBE__RECENT]; /* finished straddlers, newest last */
-    unsigned recent_next;
     unsigned in_flight;          /* entries in use: 0 skips overlap checks */
     int trap_installed;
 #ifndef EDGEPROBE_FREESTANDING
@@ -1694,26 +1722,11 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
 #ifndef EDGEPROBE__RED_ZONE
 #define EDGEPROBE__RED_ZONE 128
 #endif
-#ifndef EDGEPROBE__ARGS_VEC
-#if defined(__AVX512F__) && defined(__AVX512BW__)
-#define EDGEPROBE__ARGS_VEC 3
-#elif defined(__AVX512F__)
-#define EDGEPROBE__ARGS_VEC 2
-#elif defined(__AVX__)
-#define EDGEPROBE__ARGS_VEC 1
-#else
-#define EDGEPROBE__ARGS_VEC 0
-#endif
-#endif
-#if EDGEPROBE__ARGS_VEC == 3
-#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp_zmm_bw"
-#elif EDGEPROBE__ARGS_VEC == 2
-#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp_zmm"
-#elif EDGEPROBE__ARGS_VEC == 1
-#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp_ymm"
-#else
-#define EDGEPROBE__ARGS_TRAMP "edgeprobe__args_tramp"
-#endif
+/* The stubs call the trampoline through one pointer per object, which the
+ * implementation sets to the variant that saves every vector register the
+ * CPU and OS enable (section 29.2) - whatever this file was compiled for:
+ * LTO and target attributes put AVX code into files built without -mavx. */
+#define EDGEPROBE__ARGS_TRAMP_PTR "edgeprobe__args_tramp_ptr"
 /* Site, note, argsite (data), stub (cold text), record; the record's
  * operands (EDGEPROBE__RECORD_OPS) and the argument count `n`, a literal.
  * `tail` ends the argsite's header: "0, 0" for PROBE, the format and sink
@@ -1731,7 +1744,7 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
     ".pushsection .text.unlikely,\"ax\",@progbits\n"                           \
     ".balign 4\n.long 3b - .\n"                                               \
     "2: lea -" EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"          \
-    "call " EDGEPROBE__ARGS_TRAMP "\n"                                          \
+    "call *" EDGEPROBE__ARGS_TRAMP_PTR "(%%rip)\n"                              \
     "lea " EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"              \
     "jmp 1b + " EDGEPROBE__STR(EDGEPROBE_SITE_BYTES) "\n"                      \
     ".popsection\n"                                                            \
@@ -2111,6 +2124,7 @@ int edgeprobe__libc_close(int) __asm__("close");
 #define EDGEPROBE__SA_SIGINFO 4
 #define EDGEPROBE__SA_RESTART 0x10000000
 #define EDGEPROBE__SA_ONSTACK 0x08000000
+#define EDGEPROBE__SA_NODEFER 0x40000000
 #define EDGEPROBE__SI_KERNEL 0x80
 #define EDGEPROBE__RTLD_PIN (2 | 4 | 0x1000) /* NOW | NOLOAD | NODELETE */
 #define EDGEPROBE__PT_NOTE 4
@@ -2161,7 +2175,20 @@ EDGEPROBE__FN int edgeprobe__os_protect(void *page, size_t len, int writable) {
 #define EDGEPROBE_OS_FREE(p) edgeprobe__libc_free(p)
 #define EDGEPROBE_OS_YIELD() ((void)edgeprobe__libc_sched_yield())
 #define EDGEPROBE_OS_LOG(msg) ((void)edgeprobe__dprintf(2, "edgeprobe: %s\n", msg))
-#define EDGEPROBE__GETENV(name) edgeprobe__libc_getenv(name)
+unsigned long edgeprobe__libc_getauxval(unsigned long) __asm__("getauxval");
+#define EDGEPROBE__AT_SECURE 23
+/* Settings from the environment: none in a privileged process (setuid,
+ * setgid, file capabilities: the kernel's AT_SECURE), whose environment is
+ * the invoking user's and must not steer it - secure_getenv's rule, for
+ * every variable edgeprobe reads. edgeprobe__root_create says so once. */
+EDGEPROBE__FN const char *edgeprobe__getenv(const char *name);
+EDGEPROBE__FN const char *edgeprobe__getenv(const char *name) {
+    return edgeprobe__libc_getauxval(EDGEPROBE__AT_SECURE) ? (const char *)0 : edgeprobe__libc_getenv(name);
+}
+#define EDGEPROBE__GETENV(name) edgeprobe__getenv(name)
+/* The variables edgeprobe reads, for that one line. */
+#define EDGEPROBE__ENV_NAMES "EDGEPROBE_ENABLE", "EDGEPROBE_TMAX", "EDGEPROBE_WX", "EDGEPROBE_SYNC", \
+    "EDGEPROBE_MEMBARRIER", "EDGEPROBE_VERBOSE", "EDGEPROBE_CONTROL", "XDG_RUNTIME_DIR"
 
 EDGEPROBE__FN int edgeprobe__dprintf(int fd, const char *fmt, ...);
 EDGEPROBE__FN int edgeprobe__dprintf(int fd, const char *fmt, ...) {
@@ -2198,7 +2225,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #endif
 
 /* ---- 14. the root: process-wide state                        >>root ---- */
-#define EDGEPROBE__ABI 4u
+#define EDGEPROBE__ABI 5u
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
 #define EDGEPROBE__HIT_CHUNK_BYTES (EDGEPROBE__STRIPES * EDGEPROBE__CHUNK * sizeof(uint64_t))
 
@@ -2502,8 +2529,39 @@ EDGEPROBE__FN void edgeprobe__root_configure(edgeprobe__root *r) {
 }
 
 EDGEPROBE__FN int edgeprobe__set_sync_locked(edgeprobe__root *r, int mode);
+#if EDGEPROBE__HAS_PATCH
+/* The straddler protocol at start-up: serialising mode wherever the kernel
+ * has membarrier SYNC_CORE. It rests on the architecture's rule for
+ * cross-modified code; a Tmax wait rests on a measurement of one machine,
+ * which a virtual machine's host can break (a KVM guest crashed at a
+ * 6,000-tick wait, once in about a million toggles). Tmax waits only when
+ * asked for (EDGEPROBE_SYNC=tmax) or when membarrier is missing; that case is
+ * logged at the first straddling write (edgeprobe__protocol_wait). */
+EDGEPROBE__FN void edgeprobe__sync_default(edgeprobe__root *r, const char *env);
+EDGEPROBE__FN void edgeprobe__sync_default(edgeprobe__root *r, const char *env) {
+    if (env && edgeprobe__streq(env, "tmax")) return; /* sync_mode starts as EDGEPROBE_SYNC_TMAX */
+    if (env && !edgeprobe__streq(env, "serialize"))
+        EDGEPROBE_OS_LOG("EDGEPROBE_SYNC must be 'tmax' or 'serialize'; using serialize");
+    if (edgeprobe__set_sync_locked(r, EDGEPROBE_SYNC_SERIALIZE) < 0) r->sync_fallback = 1;
+}
+#endif
 EDGEPROBE__FN void edgeprobe__env_report(const edgeprobe__root *r);
 EDGEPROBE__FN int edgeprobe__readers_need_fence(void);
+/* A privileged process ignores its environment (edgeprobe__getenv); say so,
+ * once per process (the root is made once), if it holds any setting. */
+EDGEPROBE__FN void edgeprobe__secure_report(void);
+EDGEPROBE__FN void edgeprobe__secure_report(void) {
+#ifndef EDGEPROBE_FREESTANDING
+    static const char *const names[] = {EDGEPROBE__ENV_NAMES};
+    unsigned i;
+    if (!edgeprobe__libc_getauxval(EDGEPROBE__AT_SECURE)) return;
+    for (i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (edgeprobe__libc_getenv(names[i])) {
+            EDGEPROBE_OS_LOG("privileged process (AT_SECURE): settings in the environment ignored");
+            return;
+        }
+#endif
+}
 EDGEPROBE__FN edgeprobe__root *edgeprobe__root_create(void);
 EDGEPROBE__FN edgeprobe__root *edgeprobe__root_create(void) {
     edgeprobe__root *r = (edgeprobe__root *)EDGEPROBE_OS_ALLOC(sizeof *r);
@@ -2512,16 +2570,14 @@ EDGEPROBE__FN edgeprobe__root *edgeprobe__root_create(void) {
     r->magic = EDGEPROBE__MAGIC;
     r->abi = EDGEPROBE__ABI;
     r->size = (unsigned)sizeof *r;
+    edgeprobe__secure_report();
     edgeprobe__root_configure(r);
     edgeprobe__env_report(r);
     r->readers_fence = edgeprobe__readers_need_fence();
 #if EDGEPROBE__HAS_PATCH
-    if ((s = EDGEPROBE__GETENV("EDGEPROBE_SYNC")) && edgeprobe__streq(s, "serialize") &&
-        edgeprobe__set_sync_locked(r, EDGEPROBE_SYNC_SERIALIZE) < 0)
-        EDGEPROBE_OS_LOG("EDGEPROBE_SYNC=serialize: membarrier SYNC_CORE unavailable; using Tmax waits");
-#else
-    (void)s;
+    edgeprobe__sync_default(r, EDGEPROBE__GETENV("EDGEPROBE_SYNC"));
 #endif
+    (void)s;
     return r;
 }
 
@@ -3281,6 +3337,42 @@ EDGEPROBE__FN void edgeprobe__object_points_locked(edgeprobe__root *r, edgeprobe
 EDGEPROBE__FN void edgeprobe__func_convert_own(edgeprobe__root *r);
 EDGEPROBE__FN void edgeprobe__reader_forked(void); /* section 25 */
 
+#ifndef EDGEPROBE_FREESTANDING
+/* fork: a child must not inherit a lock that another thread of its parent
+ * held - nobody would ever release it (the child would hang at exit, at
+ * its first switch, or in dlopen of an object with probes). Every object
+ * registers these handlers; a count in the root makes the first prepare
+ * take the locks, handler_sync's then the registry's (the order they are
+ * always taken in), and the last parent or child handler release them,
+ * so the child gets them free and can go on using edgeprobe. A fork from a
+ * discovery callback, which runs with the registry locked by the forking
+ * thread itself, takes nothing. */
+EDGEPROBE__FN void edgeprobe__fork_prepare(void);
+EDGEPROBE__FN void edgeprobe__fork_prepare(void) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
+    if (!r || __atomic_fetch_add(&r->forking, 1, __ATOMIC_ACQ_REL) != 0) return;
+    if (__atomic_load_n(&r->lock.owner, __ATOMIC_RELAXED) == edgeprobe__self()) return;
+    edgeprobe__lock(&r->sync_lock);
+    edgeprobe__lock(&r->lock);
+    r->fork_took = 1;
+}
+EDGEPROBE__FN void edgeprobe__fork_release(void);
+EDGEPROBE__FN void edgeprobe__fork_release(void) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
+    if (!r || __atomic_sub_fetch(&r->forking, 1, __ATOMIC_ACQ_REL) != 0 || !r->fork_took) return;
+    r->fork_took = 0;
+    edgeprobe__unlock(&r->lock);
+    edgeprobe__unlock(&r->sync_lock);
+}
+/* In the child, the forking thread's records (section 25) belong to a new
+ * tid; then the locks are released as in the parent. */
+EDGEPROBE__FN void edgeprobe__fork_child(void);
+EDGEPROBE__FN void edgeprobe__fork_child(void) {
+    edgeprobe__reader_forked();
+    edgeprobe__fork_release();
+}
+#endif
+
 /* Constructor and destructor of every object: register its site table with
  * the root, and drop it before the object's code goes away (dlclose). The
  * per-object flag makes a second run (a constructor called again) a no-op. */
@@ -3305,7 +3397,7 @@ void edgeprobe__object_init(void) {
                              __stop_edgeprobe_sites); /* a bad site is left out */
         edgeprobe__func_convert_own(r);
 #ifndef EDGEPROBE_FREESTANDING
-        edgeprobe__libc_pthread_atfork(0, 0, edgeprobe__reader_forked); /* this object's records */
+        edgeprobe__libc_pthread_atfork(edgeprobe__fork_prepare, edgeprobe__fork_release, edgeprobe__fork_child);
 #endif
         __atomic_store_n(&edgeprobe__this_object.registered, 1, __ATOMIC_RELEASE);
     }
@@ -3459,10 +3551,10 @@ EDGEPROBE__FN int edgeprobe_set_discovery(edgeprobe_discover_fn fn, void *arg) {
  * A set-associative table keyed by the cache line of a site's first byte:
  * finding a site, or the sites that could overlap it (they start in the
  * same or the previous line), scans one or two sets of 8 entries. Entries
- * are freed as soon as a patch finishes; its address goes into a ring of
- * recently finished sites, so a thread whose trap is delivered late still
- * resumes correctly. Writers hold the root lock; the SIGTRAP handler reads
- * without it. */
+ * are freed as soon as a patch finishes: a thread whose trap is handled
+ * late finds no entry, and no int3 at its site either, and runs the site
+ * again (edgeprobe__on_sigtrap). Writers hold the root lock; the SIGTRAP
+ * handler reads without it. */
 EDGEPROBE__INLINE edgeprobe__flight *edgeprobe__flight_set(edgeprobe__root *r, uintptr_t addr) {
     return r->flights[edgeprobe__hash_ptr(addr / EDGEPROBE__LINE) & (EDGEPROBE__FLIGHT_SETS - 1)];
 }
@@ -3505,23 +3597,24 @@ EDGEPROBE__FN edgeprobe__flight *edgeprobe__flight_claim_locked(edgeprobe__root 
         if (!set[w].site) return &set[w];
     return 0;
 }
-/* Retire a finished patch: free its entry, remember its site. Lock held. */
+/* Retire a finished patch: free its entry. Lock held. */
 EDGEPROBE__FN void edgeprobe__flight_retire_locked(edgeprobe__root *r, edgeprobe__flight *f);
 EDGEPROBE__FN void edgeprobe__flight_retire_locked(edgeprobe__root *r, edgeprobe__flight *f) {
     EDGEPROBE__ASSERT_LOCKED(r);
-    __atomic_store_n(&r->recent[r->recent_next++ % EDGEPROBE__RECENT], f->site, __ATOMIC_RELEASE);
     r->in_flight--;
     __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE); /* odd: changing */
     __atomic_store_n(&f->state, EDGEPROBE__FLIGHT_EMPTY, __ATOMIC_RELEASE);
     __atomic_store_n(&f->site, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE);
 }
-EDGEPROBE__FN int edgeprobe__recently_finished(edgeprobe__root *r, uintptr_t site);
-EDGEPROBE__FN int edgeprobe__recently_finished(edgeprobe__root *r, uintptr_t site) {
-    unsigned i;
-    for (i = 0; i < EDGEPROBE__RECENT; i++)
-        if (__atomic_load_n(&r->recent[i], __ATOMIC_ACQUIRE) == site) return 1;
-    return 0;
+/* Did the trap come from `int $3` (cd 03), whose trap address is one byte
+ * past its second byte, rather than from an int3 (cc) at site? Then the
+ * program trapped on purpose, and the trap is not ours. Not checked on the
+ * first byte of a page, where the byte before may be unmapped (and a
+ * `cd 03` across a page boundary is taken for our trap: a limit). */
+EDGEPROBE__INLINE int edgeprobe__int_imm3_at(uintptr_t site) {
+    return (site & (EDGEPROBE__PAGE - 1)) && *(volatile unsigned char *)site == 0x03 &&
+           *(volatile unsigned char *)(site - 1) == 0xcd;
 }
 
 /* What a trapped thread may do instead of executing `insn`: continue at
@@ -3618,8 +3711,11 @@ EDGEPROBE__FN void edgeprobe__on_sigtrap(int sig, void *si_, void *uc_) {
         int locked = *(volatile unsigned char *)site == EDGEPROBE__OP_INT3;
         edgeprobe__flight *f = edgeprobe__flight_find(r, site), c;
         uintptr_t rip, push;
-        if (!locked && (f || edgeprobe__recently_finished(r, site))) {
-            uc->gregs[EDGEPROBE__REG_RIP] = site; /* finished meanwhile: run it */
+        if (!locked && !edgeprobe__int_imm3_at(site)) {
+            /* The int3 this thread met is gone: a patch finished meanwhile,
+             * however long ago (the thread may have been descheduled across
+             * any number of later patches). Run the site as it is now. */
+            uc->gregs[EDGEPROBE__REG_RIP] = site;
             return;
         }
         if (!f) {
@@ -3658,6 +3754,55 @@ EDGEPROBE__FN void edgeprobe__pin_self(void) {
 }
 /* Install the handler once per process (its object is pinned: see the
  * callers). Lock held. */
+#ifndef EDGEPROBE_FREESTANDING
+/* Does a thread of this process block SIGTRAP now? One that meets our int3
+ * with SIGTRAP blocked is not stopped by our handler: the kernel forces
+ * the default action, and the whole process dies. Read from each thread's
+ * /proc/self/task/TID/status ("SigBlk:", SIGTRAP is bit 4). Returns that
+ * thread's id, 0 if none does, or -1 if /proc could not tell (then the
+ * patch goes on, as it always did). Racy by nature: a thread may block
+ * SIGTRAP just after the check (README, "Straddlers and blocked SIGTRAP"). */
+EDGEPROBE__FN int edgeprobe__status_blocks_sigtrap(int tid);
+EDGEPROBE__FN int edgeprobe__status_blocks_sigtrap(int tid) {
+    char path[64], buf[4096], *p;
+    long n;
+    int fd;
+    edgeprobe__text t = {path, sizeof path, 0};
+    edgeprobe__puts(&t, "/proc/self/task/");
+    edgeprobe__putdec(&t, tid);
+    edgeprobe__puts(&t, "/status");
+    if ((fd = edgeprobe__libc_open(path, 0x80000 /* O_RDONLY | O_CLOEXEC */)) < 0) return 0; /* gone */
+    n = edgeprobe__libc_read(fd, buf, sizeof buf - 1);
+    edgeprobe__libc_close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    for (p = buf; *p; p++)
+        if (p[0] == 'S' && !__builtin_memcmp(p, "SigBlk:\t", 8)) {
+            char d = p[8 + 14]; /* 16 hex digits; the 15th holds signals 5-8 */
+            return ((d >= 'a' ? d - 'a' + 10 : d - '0') & 1) != 0; /* SIGTRAP = 5 */
+        }
+    return 0;
+}
+EDGEPROBE__FN int edgeprobe__sigtrap_blocker(void);
+EDGEPROBE__FN int edgeprobe__sigtrap_blocker(void) {
+    struct { unsigned long long ino, off; unsigned short reclen; unsigned char type; char name[1]; } *d;
+    char buf[4096];
+    long n, i;
+    int fd = edgeprobe__libc_open("/proc/self/task", 0x10000 | 0x80000 /* O_DIRECTORY | O_CLOEXEC */), found = 0;
+    if (fd < 0) return -1;
+    while (!found && (n = edgeprobe__syscall3(217 /* getdents64 */, fd, (long)buf, sizeof buf)) > 0)
+        for (i = 0; i < n && !found; i += d->reclen) {
+            int tid = 0;
+            const char *c;
+            d = (void *)(buf + i);
+            for (c = d->name; *c >= '0' && *c <= '9'; c++) tid = tid * 10 + (*c - '0');
+            if (tid && edgeprobe__status_blocks_sigtrap(tid)) found = tid;
+        }
+    edgeprobe__libc_close(fd);
+    return found;
+}
+#else
+#define edgeprobe__sigtrap_blocker() 0
+#endif
 EDGEPROBE__FN int edgeprobe__trap_install_locked(edgeprobe__root *r);
 EDGEPROBE__FN int edgeprobe__trap_install_locked(edgeprobe__root *r) {
     EDGEPROBE__ASSERT_LOCKED(r);
@@ -3665,7 +3810,10 @@ EDGEPROBE__FN int edgeprobe__trap_install_locked(edgeprobe__root *r) {
     if (r->trap_installed) return 0;
     __builtin_memset(&sa, 0, sizeof sa);
     sa.action = edgeprobe__on_sigtrap;
-    sa.flags = EDGEPROBE__SA_SIGINFO | EDGEPROBE__SA_RESTART | EDGEPROBE__SA_ONSTACK;
+    /* SA_NODEFER: SIGTRAP stays unblocked while the handler runs, so that a
+     * thread inside it is not taken for one that blocks SIGTRAP
+     * (edgeprobe__sigtrap_blocker), and a trap within it is handled too. */
+    sa.flags = EDGEPROBE__SA_SIGINFO | EDGEPROBE__SA_RESTART | EDGEPROBE__SA_ONSTACK | EDGEPROBE__SA_NODEFER;
     if (edgeprobe__libc_sigaction(EDGEPROBE__SIGTRAP, &sa, &r->trap_prev)) return EDGEPROBE_ENOTSUP;
     r->trap_installed = 1;
     return 0;
@@ -3749,6 +3897,9 @@ EDGEPROBE__FN void edgeprobe__protocol_wait(edgeprobe__root *r, uint64_t since) 
     if (__atomic_load_n(&r->sync_mode, __ATOMIC_ACQUIRE) == EDGEPROBE_SYNC_SERIALIZE &&
         EDGEPROBE_OS_SERIALIZE() == 0)
         return;
+    if (__atomic_exchange_n(&r->sync_fallback, 0, __ATOMIC_RELAXED)) /* once */
+        edgeprobe__log(r, "straddling writes use Tmax waits: this kernel has no membarrier SYNC_CORE, and a "
+                          "wait is only as safe as a measurement of the machine it runs on (make calibrate)");
     while (edgeprobe__rdtsc() - since < __atomic_load_n(&r->tmax, __ATOMIC_RELAXED)) edgeprobe__pause();
 }
 
@@ -3793,6 +3944,15 @@ EDGEPROBE__FN int edgeprobe__patch_begin_locked(edgeprobe__root *r, unsigned cha
     if (__builtin_memcmp(old, insn, front) == 0)
         return (rc = edgeprobe__write_code_locked(r, site + front, old + front, insn + front, len - front)) < 0 ? rc : 1;
     if ((rc = edgeprobe__trap_install_locked(r)) < 0) return rc;
+    if ((rc = edgeprobe__sigtrap_blocker()) > 0) {
+        char msg[128];
+        edgeprobe__text t = {msg, sizeof msg, 0};
+        edgeprobe__puts(&t, "straddling patch refused: thread ");
+        edgeprobe__putdec(&t, rc);
+        edgeprobe__puts(&t, " blocks SIGTRAP and would die at the int3 (EDGEPROBE_EUNSAFE)");
+        edgeprobe__log(r, msg);
+        return EDGEPROBE_EUNSAFE;
+    }
     if (!(f = edgeprobe__flight_claim_locked(r, (uintptr_t)site))) return EDGEPROBE_EBUSY;
     if ((rc = edgeprobe__code_open_locked(r, site, len)) < 0) return rc;
     r->in_flight++;
@@ -4838,16 +4998,6 @@ extern const char edgeprobe__func_ret_sse[] __attribute__((visibility("hidden"))
 extern const char edgeprobe__func_ret_avx[] __attribute__((visibility("hidden")));
 extern const char edgeprobe__func_ret_avx512[] __attribute__((visibility("hidden")));
 
-/* Which registers the trampolines must save: what the OS enabled in XCR0. */
-EDGEPROBE__FN int edgeprobe__vector_width(void);
-EDGEPROBE__FN int edgeprobe__vector_width(void) {
-    uint32_t a, b, c, d, lo, hi;
-    __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
-    if (!(c & (1u << 27))) return 16; /* no OSXSAVE: SSE only */
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    if ((lo & 0xe6) == 0xe6) return 64; /* opmask, ZMM_Hi256, Hi16_ZMM, YMM, SSE */
-    return (lo & 6) == 6 ? 32 : 16;
-}
 
 /* ---- 27.2 the per-thread shadow stack                    >>fshadow ---- */
 __attribute__((weak, visibility("hidden"), tls_model("initial-exec"))) __thread edgeprobe__func_thread *edgeprobe__func_thread_tls;
@@ -6504,10 +6654,6 @@ void edgeprobe__control_autostart(void) {
 
 /* The System V x86-64 red zone. Tests build a mutant with a smaller step,
  * which the red-zone test must catch. */
-/* The trampoline this translation unit's stubs call (section 29.2): it saves the
- * vector registers code compiled like this TU can hold live at a site.
- * 0 xmm, 1 ymm, 2 zmm with 16-bit masks, 3 zmm with 64-bit masks. Tests
- * build a mutant with too narrow a variant, which they must catch. */
 
 /* ---- 29.2 the trampoline (x86-64; one per object and variant) >>args-tramp ----
  * Entered from a stub with %rsp = site %rsp - 128 - 8. Frame it builds:
@@ -6522,17 +6668,16 @@ void edgeprobe__control_autostart(void) {
  * Vector registers are saved because the handler is ordinary C, and the
  * libc it calls (printf for TRACE) uses AVX or AVX-512 where the CPU has
  * them, vzeroupper included. Which registers can hold live values at a site
- * depends on how its TU was compiled, so each TU's stubs call the variant
- * that covers its code (EDGEPROBE__ARGS_TRAMP), into an area aligned below
- * the frame:
+ * is known only at run time (LTO, target attributes and ifuncs mix code of
+ * every width in one function), so every variant is here, and the stubs
+ * call the one that covers what the CPU and OS enable (XCR0, section 11.1)
+ * through edgeprobe__args_tramp_ptr, into an area aligned below the frame:
  *     edgeprobe__args_tramp              xmm0-15          16 x 16 bytes
- *     edgeprobe__args_tramp_ymm          ymm0-15 (-mavx)  16 x 32
+ *     edgeprobe__args_tramp_ymm          ymm0-15 (AVX)    16 x 32
  *     edgeprobe__args_tramp_zmm[_bw]     zmm0-31, k0-7    32 x 64 + 8 x 8
- *                                        (-mavx512f; _bw: 64-bit masks)
- * A TU compiled without AVX has no live upper halves to lose. Not covered:
- * a function made AVX by a target attribute in a TU built without -mavx,
- * and x87 registers held across a site (the handler must not use long
- * double). edgeprobe__args_hit gets the area and its stride, to read
+ *                                        (AVX-512F; _bw: 64-bit masks)
+ * Not covered: x87 registers held across a site (the handler must not use
+ * long double). edgeprobe__args_hit gets the area and its stride, to read
  * TRACE's floating-point arguments from xmm registers. */
 #define EDGEPROBE__VEC16(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7) m(8) m(9) m(10) m(11) m(12) m(13) m(14) m(15)
 #define EDGEPROBE__VEC32(m)                                                    \
@@ -6581,21 +6726,38 @@ void edgeprobe__control_autostart(void) {
     "ret\n"                                                                    \
     ".size " name ", . - " name "\n"                                           \
     ".popsection\n"
-#if EDGEPROBE__ARGS_VEC == 3
-__asm__(EDGEPROBE__ARGS_TRAMP_ASM(EDGEPROBE__ARGS_TRAMP, "64", "2112", "64",
+__asm__(EDGEPROBE__ARGS_TRAMP_ASM("edgeprobe__args_tramp_zmm_bw", "64", "2112", "64",
                                   EDGEPROBE__VEC32(EDGEPROBE__ZMM_SAVE) EDGEPROBE__KREGS(EDGEPROBE__KQ_SAVE),
                                   EDGEPROBE__VEC32(EDGEPROBE__ZMM_LOAD) EDGEPROBE__KREGS(EDGEPROBE__KQ_LOAD)));
-#elif EDGEPROBE__ARGS_VEC == 2
-__asm__(EDGEPROBE__ARGS_TRAMP_ASM(EDGEPROBE__ARGS_TRAMP, "64", "2112", "64",
+__asm__(EDGEPROBE__ARGS_TRAMP_ASM("edgeprobe__args_tramp_zmm", "64", "2112", "64",
                                   EDGEPROBE__VEC32(EDGEPROBE__ZMM_SAVE) EDGEPROBE__KREGS(EDGEPROBE__KW_SAVE),
                                   EDGEPROBE__VEC32(EDGEPROBE__ZMM_LOAD) EDGEPROBE__KREGS(EDGEPROBE__KW_LOAD)));
-#elif EDGEPROBE__ARGS_VEC == 1
-__asm__(EDGEPROBE__ARGS_TRAMP_ASM(EDGEPROBE__ARGS_TRAMP, "32", "512", "32", EDGEPROBE__VEC16(EDGEPROBE__YMM_SAVE),
+__asm__(EDGEPROBE__ARGS_TRAMP_ASM("edgeprobe__args_tramp_ymm", "32", "512", "32", EDGEPROBE__VEC16(EDGEPROBE__YMM_SAVE),
                                   EDGEPROBE__VEC16(EDGEPROBE__YMM_LOAD)));
-#else
-__asm__(EDGEPROBE__ARGS_TRAMP_ASM(EDGEPROBE__ARGS_TRAMP, "16", "256", "16", EDGEPROBE__VEC16(EDGEPROBE__XMM_SAVE),
+__asm__(EDGEPROBE__ARGS_TRAMP_ASM("edgeprobe__args_tramp", "16", "256", "16", EDGEPROBE__VEC16(EDGEPROBE__XMM_SAVE),
                                   EDGEPROBE__VEC16(EDGEPROBE__XMM_LOAD)));
+extern const char edgeprobe__args_tramp[], edgeprobe__args_tramp_ymm[], edgeprobe__args_tramp_zmm[],
+    edgeprobe__args_tramp_zmm_bw[] __attribute__((visibility("hidden")));
+/* What the stubs call (section 11.6); the narrowest variant until
+ * edgeprobe__args_tramp_choose has run, which is before any argument site
+ * is first switched on. */
+__attribute__((weak, visibility("hidden"))) const void *edgeprobe__args_tramp_ptr = edgeprobe__args_tramp;
+/* The variant for what the CPU and OS enable: 0 xmm, 1 ymm, 2 zmm with
+ * 16-bit masks, 3 zmm with 64-bit masks (AVX512BW). Tests build mutants
+ * with EDGEPROBE__ARGS_VEC set to too narrow a variant, which they must
+ * catch. */
+EDGEPROBE__FN void edgeprobe__args_tramp_choose(void);
+EDGEPROBE__FN void edgeprobe__args_tramp_choose(void) {
+    static const char *const variants[] = {edgeprobe__args_tramp, edgeprobe__args_tramp_ymm,
+                                           edgeprobe__args_tramp_zmm, edgeprobe__args_tramp_zmm_bw};
+#ifdef EDGEPROBE__ARGS_VEC
+    int v = EDGEPROBE__ARGS_VEC;
+#else
+    int w = edgeprobe__vector_width();
+    int v = w == 64 ? 2 + edgeprobe__cpu_has_avx512bw() : w == 32 ? 1 : 0;
 #endif
+    __atomic_store_n(&edgeprobe__args_tramp_ptr, (const void *)variants[v], __ATOMIC_RELEASE);
+}
 
 /* ---- 29.3 argument locations                         >>args-locate ----
  * The argsite the marker emitted (24-byte header, nargs locations, spec):
@@ -6622,7 +6784,7 @@ typedef struct edgeprobe__argsite {
     int32_t sink;   /* TRACE: the TU's sink function, likewise             */
 } edgeprobe__argsite;
 /* Distance from the return address of the stub's call back to its data. */
-#define EDGEPROBE__STUB_DATA_BACK 14 /* .long (4) + lea (5) + call (5) */
+#define EDGEPROBE__STUB_DATA_BACK 15 /* .long (4) + lea (5) + call *ptr(%rip) (6) */
 
 EDGEPROBE__INLINE edgeprobe__argloc *edgeprobe__argsite_locs(edgeprobe__argsite *as) {
     return (edgeprobe__argloc *)(void *)(as + 1);
@@ -6765,6 +6927,7 @@ EDGEPROBE__FN int edgeprobe__args_prepare_locked(edgeprobe__root *r, const edgep
     char buf[256];
     edgeprobe__text t = {buf, sizeof buf, 0};
     if (as->status) return as->status < 0 ? as->status : 0;
+    edgeprobe__args_tramp_choose(); /* before the first argument site can be entered */
     as->status = edgeprobe__argsite_parse(as) ? EDGEPROBE_EINVAL : 1;
     if (as->status < 0) {
         edgeprobe__puts(&t, "EDGEPROBE_PROBE: cannot read argument spec \"");

@@ -1,7 +1,10 @@
 /* stress MODE SPLIT TOGGLES SECONDS - executor threads run one site while
  * this thread toggles it between `call bump` and NOP5.
  *
- *   MODE  word-sync | word-async | serialize | call   (a straddler at SPLIT)
+ *   MODE  word-sync | word-async | call   (a straddler at SPLIT), word
+ *         patches in the default protocol (serialising mode where the
+ *         kernel has membarrier SYNC_CORE); word-sync-tmax and
+ *         word-async-tmax use Tmax waits (EDGEPROBE_TMAX, or the default)
  *         inline    (non-straddling: every offset 0..59 of a line in turn,
  *                    TOGGLES at each)
  *         broken    (no int3, no wait: back bytes, then front bytes, with
@@ -86,10 +89,13 @@ int main(int argc, char **argv) {
     pthread_t th[8];
     if (nexec < 1) nexec = 1;
     if (nexec > 8) nexec = 8;
-    if (!strcmp(mode, "serialize") && edgeprobe_set_sync(EDGEPROBE_SYNC_SERIALIZE) < 0) {
-        printf("stress: membarrier SYNC_CORE unavailable: serialize mode skipped\n");
-        return 0;
+    if (strstr(mode, "-tmax")) { /* the Tmax protocol, asked for */
+        if (edgeprobe_set_sync(EDGEPROBE_SYNC_TMAX) < 0) return 1;
+        mode = !strcmp(mode, "word-async-tmax") ? "word-async" : "word-sync";
     }
+    printf("stress: straddler protocol %s, Tmax %llu ticks\n",
+           edgeprobe_sync_mode() == EDGEPROBE_SYNC_SERIALIZE ? "serialize" : "tmax",
+           (unsigned long long)edgeprobe_tmax());
     if (!strcmp(mode, "broken")) { /* a writable region, opened without edgeprobe */
         code_write(code_region, "", 0);
     }

@@ -10,7 +10,11 @@
  *     regs            plain, xmm
  *     regs -mavx2     ymm
  *     regs -mavx512f -mavx512bw    zmm and masks (skipped without AVX-512)
- *     -DEDGEPROBE__ARGS_VEC=0 with -mavx2: the mutant, must fail */
+ *     -DEDGEPROBE__ARGS_VEC=0 with -mavx2: the mutant, must fail
+ *     -DREGS_YMM without -mavx: ymm values live at the site of a file built
+ *         for SSE only (as LTO or a target attribute make them); the
+ *         trampoline must save what the CPU enables, not what the file
+ *         was compiled for */
 #include <stdlib.h>
 #define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
@@ -21,7 +25,7 @@
 #define NV 32
 #define VMOV "vmovdqu64"
 #define VREG "zmm"
-#elif defined(__AVX__)
+#elif defined(__AVX__) || defined(REGS_YMM)
 #define VW 32
 #define NV 16
 #define VMOV "vmovdqu"
@@ -60,7 +64,7 @@ static void regs_sink(const char *text) {
                      "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",
                      "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30",
                      "xmm31", "k1", "k2", "k7");
-#elif defined(__AVX__)
+#elif defined(__AVX__) || defined(REGS_YMM)
     __asm__ volatile("vzeroall" ::: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
                      "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
 #else
@@ -153,7 +157,7 @@ int main(void) {
         printf("skipped: this CPU has no AVX-512 (F and BW)\n");
         return 77;
     }
-#elif defined(__AVX__)
+#elif defined(__AVX__) || defined(REGS_YMM)
     if (!__builtin_cpu_supports("avx2")) {
         printf("skipped: this CPU has no AVX2\n");
         return 77;

@@ -1,0 +1,75 @@
+# tests/drivers/reliability.sh - sourced by tests/run.sh: edgeprobe is never
+# the reason a program hangs or dies (README, "Reliability"): late traps,
+# privileged processes, the straddler protocol's default.
+
+# A SIGTRAP handled after its patch and 5,000 later ones resumes the site.
+case_ trap-late unit trap-late gcc "-O2" tests/t_trap_late.c
+
+# ---- privileged processes (AT_SECURE) ignore their environment -------------
+HOSTILE_ENV="EDGEPROBE_ENABLE=* EDGEPROBE_TMAX=0 EDGEPROBE_SYNC=tmax EDGEPROBE_CONTROL=1 EDGEPROBE_VERBOSE=1"
+secure_env() {
+    local d="$B/secure" plain secure
+    mkdir -p "$d"
+    gcc -O2 $WARN $INC -pthread tests/t_secure.c -o "$d/t_secure" || return 1
+    cp "$d/t_secure" "$d/t_secure_cap"
+    if [[ $(id -u) != 0 ]] || ! command -v setcap >/dev/null || ! command -v setpriv >/dev/null ||
+        ! setcap cap_net_bind_service+ep "$d/t_secure_cap" 2>/dev/null; then
+        echo "skipped: needs root, setcap (libcap2-bin), setpriv and a file system with xattrs"
+        return 77
+    fi
+    # as another user: root gains nothing from a capability (no AT_SECURE)
+    rm -rf "$d/xdg" && mkdir -p "$d/xdg" && chown 65534:65534 "$d/xdg" && chmod 700 "$d/xdg"
+    local as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+    plain=$(env $HOSTILE_ENV XDG_RUNTIME_DIR="$PWD/$d/xdg" $as_nobody "$d/t_secure" 2>"$d/plain.err")
+    rm -rf "$d/xdg"/* 2>/dev/null
+    secure=$(env $HOSTILE_ENV XDG_RUNTIME_DIR="$PWD/$d/xdg" $as_nobody "$d/t_secure_cap" 2>"$d/secure.err")
+    clean=$(env -i $as_nobody "$d/t_secure_cap")
+    echo "plain:             $plain"
+    echo "privileged:        $secure"
+    echo "privileged, no env: $clean"
+    cat "$d/secure.err"
+    # the control: a plain run takes every setting
+    [[ $plain == "enabled=1 tmax=0 sync=tmax control=on" ]] || { echo "the plain run ignored its environment"; return 1; }
+    [[ $secure == "$clean" && $clean == "enabled=0 tmax=6000 "*" control=off" ]] ||
+        { echo "the privileged run took settings from its environment"; return 1; }
+    [[ $(grep -c 'privileged process (AT_SECURE): settings in the environment ignored' "$d/secure.err") == 1 ]] ||
+        { echo "no single log line for the ignored settings"; return 1; }
+    [[ -z $(ls -A "$d/xdg") ]] || { echo "the privileged run used XDG_RUNTIME_DIR"; return 1; }
+}
+case_ secure-env-ignored secure_env
+
+# ---- the straddler protocol's default: serialising mode where it exists ----
+sync_default() {
+    local d="$B/sync-default" out err
+    mkdir -p "$d"
+    gcc -O2 $WARN $INC -pthread tests/t_secure.c -o "$d/t_secure" || return 1
+    out=$(env -u EDGEPROBE_SYNC "$d/t_secure" 2>"$d/err") || return 1
+    echo "$out"; cat "$d/err"
+    if grep -q 'membarrier-sync-core=yes' "$d/err"; then
+        [[ $out == *"sync=serialize"* ]] || { echo "membarrier SYNC_CORE is there, the default is not serialising"; return 1; }
+    else
+        [[ $out == *"sync=tmax"* ]] || return 1
+    fi
+    out=$(EDGEPROBE_SYNC=tmax "$d/t_secure" 2>/dev/null)
+    [[ $out == *"sync=tmax"* ]] || { echo "EDGEPROBE_SYNC=tmax was not taken"; return 1; }
+}
+case_ sync-default-serialize sync_default
+
+# ---- fork while probes are switched: the child goes on using edgeprobe ------
+fork_storm() {
+    local d="$B/fork-storm"
+    mkdir -p "$d"
+    gcc -O2 $WARN $INC -Itests/impl -fPIC -shared -DPLUGIN tests/impl/lib.c -o "$d/plugin.so" &&
+        gcc -O2 $WARN $INC -pthread tests/t_fork_storm.c -ldl -o "$d/t_fork_storm" &&
+        timeout 120 "$d/t_fork_storm" "$PWD/$d/plugin.so" "${FORK_STORM_SECONDS:-3}"
+}
+case_ fork-storm fork_storm
+
+# ---- ymm values live at a site of a file built without -mavx ---------------
+vec_runtime() {
+    gcc -O2 $WARN $INC -DREGS_YMM tests/trace/regs.c -o "$B/trace-regs-ymm-runtime" && "./$B/trace-regs-ymm-runtime"
+}
+case_ trace-regs-ymm-in-sse-file vec_runtime
+
+# ---- threads that block SIGTRAP: straddling patches refused, markers fine --
+case_ sigtrap-blocked-refused unit sigtrap-blocked gcc "-O2" tests/t_sigtrap_blocked.c
