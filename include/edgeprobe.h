@@ -147,9 +147,9 @@
  *   edgeprobe_func_on/off(id)     lock + loader lock + one compare-and-swap
  *
  * Not async-signal-safe: do not toggle probes from a signal handler (a lock
- * is taken). Executing probes from signal handlers: BRANCH and TRACE_LAZY
- * with a sink of your own are fine; HANDLER, PROBE and TRACE may allocate
- * on a thread's first hit (README, "Reliability").
+ * is taken). Executing probes from signal handlers is fine (nothing on an
+ * enabled path allocates or locks), but for a -finstrument-functions
+ * provider site's first hit (README, "Reliability").
  */
 #ifndef EDGEPROBE_H
 #define EDGEPROBE_H
@@ -1437,6 +1437,7 @@ typedef struct edgeprobe__root {
     int forking;                 /* fork handlers running (section 19)     */
     int fork_took;               /* 1: the fork's prepare took the locks   */
     struct edgeprobe__reader *readers; /* per-thread handler state (section 25)  */
+    char *reader_chunk;          /* where the next records come from (25)  */
     int readers_fence;           /* 1: no membarrier; readers fence instead */
     /* code pages */
     edgeprobe__page *pages;
@@ -2102,7 +2103,8 @@ void *edgeprobe__libc_calloc(size_t, size_t) __asm__("calloc");
 void edgeprobe__libc_free(void *) __asm__("free");
 int edgeprobe__libc_sched_yield(void) __asm__("sched_yield");
 char *edgeprobe__libc_getenv(const char *) __asm__("getenv");
-int edgeprobe__libc_vdprintf(int, const char *, __builtin_va_list) __asm__("vdprintf");
+int edgeprobe__libc_vsnprintf(char *, size_t, const char *, __builtin_va_list) __asm__("vsnprintf");
+long edgeprobe__libc_write(int, const void *, size_t) __asm__("write");
 int *edgeprobe__libc_errno(void) __asm__("__errno_location");
 int edgeprobe__libc_sigaction(int, const edgeprobe__sigaction_t *, edgeprobe__sigaction_t *) __asm__("sigaction");
 int edgeprobe__libc_raise(int) __asm__("raise");
@@ -2190,12 +2192,53 @@ EDGEPROBE__FN const char *edgeprobe__getenv(const char *name) {
 #define EDGEPROBE__ENV_NAMES "EDGEPROBE_ENABLE", "EDGEPROBE_TMAX", "EDGEPROBE_WX", "EDGEPROBE_SYNC", \
     "EDGEPROBE_MEMBARRIER", "EDGEPROBE_VERBOSE", "EDGEPROBE_CONTROL", "XDG_RUNTIME_DIR"
 
+/* Scratch memory for a line too long for the stack: mmap, which a signal
+ * handler may call (malloc it may not: the thread it interrupted may be
+ * inside malloc, holding its lock). NULL when none can be had. */
+EDGEPROBE__FN char *edgeprobe__scratch(size_t bytes);
+EDGEPROBE__FN char *edgeprobe__scratch(size_t bytes) {
+    void *p = edgeprobe__libc_mmap(0, bytes, 3 /* RW */, EDGEPROBE__MAP_ANON_PRIVATE, -1, 0);
+    return p == (void *)-1 ? (char *)0 : (char *)p;
+}
+/* All of [p, p+n) to fd, with write(2): no stdio, no lock, no allocation. */
+EDGEPROBE__FN void edgeprobe__write_all(int fd, const char *p, size_t n);
+EDGEPROBE__FN void edgeprobe__write_all(int fd, const char *p, size_t n) {
+    while (n) {
+        long w = edgeprobe__libc_write(fd, p, n);
+        if (w <= 0) {
+            if (w < 0 && *edgeprobe__libc_errno() == 4 /* EINTR */) continue;
+            return;
+        }
+        p += w, n -= (size_t)w;
+    }
+}
+/* printf to fd as the probes' paths must: formatted on the stack (or, for a
+ * line over 511 bytes, in scratch memory), written with write(2). Safe in a
+ * signal handler as far as vsnprintf is (glibc's takes no lock and
+ * allocates nothing for the conversions of integers, strings and floating
+ * point of ordinary precision). */
+EDGEPROBE__FN int edgeprobe__vdprintf(int fd, const char *fmt, __builtin_va_list ap);
+EDGEPROBE__FN int edgeprobe__vdprintf(int fd, const char *fmt, __builtin_va_list ap) {
+    char small[512], *line = small;
+    __builtin_va_list again;
+    int n;
+    __builtin_va_copy(again, ap);
+    n = edgeprobe__libc_vsnprintf(small, sizeof small, fmt, ap);
+    if (n >= (int)sizeof small && (line = edgeprobe__scratch((size_t)n + 1)) != 0)
+        edgeprobe__libc_vsnprintf(line, (size_t)n + 1, fmt, again);
+    else if (n >= (int)sizeof small)
+        line = small, n = (int)sizeof small - 1; /* no memory: cut */
+    __builtin_va_end(again);
+    if (n > 0) edgeprobe__write_all(fd, line, (size_t)n);
+    if (line != small) edgeprobe__libc_munmap(line, (size_t)n + 1);
+    return n;
+}
 EDGEPROBE__FN int edgeprobe__dprintf(int fd, const char *fmt, ...);
 EDGEPROBE__FN int edgeprobe__dprintf(int fd, const char *fmt, ...) {
     __builtin_va_list ap;
     int n;
     __builtin_va_start(ap, fmt);
-    n = edgeprobe__libc_vdprintf(fd, fmt, ap);
+    n = edgeprobe__vdprintf(fd, fmt, ap);
     __builtin_va_end(ap);
     return n;
 }
@@ -2203,7 +2246,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
     __builtin_va_list ap;
     int n;
     __builtin_va_start(ap, fmt);
-    n = edgeprobe__libc_vdprintf(2, fmt, ap);
+    n = edgeprobe__vdprintf(2, fmt, ap);
     __builtin_va_end(ap);
     return n;
 }
@@ -3782,10 +3825,17 @@ EDGEPROBE__FN int edgeprobe__status_blocks_sigtrap(int tid) {
         }
     return 0;
 }
+/* The kernel's struct linux_dirent64, as getdents64 fills it. */
+typedef struct edgeprobe__dirent64 {
+    unsigned long long ino, off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[1];
+} edgeprobe__dirent64;
 EDGEPROBE__FN int edgeprobe__sigtrap_blocker(void);
 EDGEPROBE__FN int edgeprobe__sigtrap_blocker(void) {
-    struct { unsigned long long ino, off; unsigned short reclen; unsigned char type; char name[1]; } *d;
-    char buf[4096];
+    const edgeprobe__dirent64 *d;
+    unsigned long long buf[512]; /* 4 KiB, aligned for the records */
     long n, i;
     int fd = edgeprobe__libc_open("/proc/self/task", 0x10000 | 0x80000 /* O_DIRECTORY | O_CLOEXEC */), found = 0;
     if (fd < 0) return -1;
@@ -3793,7 +3843,7 @@ EDGEPROBE__FN int edgeprobe__sigtrap_blocker(void) {
         for (i = 0; i < n && !found; i += d->reclen) {
             int tid = 0;
             const char *c;
-            d = (void *)(buf + i);
+            d = (const edgeprobe__dirent64 *)(const void *)((const char *)buf + i);
             for (c = d->name; *c >= '0' && *c <= '9'; c++) tid = tid * 10 + (*c - '0');
             if (tid && edgeprobe__status_blocks_sigtrap(tid)) found = tid;
         }
@@ -4290,10 +4340,29 @@ EDGEPROBE__FN int edgeprobe__readers_need_fence(void) {
     if (s && *s == '0') return 1;
     return EDGEPROBE__MEMBARRIER(EDGEPROBE__MB_REGISTER_PRIVATE_EXPEDITED) != 0;
 }
+/* Records come from page-sized chunks of mmap, 63 to a chunk after a
+ * 64-byte header holding the count handed out; one atomic add takes one.
+ * Not malloc: a thread's first handler call may be in a signal handler
+ * that interrupted malloc. Records and chunks are kept for the process. */
+#define EDGEPROBE__READER_CHUNK 4096u
+EDGEPROBE__FN edgeprobe__reader *edgeprobe__reader_alloc(edgeprobe__root *r);
+EDGEPROBE__FN edgeprobe__reader *edgeprobe__reader_alloc(edgeprobe__root *r) {
+    for (;;) {
+        char *c = __atomic_load_n(&r->reader_chunk, __ATOMIC_ACQUIRE), *fresh;
+        if (c) {
+            unsigned i = __atomic_fetch_add((unsigned *)c, 1u, __ATOMIC_RELAXED);
+            if (i < EDGEPROBE__READER_CHUNK / sizeof(edgeprobe__reader) - 1)
+                return (edgeprobe__reader *)(c + sizeof(edgeprobe__reader) * (i + 1));
+        }
+        if (!(fresh = edgeprobe__scratch(EDGEPROBE__READER_CHUNK))) return 0;
+        if (!__atomic_compare_exchange_n(&r->reader_chunk, &c, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            edgeprobe__libc_munmap(fresh, EDGEPROBE__READER_CHUNK); /* another thread's chunk won */
+    }
+}
 /* This thread's record; slow path on its first handler call. */
 EDGEPROBE__FN edgeprobe__reader *edgeprobe__reader_new(edgeprobe__root *r);
 EDGEPROBE__FN edgeprobe__reader *edgeprobe__reader_new(edgeprobe__root *r) {
-    edgeprobe__reader *rd = (edgeprobe__reader *)EDGEPROBE_OS_ALLOC(sizeof *rd), *head;
+    edgeprobe__reader *rd = edgeprobe__reader_alloc(r), *head;
     if (!rd) return 0;
     rd->tid = EDGEPROBE__GETTID();
     head = __atomic_load_n(&r->readers, __ATOMIC_RELAXED);
@@ -5979,7 +6048,6 @@ int edgeprobe__libc_pthread_create(unsigned long *, const void *, void *(*)(void
 int edgeprobe__libc_pthread_detach(unsigned long) __asm__("pthread_detach");
 int edgeprobe__libc_pthread_sigmask(int, const void *, void *) __asm__("pthread_sigmask");
 int edgeprobe__libc_pthread_setname_np(unsigned long, const char *) __asm__("pthread_setname_np");
-int edgeprobe__libc_vsnprintf(char *, size_t, const char *, __builtin_va_list) __asm__("vsnprintf");
 int edgeprobe__libc_clock_gettime(int, edgeprobe__timespec *) __asm__("clock_gettime");
 
 #define EDGEPROBE__AF_UNIX 1
@@ -6070,7 +6138,7 @@ EDGEPROBE__FN void edgeprobe__route_printf(const char *fmt, ...) {
     __builtin_va_list ap;
     __builtin_va_start(ap, fmt);
     if (!ring) { /* no session (a forked child): behave as the default sink */
-        edgeprobe__libc_vdprintf(2, fmt, ap);
+        edgeprobe__vdprintf(2, fmt, ap);
         __builtin_va_end(ap);
         return;
     }
@@ -7064,7 +7132,7 @@ EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__ar
     char small[512], *line = small;
     size_t need = edgeprobe__trace_format(small, sizeof small, fmt, args);
     (void)nargs; /* checked against the format at registration */
-    if (need >= sizeof small && (line = (char *)EDGEPROBE_OS_ALLOC(need + 1)) != 0)
+    if (need >= sizeof small && (line = edgeprobe__scratch(need + 1)) != 0) /* no malloc here */
         edgeprobe__trace_format(line, need + 1, fmt, args);
     else
         line = small; /* no memory: the line stays cut at 511 bytes */
@@ -7072,7 +7140,7 @@ EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__ar
         edgeprobe__route_printf("%s", line);
     else
         sink(line);
-    if (line != small) EDGEPROBE_OS_FREE(line);
+    if (line != small) edgeprobe__libc_munmap(line, need + 1);
 }
 #else /* freestanding: every TRACE is the lazy form, no TRACE argsite exists */
 EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__argsite *as, const uint64_t *args,

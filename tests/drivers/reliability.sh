@@ -73,3 +73,7 @@ case_ trace-regs-ymm-in-sse-file vec_runtime
 
 # ---- threads that block SIGTRAP: straddling patches refused, markers fine --
 case_ sigtrap-blocked-refused unit sigtrap-blocked gcc "-O2" tests/t_sigtrap_blocked.c
+
+# ---- probes in signal handlers that interrupt malloc: no allocation --------
+case_ signal-handler-no-malloc unit signal-malloc gcc "-O2" tests/t_signal_malloc.c
+case_ signal-handler-no-malloc-clang unit signal-malloc-clang clang "-O2" tests/t_signal_malloc.c
