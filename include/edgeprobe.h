@@ -1435,6 +1435,7 @@ typedef struct edgeprobe__root {
     edgeprobe__binding *retired;
     edgeprobe__lock_t sync_lock; /* one edgeprobe_handler_sync at a time   */
     int forking;                 /* fork handlers running (section 19)     */
+    uint64_t func_bind_gen;      /* last function-probe binding made (27)  */
     int fork_took;               /* 1: the fork's prepare took the locks   */
     struct edgeprobe__reader *readers; /* per-thread handler state (section 25)  */
     char *reader_chunk;          /* where the next records come from (25)  */
@@ -4943,6 +4944,8 @@ typedef struct edgeprobe__func_bind {
     edgeprobe_entry_fn entry;
     edgeprobe_exit_fn exit;
     edgeprobe_info info;
+    uint64_t gen;              /* unique in the process: a binding made at
+                                  the address of a freed one is not it      */
 } edgeprobe__func_bind;
 
 /* A call whose return goes through the return trampoline. */
@@ -4950,7 +4953,7 @@ typedef struct edgeprobe__func_frame {
     uintptr_t ret;             /* the real return address                     */
     uintptr_t slot;            /* where it was on the stack                   */
     edgeprobe__func_point *fp;
-    edgeprobe__func_bind *bind;    /* binding at entry: exit only if still bound  */
+    uint64_t gen;              /* binding at entry: exit only if still bound  */
     uint64_t data;
 } edgeprobe__func_frame;
 
@@ -5139,7 +5142,7 @@ EDGEPROBE__FN void edgeprobe__func_entry_c(edgeprobe__func_point *fp, uint64_t *
                 f->ret = *slot;
                 f->slot = (uintptr_t)slot;
                 f->fp = fp;
-                f->bind = b;
+                f->gen = b->gen;
                 f->data = call.data;
                 __asm__ volatile("" ::: "memory");
                 *slot = r->fstate->ret_tramp;
@@ -5174,7 +5177,7 @@ EDGEPROBE__FN uintptr_t edgeprobe__func_exit_c(uint64_t *regs, uintptr_t slot) {
     *(uintptr_t *)slot = f.ret; /* backtraces from the exit handler see the caller */
     if ((rd = edgeprobe__func_enter(edgeprobe__this_object.root)) != 0) {
         edgeprobe__func_bind *b = (edgeprobe__func_bind *)__atomic_load_n(&f.fp->pt.binding, __ATOMIC_ACQUIRE);
-        if (b == f.bind && b->exit) {
+        if (b && b->gen == f.gen && b->exit) { /* not a later binding, even at its address */
             edgeprobe_func_call call;
             call.probe = &b->info;
             call.fn = f.fp->pt.site;
@@ -5809,11 +5812,11 @@ EDGEPROBE__FN int edgeprobe__func_loader(edgeprobe__root *r, int (*fn)(edgeprobe
 typedef struct {
     const char *pattern;       /* glob, or NULL with id                       */
     int id;
-    int op;                    /* EDGEPROBE__FOP_*                            */
+    int op;                    /* EDGEPROBE__FUNC_OP_*                            */
     edgeprobe__func_bind *bind;    /* attach: the new binding                     */
     int matched, changed, refused;
 } edgeprobe__func_op;
-enum { EDGEPROBE__FOP_ATTACH, EDGEPROBE__FOP_DETACH, EDGEPROBE__FOP_ON, EDGEPROBE__FOP_OFF };
+enum { EDGEPROBE__FUNC_OP_ATTACH, EDGEPROBE__FUNC_OP_DETACH, EDGEPROBE__FUNC_OP_ON, EDGEPROBE__FUNC_OP_OFF };
 
 /* Publish a binding (or NULL) in a function point; retire the old one. */
 EDGEPROBE__FN void edgeprobe__func_bind_set(edgeprobe__root *r, edgeprobe__func_point *fp, edgeprobe__func_bind *b);
@@ -5830,10 +5833,11 @@ EDGEPROBE__FN int edgeprobe__func_op_one(edgeprobe__root *r, edgeprobe__func_poi
     edgeprobe__func_bind *b;
     int rc;
     switch (op->op) {
-    case EDGEPROBE__FOP_ATTACH:
+    case EDGEPROBE__FUNC_OP_ATTACH:
         if (fp->form == EDGEPROBE__FORM_NONE) return EDGEPROBE_EUNSAFE;
         if (!(b = (edgeprobe__func_bind *)EDGEPROBE_OS_ALLOC(sizeof *b))) return EDGEPROBE_ENOMEM;
         *b = *op->bind;
+        b->gen = ++r->func_bind_gen;
         edgeprobe__fill_info(&fp->pt, &b->info);
         b->info.enabled = 1;
         /* switch first: a failure changes nothing. Until the new binding is
@@ -5844,11 +5848,11 @@ EDGEPROBE__FN int edgeprobe__func_op_one(edgeprobe__root *r, edgeprobe__func_poi
         }
         edgeprobe__func_bind_set(r, fp, b);
         return 1;
-    case EDGEPROBE__FOP_DETACH:
+    case EDGEPROBE__FUNC_OP_DETACH:
         rc = edgeprobe__func_site_set_locked(r, fp, 0);
         if (rc >= 0) edgeprobe__func_bind_set(r, fp, 0);
         return rc;
-    case EDGEPROBE__FOP_ON:
+    case EDGEPROBE__FUNC_OP_ON:
         if (!fp->pt.binding) return EDGEPROBE_EINVAL;
         return edgeprobe__func_site_set_locked(r, fp, 1);
     default:
@@ -5916,7 +5920,7 @@ EDGEPROBE__FN int edgeprobe__func_attach(const char *pattern, int id, edgeprobe_
 EDGEPROBE__FN int edgeprobe__func_attach(const char *pattern, int id, edgeprobe_entry_fn entry,
                                          edgeprobe_exit_fn exit, void *user) {
     edgeprobe__func_bind b;
-    edgeprobe__func_op op = {pattern, id, EDGEPROBE__FOP_ATTACH, &b, 0, 0, 0};
+    edgeprobe__func_op op = {pattern, id, EDGEPROBE__FUNC_OP_ATTACH, &b, 0, 0, 0};
     if (!entry && !exit) return EDGEPROBE_EINVAL;
     __builtin_memset(&b, 0, sizeof b);
     b.b.user = user;
@@ -5936,16 +5940,16 @@ EDGEPROBE__FN int edgeprobe_func_attach_id(int id, edgeprobe_entry_fn entry, edg
     return edgeprobe__func_attach(0, id, entry, exit, user);
 }
 EDGEPROBE__FN int edgeprobe_func_detach(const char *pattern) {
-    return pattern ? edgeprobe__func_simple(pattern, 0, EDGEPROBE__FOP_DETACH) : EDGEPROBE_EINVAL;
+    return pattern ? edgeprobe__func_simple(pattern, 0, EDGEPROBE__FUNC_OP_DETACH) : EDGEPROBE_EINVAL;
 }
 EDGEPROBE__FN int edgeprobe_func_enable(const char *pattern) {
-    return pattern ? edgeprobe__func_simple(pattern, 0, EDGEPROBE__FOP_ON) : EDGEPROBE_EINVAL;
+    return pattern ? edgeprobe__func_simple(pattern, 0, EDGEPROBE__FUNC_OP_ON) : EDGEPROBE_EINVAL;
 }
 EDGEPROBE__FN int edgeprobe_func_disable(const char *pattern) {
-    return pattern ? edgeprobe__func_simple(pattern, 0, EDGEPROBE__FOP_OFF) : EDGEPROBE_EINVAL;
+    return pattern ? edgeprobe__func_simple(pattern, 0, EDGEPROBE__FUNC_OP_OFF) : EDGEPROBE_EINVAL;
 }
-EDGEPROBE__FN int edgeprobe_func_on(int id) { return edgeprobe__func_simple(0, id, EDGEPROBE__FOP_ON); }
-EDGEPROBE__FN int edgeprobe_func_off(int id) { return edgeprobe__func_simple(0, id, EDGEPROBE__FOP_OFF); }
+EDGEPROBE__FN int edgeprobe_func_on(int id) { return edgeprobe__func_simple(0, id, EDGEPROBE__FUNC_OP_ON); }
+EDGEPROBE__FN int edgeprobe_func_off(int id) { return edgeprobe__func_simple(0, id, EDGEPROBE__FUNC_OP_OFF); }
 EDGEPROBE__FN int edgeprobe_func_scan(void) {
     int n = 0;
     edgeprobe__func_object *o;

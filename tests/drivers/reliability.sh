@@ -77,3 +77,12 @@ case_ sigtrap-blocked-refused unit sigtrap-blocked gcc "-O2" tests/t_sigtrap_blo
 # ---- probes in signal handlers that interrupt malloc: no allocation --------
 case_ signal-handler-no-malloc unit signal-malloc gcc "-O2" tests/t_signal_malloc.c
 case_ signal-handler-no-malloc-clang unit signal-malloc-clang clang "-O2" tests/t_signal_malloc.c
+
+# ---- a call in flight across detach, sync and a new attach ------------------
+# Without tcache, glibc hands the new binding the freed one's address, which
+# is what made a stale exit reach the new handler.
+func_gen() {
+    gcc -O2 $WARN $INC -fpatchable-function-entry=5 -pthread tests/fprobe/t_func_gen.c -ldl -o "$B/t_func_gen" &&
+        GLIBC_TUNABLES=glibc.malloc.tcache_count=0 timeout 60 "./$B/t_func_gen" && timeout 60 "./$B/t_func_gen"
+}
+case_ func-exit-generation func_gen
