@@ -2574,6 +2574,22 @@ EDGEPROBE__FN void edgeprobe__root_configure(edgeprobe__root *r) {
 
 EDGEPROBE__FN int edgeprobe__set_sync_locked(edgeprobe__root *r, int mode);
 #if EDGEPROBE__HAS_PATCH
+/* Is a CET user shadow stack on for this thread (Linux 6.6+, and a C
+ * library that enables it)? Then a replaced return address (exit probes)
+ * and a `call` emulated by the SIGTRAP handler would make the next `ret`
+ * fault: exit handlers are refused (EDGEPROBE_ENOTSUP) and trapped calls
+ * wait for the patch instead. arch_prctl(ARCH_SHSTK_STATUS): the calling
+ * thread's, asked each time (a program may turn it on after start-up). */
+EDGEPROBE__FN int edgeprobe__shadow_stack_on(void);
+EDGEPROBE__FN int edgeprobe__shadow_stack_on(void) {
+#ifndef EDGEPROBE_FREESTANDING
+    unsigned long features = 0;
+    return edgeprobe__syscall3(158 /* arch_prctl */, 0x5005 /* ARCH_SHSTK_STATUS */, (long)&features, 0) == 0 &&
+           (features & 1 /* ARCH_SHSTK_SHSTK */);
+#else
+    return 0;
+#endif
+}
 /* The straddler protocol at start-up: serialising mode wherever the kernel
  * has membarrier SYNC_CORE. It rests on the architecture's rule for
  * cross-modified code; a Tmax wait rests on a measurement of one machine,
@@ -3771,8 +3787,9 @@ EDGEPROBE__FN void edgeprobe__on_sigtrap(int sig, void *si_, void *uc_) {
             return;
         }
         if (!edgeprobe__flight_read(f, &c) || c.site != site) continue; /* changing: look again */
-        if (edgeprobe__emulate(c.insn, c.len, site, &rip, &push) ||
-            edgeprobe__emulate(c.old, c.len, site, &rip, &push)) {
+        if ((edgeprobe__emulate(c.insn, c.len, site, &rip, &push) ||
+             edgeprobe__emulate(c.old, c.len, site, &rip, &push)) &&
+            !(push && edgeprobe__shadow_stack_on())) { /* an emulated call: no shadow-stack entry; wait */
             if (push) {
                 uc->gregs[EDGEPROBE__REG_RSP] -= 8;
                 *(uintptr_t *)uc->gregs[EDGEPROBE__REG_RSP] = push;
@@ -5835,6 +5852,10 @@ EDGEPROBE__FN int edgeprobe__func_op_one(edgeprobe__root *r, edgeprobe__func_poi
     switch (op->op) {
     case EDGEPROBE__FUNC_OP_ATTACH:
         if (fp->form == EDGEPROBE__FORM_NONE) return EDGEPROBE_EUNSAFE;
+        if (op->bind->exit && edgeprobe__shadow_stack_on()) { /* the return trampoline replaces a return address */
+            edgeprobe__log(r, "exit handlers refused: this process runs with a CET shadow stack");
+            return EDGEPROBE_ENOTSUP;
+        }
         if (!(b = (edgeprobe__func_bind *)EDGEPROBE_OS_ALLOC(sizeof *b))) return EDGEPROBE_ENOMEM;
         *b = *op->bind;
         b->gen = ++r->func_bind_gen;

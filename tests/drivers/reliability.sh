@@ -86,3 +86,6 @@ func_gen() {
         GLIBC_TUNABLES=glibc.malloc.tcache_count=0 timeout 60 "./$B/t_func_gen" && timeout 60 "./$B/t_func_gen"
 }
 case_ func-exit-generation func_gen
+
+# ---- CET shadow stacks: exit handlers refused (skips without the hardware) --
+case_ shadow-stack-exit-refused unit shstk gcc "-O2 -fpatchable-function-entry=5" tests/t_shstk.c
