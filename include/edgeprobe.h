@@ -815,18 +815,18 @@ int edgeprobe_set_wx_strict(int strict);
  * One verb per meaning: enable/disable take a pattern, on/off a handle or
  * an id, get/put count, attach/detach bind handlers, and `_id` marks an
  * id where the verb otherwise takes a pattern. Each old name still
- * works and warns where it is used.
+ * works, called or taken as an address, and warns where it is used.
  * ====================================================================== */
 #define EDGEPROBE__PRAGMA(x) _Pragma(#x)
 #define EDGEPROBE__RENAMED(msg) EDGEPROBE__PRAGMA(GCC warning #msg)
-#define edgeprobe_provider_activate_glob(...) (EDGEPROBE__RENAMED(edgeprobe: edgeprobe_provider_activate_glob is now edgeprobe_provider_attach) edgeprobe_provider_attach(__VA_ARGS__))
-#define edgeprobe_provider_deactivate_glob(...) (EDGEPROBE__RENAMED(edgeprobe: edgeprobe_provider_deactivate_glob is now edgeprobe_provider_disable) edgeprobe_provider_disable(__VA_ARGS__))
-#define edgeprobe_provider_activate(...) (EDGEPROBE__RENAMED(edgeprobe: edgeprobe_provider_activate is now edgeprobe_provider_attach_id) edgeprobe_provider_attach_id(__VA_ARGS__))
-#define edgeprobe_provider_deactivate(...) (EDGEPROBE__RENAMED(edgeprobe: edgeprobe_provider_deactivate is now edgeprobe_provider_off) edgeprobe_provider_off(__VA_ARGS__))
-#define edgeprobe_call_activate(...) (EDGEPROBE__RENAMED(edgeprobe: edgeprobe_call_activate is now edgeprobe_call_on) edgeprobe_call_on(__VA_ARGS__))
-#define edgeprobe_call_deactivate(...) (EDGEPROBE__RENAMED(edgeprobe: edgeprobe_call_deactivate is now edgeprobe_call_off) edgeprobe_call_off(__VA_ARGS__))
-#define edgeprobe_get_sync(...) (EDGEPROBE__RENAMED(edgeprobe: edgeprobe_get_sync is now edgeprobe_sync_mode) edgeprobe_sync_mode(__VA_ARGS__))
-#define edgeprobe_get_tmax(...) (EDGEPROBE__RENAMED(edgeprobe: edgeprobe_get_tmax is now edgeprobe_tmax) edgeprobe_tmax(__VA_ARGS__))
+#define edgeprobe_provider_activate_glob EDGEPROBE__RENAMED(edgeprobe: edgeprobe_provider_activate_glob is now edgeprobe_provider_attach) edgeprobe_provider_attach
+#define edgeprobe_provider_deactivate_glob EDGEPROBE__RENAMED(edgeprobe: edgeprobe_provider_deactivate_glob is now edgeprobe_provider_disable) edgeprobe_provider_disable
+#define edgeprobe_provider_activate EDGEPROBE__RENAMED(edgeprobe: edgeprobe_provider_activate is now edgeprobe_provider_attach_id) edgeprobe_provider_attach_id
+#define edgeprobe_provider_deactivate EDGEPROBE__RENAMED(edgeprobe: edgeprobe_provider_deactivate is now edgeprobe_provider_off) edgeprobe_provider_off
+#define edgeprobe_call_activate EDGEPROBE__RENAMED(edgeprobe: edgeprobe_call_activate is now edgeprobe_call_on) edgeprobe_call_on
+#define edgeprobe_call_deactivate EDGEPROBE__RENAMED(edgeprobe: edgeprobe_call_deactivate is now edgeprobe_call_off) edgeprobe_call_off
+#define edgeprobe_get_sync EDGEPROBE__RENAMED(edgeprobe: edgeprobe_get_sync is now edgeprobe_sync_mode) edgeprobe_sync_mode
+#define edgeprobe_get_tmax EDGEPROBE__RENAMED(edgeprobe: edgeprobe_get_tmax is now edgeprobe_tmax) edgeprobe_tmax
 #define edgeprobe_call EDGEPROBE__RENAMED(edgeprobe: edgeprobe_call is now edgeprobe_func_call) edgeprobe_func_call
 #ifdef __cplusplus
 }
@@ -1162,9 +1162,10 @@ edgeprobe__taken:
 #define EDGEPROBE__OP_JMP8 0xebu
 #define EDGEPROBE__OP_RET 0xc3u
 
-static const unsigned char edgeprobe__nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
-static const unsigned char edgeprobe__nop8[8] = {0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0};
-static const unsigned char edgeprobe__nop3[3] = {0x0f, 0x1f, 0x00};
+/* (literals, not static arrays: a file that includes the header emits no data) */
+#define edgeprobe__nop5 ((const unsigned char *)"\x0f\x1f\x44\x00\x00")
+#define edgeprobe__nop8 ((const unsigned char *)"\x0f\x1f\x84\x00\x00\x00\x00\x00")
+#define edgeprobe__nop3 ((const unsigned char *)"\x0f\x1f\x00")
 
 EDGEPROBE__INLINE uint64_t edgeprobe__rdtsc(void) {
     uint32_t lo, hi;
@@ -1866,8 +1867,9 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
 #define EDGEPROBE__TRACE_OPS(i, x)                                             \
     , [edgeprobe__s##i] "n"(EDGEPROBE__IS_FP(x) ? 8 : EDGEPROBE__ARGSIZE(x)),  \
         [edgeprobe__a##i] EDGEPROBE__WHERE_FP(EDGEPROBE__TRACE_VAL(x))
-/* The sink, once per TU: EDGEPROBE_SINK as this TU defines it. */
-static __attribute__((unused, noinline, cold)) void edgeprobe__trace_sink(const char *line) {
+/* The sink, once per file: EDGEPROBE_SINK as this file defines it. static: one
+ * per file; inline: emitted only by a file whose TRACE takes its address. */
+static inline __attribute__((unused, cold)) void edgeprobe__trace_sink(const char *line) {
     (void)EDGEPROBE_SINK("%s", line);
 }
 /* Never called; gives the compiler's printf format check its arguments. */
@@ -3406,13 +3408,15 @@ EDGEPROBE__FN void edgeprobe__reader_forked(void); /* section 25 */
  * always taken in), and the last parent or child handler release them,
  * so the child gets them free and can go on using edgeprobe. A fork from a
  * discovery callback, which runs with the registry locked by the forking
- * thread itself, takes nothing. */
+ * thread itself, takes nothing. handler_sync's own lock is not taken: its
+ * holder may be waiting for the forking thread to leave a handler. A child
+ * in which another thread held it (a sync under way) releases it: that
+ * thread does not exist there. */
 EDGEPROBE__FN void edgeprobe__fork_prepare(void);
 EDGEPROBE__FN void edgeprobe__fork_prepare(void) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
     if (!r || __atomic_fetch_add(&r->forking, 1, __ATOMIC_ACQ_REL) != 0) return;
     if (__atomic_load_n(&r->lock.owner, __ATOMIC_RELAXED) == edgeprobe__self()) return;
-    edgeprobe__lock(&r->sync_lock);
     edgeprobe__lock(&r->lock);
     r->fork_took = 1;
 }
@@ -3422,13 +3426,16 @@ EDGEPROBE__FN void edgeprobe__fork_release(void) {
     if (!r || __atomic_sub_fetch(&r->forking, 1, __ATOMIC_ACQ_REL) != 0 || !r->fork_took) return;
     r->fork_took = 0;
     edgeprobe__unlock(&r->lock);
-    edgeprobe__unlock(&r->sync_lock);
 }
 /* In the child, the forking thread's records (section 25) belong to a new
  * tid; then the locks are released as in the parent. */
 EDGEPROBE__FN void edgeprobe__fork_child(void);
 EDGEPROBE__FN void edgeprobe__fork_child(void) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
     edgeprobe__reader_forked();
+    if (r && __atomic_load_n(&r->sync_lock.v, __ATOMIC_RELAXED) &&
+        __atomic_load_n(&r->sync_lock.owner, __ATOMIC_RELAXED) != edgeprobe__self())
+        edgeprobe__unlock(&r->sync_lock);
     edgeprobe__fork_release();
 }
 #endif
@@ -3815,7 +3822,6 @@ EDGEPROBE__FN void edgeprobe__pin_self(void) {
 }
 /* Install the handler once per process (its object is pinned: see the
  * callers). Lock held. */
-#ifndef EDGEPROBE_FREESTANDING
 /* Does a thread of this process block SIGTRAP now? One that meets our int3
  * with SIGTRAP blocked is not stopped by our handler: the kernel forces
  * the default action, and the whole process dies. Read from each thread's
@@ -3868,9 +3874,20 @@ EDGEPROBE__FN int edgeprobe__sigtrap_blocker(void) {
     edgeprobe__libc_close(fd);
     return found;
 }
-#else
-#define edgeprobe__sigtrap_blocker() 0
-#endif
+/* A thread that blocks every signal for a moment (pthread_create and
+ * posix_spawn do, around clone) is no reason to refuse: look again, a few
+ * times over about a millisecond, and refuse only for a thread that still
+ * blocks SIGTRAP. */
+EDGEPROBE__FN int edgeprobe__sigtrap_blocked_for_good(void);
+EDGEPROBE__FN int edgeprobe__sigtrap_blocked_for_good(void) {
+    int tid = edgeprobe__sigtrap_blocker(), tries;
+    for (tries = 0; tid > 0 && tries < 4; tries++) {
+        uint64_t t0 = edgeprobe__rdtsc();
+        while (edgeprobe__rdtsc() - t0 < 500000) EDGEPROBE_OS_YIELD(); /* ~0.2 ms at 2.5 GHz */
+        tid = edgeprobe__sigtrap_blocker();
+    }
+    return tid;
+}
 EDGEPROBE__FN int edgeprobe__trap_install_locked(edgeprobe__root *r);
 EDGEPROBE__FN int edgeprobe__trap_install_locked(edgeprobe__root *r) {
     EDGEPROBE__ASSERT_LOCKED(r);
@@ -3889,6 +3906,7 @@ EDGEPROBE__FN int edgeprobe__trap_install_locked(edgeprobe__root *r) {
 #else
 #define edgeprobe__trap_install_locked(r) ((void)(r), EDGEPROBE_ENOTSUP)
 #define edgeprobe__pin_self() ((void)0)
+#define edgeprobe__sigtrap_blocked_for_good() 0
 #endif
 
 /* ---- 22. word patch: sync, async, batch                >>word-patch ----
@@ -4012,7 +4030,7 @@ EDGEPROBE__FN int edgeprobe__patch_begin_locked(edgeprobe__root *r, unsigned cha
     if (__builtin_memcmp(old, insn, front) == 0)
         return (rc = edgeprobe__write_code_locked(r, site + front, old + front, insn + front, len - front)) < 0 ? rc : 1;
     if ((rc = edgeprobe__trap_install_locked(r)) < 0) return rc;
-    if ((rc = edgeprobe__sigtrap_blocker()) > 0) {
+    if ((rc = edgeprobe__sigtrap_blocked_for_good()) > 0) {
         char msg[128];
         edgeprobe__text t = {msg, sizeof msg, 0};
         edgeprobe__puts(&t, "straddling patch refused: thread ");

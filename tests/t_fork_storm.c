@@ -2,7 +2,9 @@
  * now and then): every child must be able to use edgeprobe - switch a probe,
  * dlopen a library with probes and switch those, dlclose it, and exit
  * (the destructors take the lock) - within its alarm. A child that inherits
- * a held lock hangs and is killed by SIGALRM: a failure.
+ * a held lock hangs and is killed by SIGALRM: a failure. Then a handler
+ * forks while another thread is in edgeprobe_handler_sync, waiting for that
+ * very handler: neither the parent nor the child may hang.
  *     t_fork_storm PLUGIN.so [SECONDS] */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -46,13 +48,41 @@ static int child(const char *plugin) {
     return 0; /* exit: destructors run */
 }
 
+/* Phase 2: fork from inside a handler while syncs run. */
+static volatile int sync_stop, handler_forks, handler_fork_failures, in_child;
+static void forking_handler(const edgeprobe_info *probe, void *user, uintptr_t value) {
+    int status;
+    pid_t pid;
+    (void)probe, (void)user, (void)value;
+    if ((pid = fork()) == 0) { /* the child leaves the handler, then syncs (below) */
+        in_child = 1;
+        return;
+    }
+    handler_forks++;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+        handler_fork_failures++;
+}
+/* In the child, out of the handler: a sync (its lock was held by the
+ * parent's syncing thread, which the child does not have) and a switch. */
+static void child_after_handler(void) {
+    alarm(10);
+    _exit(edgeprobe_handler_sync() == 0 && edgeprobe_enable("storm_branch") >= 0 ? 0 : 5);
+}
+static void *syncer(void *arg) {
+    (void)arg;
+    while (!sync_stop) edgeprobe_handler_sync();
+    return 0;
+}
+
 int main(int argc, char **argv) {
     double seconds = argc > 2 ? atof(argv[2]) : 3, t0 = now();
     pthread_t th[2];
     int forks = 0, i, bad = 0;
     if (argc < 2) return 2;
     for (i = 0; i < 2; i++) CHECK_EQ(pthread_create(&th[i], 0, toggler, 0), 0);
-    while (now() - t0 < seconds && forks < 2000) {
+    /* the togglers keep the lock busy: on a loaded machine a fork may wait
+     * long for it, so go on (up to a minute) until 10 forks were made */
+    while ((now() - t0 < seconds || forks < 10) && now() - t0 < 60 && forks < 2000) {
         int status;
         pid_t pid = fork();
         if (pid == 0) exit(child(argv[1]));
@@ -71,5 +101,17 @@ int main(int argc, char **argv) {
     printf("%d forks in %.1f s, %d children failed\n", forks, now() - t0, bad);
     CHECK_EQ(bad, 0);
     CHECK(forks >= 10);
+
+    CHECK_EQ(edgeprobe_attach("storm_handler", forking_handler, 0), 1);
+    CHECK_EQ(pthread_create(&th[0], 0, syncer, 0), 0);
+    for (i = 0; i < 20; i++) {
+        EDGEPROBE_HANDLER(storm_handler, i);
+        if (in_child) child_after_handler();
+    }
+    sync_stop = 1;
+    CHECK_EQ(pthread_join(th[0], 0), 0);
+    printf("%d forks from a handler during syncs, %d failed\n", handler_forks, handler_fork_failures);
+    CHECK_EQ(handler_forks, 20);
+    CHECK_EQ(handler_fork_failures, 0);
     return check_done("t_fork_storm");
 }

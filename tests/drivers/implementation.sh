@@ -156,3 +156,17 @@ debug_fprobe() {
         timeout 120 "$d/t_func" run "$PWD/$d/libfp.so"
 }
 case_ debug-fprobe debug_fprobe
+
+# A file that includes the header but places no marker (a client that wants
+# the types and constants) needs no implementation, at any optimisation.
+client_only() {
+    local cc opt d="$B/impl-client-only"
+    mkdir -p "$d"
+    printf '#include "edgeprobe.h"\n#include <stdio.h>\nint main(void) { printf(EDGEPROBE_CONTROL_DIR_TMP "\\n", 0u); return (int)sizeof(edgeprobe__record) != 32; }\n' >"$d/client.c"
+    for cc in gcc clang g++; do
+        for opt in -O0 -O2; do
+            $cc $opt $WARN $INC -x $([[ $cc == g++ ]] && echo c++ || echo c) "$d/client.c" -o "$d/client" && "$d/client" || return 1
+        done
+    done
+}
+case_ impl-client-without-markers client_only

@@ -27,6 +27,11 @@ int main(void) {
     failures += edgeprobe_provider_activate_glob("x*", 0, 0) != EDGEPROBE_EINVAL; /* NULL handler */
     failures += edgeprobe_provider_deactivate(12345) >= 0;                      /* no such id */
     (void)fn;
+    { /* taken as addresses, as code written for the old names may */
+        int (*activate)(void *, int32_t) = edgeprobe_call_activate;
+        uint64_t (*get_tmax)(void) = &edgeprobe_get_tmax;
+        failures += activate != edgeprobe_call_on || get_tmax() != edgeprobe_tmax();
+    }
     printf("renamed: %d failed\n", failures);
     return failures != 0;
 }
