@@ -20,7 +20,7 @@ case_() {
     shift
     [[ -n $FILTER && $name != *"$FILTER"* ]] && return 0
     local rc=0
-    ("$@") >"$B/$name.log" 2>&1 || rc=$?
+    (CASE=$name; "$@") >"$B/$name.log" 2>&1 || rc=$?
     if [[ $rc -eq 0 ]]; then
         pass=$((pass + 1))
         echo "ok   $name"
@@ -34,6 +34,14 @@ case_() {
         echo "FAIL $name"
         tail -n 25 "$B/$name.log" | sed 's/^/     | /'
     fi
+}
+# shared LOCK CMD...: run CMD holding the lock build/tests/.LOCK.lock. For a
+# build whose output several cases use (build/edgeprobe, control_server):
+# cases that run at once must not run a program while another rewrites it.
+shared() {
+    local lock=$B/.$1.lock
+    shift
+    { flock 9 && "$@"; } 9>"$lock"
 }
 # unit NAME CC FLAGS SRC...: compile and run a single-program test.
 unit() {
@@ -66,12 +74,13 @@ case_ fork-sync-gcc unit fork-sync-gcc gcc "-O2" tests/t_fork_sync.c
 case_ fork-sync-clang unit fork-sync-clang clang "-O0" tests/t_fork_sync.c
 
 # ---- start-up enabling ----------------------------------------------------
-env_build() { gcc -O2 $WARN $INC tests/t_env.c -o "$B/t_env"; }
-env_ok() { env_build && EDGEPROBE_ENABLE="env_a*,env_c" "./$B/t_env" env_a1=1 env_a2=1 env_b=0 env_c=1; }
-env_none() { env_build && env -u EDGEPROBE_ENABLE "./$B/t_env" env_a1=0 env_a2=0 env_b=0 env_c=0; }
+# each case builds its own program: $CASE is the running case's name
+env_build() { gcc -O2 $WARN $INC tests/t_env.c -o "$B/t_env-$CASE"; }
+env_ok() { env_build && EDGEPROBE_ENABLE="env_a*,env_c" "./$B/t_env-$CASE" env_a1=1 env_a2=1 env_b=0 env_c=1; }
+env_none() { env_build && env -u EDGEPROBE_ENABLE "./$B/t_env-$CASE" env_a1=0 env_a2=0 env_b=0 env_c=0; }
 env_malformed() {
     env_build || return 1
-    EDGEPROBE_ENABLE="env_[x,env_c,,env_b\\" "./$B/t_env" env_a1=0 env_b=0 env_c=1 2>"$B/env_err.txt" || return 1
+    EDGEPROBE_ENABLE="env_[x,env_c,,env_b\\" "./$B/t_env-$CASE" env_a1=0 env_b=0 env_c=1 2>"$B/env_err.txt" || return 1
     cat "$B/env_err.txt"
     grep -q 'EDGEPROBE_ENABLE entry 1 "env_\[x" ignored: malformed glob' "$B/env_err.txt" &&
         grep -q 'entry 3 "" ignored' "$B/env_err.txt" && grep -q 'entry 4' "$B/env_err.txt"
@@ -113,7 +122,7 @@ case_ linker-script-bfd unit ld-bfd gcc "-O2 -fuse-ld=bfd -Wl,-T,linker/edgeprob
 case_ linker-script-lld unit ld-lld clang "-O2 -fuse-ld=lld -Wl,-T,linker/edgeprobe.ld" tests/t_core.c
 
 # ---- C++, freestanding, sanitizers, install ----------------------------------
-cxx() { $1 $2 -O2 $WARN -Iinclude -pthread tests/t_cxx.cc -o "$B/t_cxx-$1" && "./$B/t_cxx-$1"; }
+cxx() { $1 $2 -O2 $WARN -Iinclude -pthread tests/t_cxx.cc -o "$B/t_cxx-$1$2" && "./$B/t_cxx-$1$2"; }
 case_ cxx-g++11 cxx g++ -std=c++11
 case_ cxx-g++17 cxx g++ -std=c++17
 case_ cxx-clang++17 cxx clang++ -std=c++17
@@ -130,7 +139,7 @@ case_ asan-ubsan-concurrency unit asan-conc gcc "$SAN" tests/t_concurrency.c
 [[ -f tests/t_handlers.c ]] && case_ asan-ubsan-handlers unit asan-handlers gcc "$SAN" tests/t_handlers.c
 install_check() {
     local p="$PWD/$B/prefix"
-    rm -rf "$p" && make -s install PREFIX="$p" &&
+    rm -rf "$p" && shared tools make -s install PREFIX="$p" &&
         test -f "$p/include/edgeprobe.h" && test -f "$p/share/edgeprobe/edgeprobe.ld" &&
         grep -q "^Cflags: -I\${includedir}" "$p/lib/pkgconfig/edgeprobe.pc" &&
         gcc -O2 $(PKG_CONFIG_PATH="$p/lib/pkgconfig" pkg-config --cflags edgeprobe 2>/dev/null || echo "-I$p/include") \
