@@ -6,7 +6,10 @@
 EP=build/edgeprobe
 
 ctl_build() {
-    make -s tools >/dev/null || return 1
+    shared tools make -s tools >/dev/null || return 1
+    shared control_server ctl_build_server
+}
+ctl_build_server() {
     [[ -x $B/control_server && $B/control_server -nt examples/control_server.c && $B/control_server -nt include/edgeprobe.h ]] ||
         gcc -O2 $WARN $INC -pthread examples/control_server.c -o "$B/control_server"
 }
@@ -257,7 +260,7 @@ case_ control-opt-in ctl_optin
 # Offline listing: non-PIE, PIE, clang/lld, RELR relocations, a shared
 # library; JSON parses.
 ctl_offline() {
-    make -s tools >/dev/null || return 1
+    shared tools make -s tools >/dev/null || return 1
     local d=$B/ctl-offline
     mkdir -p "$d"
     gcc -O2 -no-pie $INC -pthread examples/control_server.c -o "$d/nopie" &&
@@ -293,7 +296,7 @@ case_ hits-compiled-out unit hits-off gcc "-O2 -DEDGEPROBE_HIT_COUNTS=0" tests/t
 # 3,000 probes: the list is produced in batches (more rows than a client's
 # buffer holds) and stays complete and in order; enable by glob; live hits.
 ctl_many() {
-    make -s tools >/dev/null || return 1
+    shared tools make -s tools >/dev/null || return 1
     python3 bench/gen_core.py 3000 | sed 's/^void (\*const core_funcs\[3000\])(void) = {/const int core_nfuncs = 3000;\n&/' >"$B/ctl_many_probes.c"
     gcc -O2 $INC -pthread tests/control_many.c "$B/ctl_many_probes.c" -o "$B/ctl_many" || return 1
     "./$B/ctl_many" 30 >"$B/ctl_many.out" &

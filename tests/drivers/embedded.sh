@@ -34,15 +34,15 @@ done
 # x86_only_refused CC: a call of edgeprobe_patch, and EDGEPROBE_PROVIDER,
 # fail to compile with CC and say that they are x86-64 only.
 x86_only_refused() {
-    local cc=$1 src="$B/x86_only.c" out="$B/x86_only.txt"
+    local cc=$1 src="$B/x86_only-$CASE.c" out="$B/x86_only-$CASE.txt"
     printf '#include "edgeprobe.h"\nint main(void) { static unsigned char b[1]; return edgeprobe_patch(b, b, 1); }\n' >"$src"
-    if $cc -O2 $INC -c "$src" -o "$B/x86_only.o" 2>"$out"; then
+    if $cc -O2 $INC -c "$src" -o "$B/x86_only-$CASE.o" 2>"$out"; then
         echo "edgeprobe_patch compiled with $cc"
         return 1
     fi
     grep -q 'x86-64 only' "$out" || { cat "$out"; return 1; }
     printf '#define EDGEPROBE_IMPLEMENTATION\n#define EDGEPROBE_PROVIDER\n#include "edgeprobe.h"\n' >"$src"
-    if $cc -O2 $INC -c "$src" -o "$B/x86_only.o" 2>"$out"; then
+    if $cc -O2 $INC -c "$src" -o "$B/x86_only-$CASE.o" 2>"$out"; then
         echo "EDGEPROBE_PROVIDER compiled with $cc"
         return 1
     fi
@@ -97,8 +97,8 @@ a64_env() {
     $(a64_cc "$1") -O2 $WARN $INC tests/t_env.c -o "$t" || return 1
     EDGEPROBE_ENABLE="env_a*,env_c" a64_run "$t" env_a1=1 env_a2=1 env_b=0 env_c=1 || return 1
     env -u EDGEPROBE_ENABLE QEMU_LD_PREFIX=$A64_SYSROOT qemu-aarch64 "$t" env_a1=0 env_a2=0 env_b=0 env_c=0 || return 1
-    EDGEPROBE_ENABLE="env_[x,env_c" a64_run "$t" env_a1=0 env_b=0 env_c=1 2>"$B/a64-env-err.txt" || return 1
-    grep -q 'EDGEPROBE_ENABLE entry 1 "env_\[x" ignored: malformed glob' "$B/a64-env-err.txt"
+    EDGEPROBE_ENABLE="env_[x,env_c" a64_run "$t" env_a1=0 env_b=0 env_c=1 2>"$B/a64-env-err-$1.txt" || return 1
+    grep -q 'EDGEPROBE_ENABLE entry 1 "env_\[x" ignored: malformed glob' "$B/a64-env-err-$1.txt"
 }
 # Two TUs, a linked library, dlopen/dlclose; GNU ld, gold and lld.
 a64_multi() {

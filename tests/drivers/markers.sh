@@ -73,17 +73,17 @@ usdt_build() { gcc -O2 $WARN $INC tests/t_usdt.c -o "$B/t_usdt"; }
 # One stapsdt note per site, for every marker kind (C; see README for clang++).
 usdt_notes() {
     local t=$1 flags=$2 notes sites
-    $t -O2 $WARN $INC $flags tests/t_usdt.c tests/probe/sites.c -pthread -o "$B/t_usdt_notes" || return 1
-    notes=$(readelf -n "$B/t_usdt_notes" | grep -c 'Provider: edgeprobe')
-    sites=$("./$B/t_usdt_notes" sites)
+    $t -O2 $WARN $INC $flags tests/t_usdt.c tests/probe/sites.c -pthread -o "$B/t_usdt_notes-$t" || return 1
+    notes=$(readelf -n "$B/t_usdt_notes-$t" | grep -c 'Provider: edgeprobe')
+    sites=$("./$B/t_usdt_notes-$t" sites)
     echo "readelf: $notes stapsdt notes with provider edgeprobe; edgeprobe: $sites sites"
     # sizes and signs as declared; locations as the compiler chose (gcc: registers, clang: stack slots)
-    readelf -n "$B/t_usdt_notes" | grep -A3 'Name: us_args' | grep -Eq 'Arguments: -4@[^ ]+ -4@[^ ]+ 8@[^ ]+ 8@[^ ]+ -4@\$99$' || {
-        readelf -n "$B/t_usdt_notes" | grep -A3 'Name: us_args'
+    readelf -n "$B/t_usdt_notes-$t" | grep -A3 'Name: us_args' | grep -Eq 'Arguments: -4@[^ ]+ -4@[^ ]+ 8@[^ ]+ 8@[^ ]+ -4@\$99$' || {
+        readelf -n "$B/t_usdt_notes-$t" | grep -A3 'Name: us_args'
         return 1
     }
     for k in us_trace us_branch us_handler pr_twelve; do
-        readelf -n "$B/t_usdt_notes" | grep -q "Name: $k\$" || { echo "no note for $k"; return 1; }
+        readelf -n "$B/t_usdt_notes-$t" | grep -q "Name: $k\$" || { echo "no note for $k"; return 1; }
     done
     [[ $notes -eq $sites && $sites -gt 10 ]]
 }
@@ -161,13 +161,13 @@ case_ handlers-inline-clang unit handlers-inline-clang clang "-O2 -DEDGEPROBE_HA
 case_ asan-ubsan-handlers-inline unit asan-handlers-inline gcc "$SAN -DEDGEPROBE_HANDLER_INLINE=1" tests/t_handlers.c
 # A handler_sync that waits for nobody must be caught (ASan or the magic check).
 sync_mutant() {
-    gcc $SAN -DEDGEPROBE__MUTANT_NOOP_SYNC $INC -pthread "$@" -o "$B/t_sync_mutant" || return 1
-    if ASAN_OPTIONS=detect_leaks=0 timeout 300 "./$B/t_sync_mutant" >"$B/sync_mutant.txt" 2>&1; then
-        tail -5 "$B/sync_mutant.txt"
+    gcc $SAN -DEDGEPROBE__MUTANT_NOOP_SYNC $INC -pthread "$@" -o "$B/t_sync_mutant-$CASE" || return 1
+    if ASAN_OPTIONS=detect_leaks=0 timeout 300 "./$B/t_sync_mutant-$CASE" >"$B/sync_mutant-$CASE.txt" 2>&1; then
+        tail -5 "$B/sync_mutant-$CASE.txt"
         echo "a no-op edgeprobe_handler_sync went unnoticed"
         return 1
     fi
-    grep -m3 -E 'heap-use-after-free|CHECK' "$B/sync_mutant.txt"
+    grep -m3 -E 'heap-use-after-free|CHECK' "$B/sync_mutant-$CASE.txt"
     return 0
 }
 case_ asan-handlers-sync-mutant-is-detected sync_mutant tests/t_handlers.c

@@ -2,7 +2,7 @@
 # threaded program with a linked and a dlopen()ed library, built with
 # -fpatchable-function-entry=5 (gcc, clang, PIE and not), with
 # -finstrument-functions, and with neither; bad command lines.
-prof_tools() { make -s tools >/dev/null; }
+prof_tools() { shared tools make -s tools >/dev/null; }
 # prof_app DIR CC FLAGS [LINK...]: build app + its two libraries in DIR.
 prof_app() {
     local d=$1 cc=$2 flags=$3

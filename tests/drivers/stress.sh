@@ -8,7 +8,8 @@ if [[ -n ${EDGEPROBE_SOAK:-} ]]; then
 else
     STRESS_TOGGLES=200000 STRESS_SECONDS=120
 fi
-stress_build() {
+stress_build() { shared stress stress_compile; }
+stress_compile() {
     [[ -x $B/stress && $B/stress -nt tests/stress.c && $B/stress -nt include/edgeprobe.h ]] ||
         gcc -O2 $WARN $INC -pthread tests/stress.c -o "$B/stress"
 }
