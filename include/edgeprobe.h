@@ -980,6 +980,13 @@ typedef struct edgeprobe__mark {
  * the types and constants) needs nothing. */
 #define EDGEPROBE__IMPL_SYM \
     "edgeprobe_define_EDGEPROBE_IMPLEMENTATION_in_one_file_of_each_executable_and_shared_library"
+/* The same reference in a file's cold text, before its first argument stub
+ * (whose call through edgeprobe__args_tramp_ptr is the other symbol only the
+ * implementation defines): a linker that stops at its first undefined
+ * symbol then names this one. */
+#define EDGEPROBE__NEED_IMPL_TEXT_ASM                                          \
+    ".ifndef .Ledgeprobe_need_text\n.set .Ledgeprobe_need_text, 1\n"           \
+    ".balign 4\n.long " EDGEPROBE__IMPL_SYM " - .\n.hidden " EDGEPROBE__IMPL_SYM "\n.endif\n"
 #define EDGEPROBE__NEED_IMPL_ASM                                               \
     ".ifndef .Ledgeprobe_need\n.set .Ledgeprobe_need, 1\n"                     \
     ".pushsection edgeprobe_need,\"aR\",@progbits\n.balign 4\n"                \
@@ -1745,8 +1752,10 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
     ".asciz \"" spec "\"\n"                                                    \
     ".popsection\n"                                                            \
     ".pushsection .text.unlikely,\"ax\",@progbits\n"                           \
+    EDGEPROBE__NEED_IMPL_TEXT_ASM                                              \
     ".balign 4\n.long 3b - .\n"                                               \
     "2: lea -" EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"          \
+    ".hidden " EDGEPROBE__ARGS_TRAMP_PTR "\n"                                  \
     "call *" EDGEPROBE__ARGS_TRAMP_PTR "(%%rip)\n"                              \
     "lea " EDGEPROBE__STR(EDGEPROBE__RED_ZONE) "(%%rsp), %%rsp\n"              \
     "jmp 1b + " EDGEPROBE__STR(EDGEPROBE_SITE_BYTES) "\n"                      \
