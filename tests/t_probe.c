@@ -270,6 +270,11 @@ static void test_under_load(void) {
         free(old);
         if (i % 16 == 0) nanosleep(&tick, NULL);
     }
+    { /* on a loaded machine the executors may not have run yet: give them
+       * up to 10 s to meet the enabled probe before it goes */
+        struct timespec ms = {0, 1000000};
+        for (i = 0; i < 10000 && !__atomic_load_n(&good, __ATOMIC_RELAXED); i++) nanosleep(&ms, NULL);
+    }
     CHECK_EQ(edgeprobe_detach("pr_hot"), 1);
     CHECK_EQ(edgeprobe_handler_sync(), 0);
     stop = 1;
