@@ -136,7 +136,9 @@
  *                                 written until a probe is switched on
  *   edgeprobe_probe_on/off        lock + one compare-and-swap per site
  *   edgeprobe_enable/disable      slow: hash lookup, or a walk of all names for a glob
- *   edgeprobe_patch (straddler)   slow: two waits of Tmax ticks, or two membarriers
+ *   edgeprobe_patch (straddler)   slow: a read of every thread's blocked signals
+ *                                 (/proc), then two membarriers (default) or
+ *                                 two waits of Tmax ticks (EDGEPROBE_SYNC=tmax)
  *   strict W^X (any toggle)       slow: two mprotect calls
  *   edgeprobe_control_start       slow: a socket and a thread (section 8)
  *   edgeprobe_call_on/off         lock + one compare-and-swap, never waits
