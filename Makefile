@@ -78,6 +78,7 @@ test-deps:
 
 soak:
 	EDGEPROBE_SOAK=1 bash tests/run.sh stress
+	FORK_STORM_SECONDS=20 DL_STORM_SECONDS=20 bash tests/run.sh -k storm
 
 install: tools
 	install -d $(DESTDIR)$(PREFIX)/bin

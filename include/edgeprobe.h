@@ -1453,6 +1453,7 @@ typedef struct edgeprobe__root {
     /* code pages */
     edgeprobe__page *pages;
     unsigned page_cap, npages;
+    unsigned long long pages_unloads; /* the loader's unload count they are for */
 #if EDGEPROBE__HAS_PATCH
     /* low-level patching */
     edgeprobe__flight flights[EDGEPROBE__FLIGHT_SETS][EDGEPROBE__FLIGHT_WAYS];
@@ -2282,7 +2283,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #endif
 
 /* ---- 14. the root: process-wide state                        >>root ---- */
-#define EDGEPROBE__ABI 5u
+#define EDGEPROBE__ABI 6u
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
 #define EDGEPROBE__HIT_CHUNK_BYTES (EDGEPROBE__STRIPES * EDGEPROBE__CHUNK * sizeof(uint64_t))
 
@@ -2319,6 +2320,14 @@ EDGEPROBE__FN void edgeprobe__lock(edgeprobe__lock_t *l) {
     }
     __atomic_store_n(&l->owner, edgeprobe__self(), __ATOMIC_RELAXED);
 }
+/* The lock if it is free now, else 0 - for paths that must not wait (a
+ * provider site's first hit may be in a signal handler that interrupted
+ * this very thread while it held the lock). */
+EDGEPROBE__INLINE int edgeprobe__trylock(edgeprobe__lock_t *l) {
+    if (__atomic_exchange_n(&l->v, 1, __ATOMIC_ACQUIRE)) return 0;
+    __atomic_store_n(&l->owner, edgeprobe__self(), __ATOMIC_RELAXED);
+    return 1;
+}
 EDGEPROBE__INLINE void edgeprobe__unlock(edgeprobe__lock_t *l) {
     __atomic_store_n(&l->owner, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&l->v, 0, __ATOMIC_RELEASE);
@@ -2336,11 +2345,25 @@ EDGEPROBE__FN int edgeprobe__assert_locked(edgeprobe__root *r, const char *fn) {
     EDGEPROBE_OS_LOG("internal error: the function above needs the registry lock (EDGEPROBE_DEBUG)");
     __builtin_trap();
 }
-/* A declaration, so that it may stand before a function's others. */
+/* And the functions that call dladdr or dlopen must be called WITHOUT it
+ * (section 26, "how the provider meets the dynamic loader"). */
+EDGEPROBE__FN int edgeprobe__assert_unlocked(edgeprobe__root *r, const char *fn);
+EDGEPROBE__FN int edgeprobe__assert_unlocked(edgeprobe__root *r, const char *fn) {
+    if (!r || !__atomic_load_n(&r->lock.v, __ATOMIC_RELAXED) ||
+        __atomic_load_n(&r->lock.owner, __ATOMIC_RELAXED) != edgeprobe__self())
+        return 1;
+    EDGEPROBE_OS_LOG(fn);
+    EDGEPROBE_OS_LOG("internal error: the function above asks the loader with the registry lock held (EDGEPROBE_DEBUG)");
+    __builtin_trap();
+}
+/* Declarations, so that they may stand before a function's others. */
 #define EDGEPROBE__ASSERT_LOCKED(r) \
     const int edgeprobe__locked_ok __attribute__((unused)) = edgeprobe__assert_locked((r), __func__)
+#define EDGEPROBE__ASSERT_UNLOCKED(r) \
+    const int edgeprobe__unlocked_ok __attribute__((unused)) = edgeprobe__assert_unlocked((r), __func__)
 #else
 #define EDGEPROBE__ASSERT_LOCKED(r) typedef int edgeprobe__locked_unchecked __attribute__((unused))
+#define EDGEPROBE__ASSERT_UNLOCKED(r) typedef int edgeprobe__unlocked_unchecked __attribute__((unused))
 #endif
 
 /* Text assembly without libc: append to a bounded buffer. */
@@ -2740,6 +2763,43 @@ EDGEPROBE__FN edgeprobe__page *edgeprobe__page_find(edgeprobe__root *r, uintptr_
     return r->pages[i].addr ? &r->pages[i] : 0;
 }
 
+#ifndef EDGEPROBE_FREESTANDING
+/* How many objects the process has loaded and unloaded so far (glibc's
+ * dlpi_adds and dlpi_subs; ~0 if the loader does not say). */
+EDGEPROBE__FN int edgeprobe__read_counters(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
+EDGEPROBE__FN int edgeprobe__read_counters(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
+    unsigned long long *c = (unsigned long long *)arg;
+    c[0] = size >= sizeof *info ? info->adds : ~0ULL;
+    c[1] = size >= sizeof *info ? info->subs : ~0ULL;
+    return 1; /* the first object is enough */
+}
+EDGEPROBE__FN unsigned long long edgeprobe__dl_counter(int which);
+EDGEPROBE__FN unsigned long long edgeprobe__dl_counter(int which) {
+    unsigned long long c[2] = {~0ULL, ~0ULL};
+    edgeprobe__libc_dl_iterate_phdr(edgeprobe__read_counters, c);
+    return c[which];
+}
+#define edgeprobe__dl_loads() edgeprobe__dl_counter(0)
+#define edgeprobe__dl_unloads() edgeprobe__dl_counter(1)
+/* The pages' "open" holds only while no object was unloaded since it was
+ * recorded: what is mapped at an unloaded object's address now - the same
+ * library loaded again, there as a rule - is read-only again, and a write
+ * trusting the old "open" faults. So when the loader's unload count moved,
+ * every page is opened anew at its next write (our own mirror pages,
+ * refs < 0, stay as they are). Lock held. */
+EDGEPROBE__FN void edgeprobe__pages_check_locked(edgeprobe__root *r);
+EDGEPROBE__FN void edgeprobe__pages_check_locked(edgeprobe__root *r) {
+    EDGEPROBE__ASSERT_LOCKED(r);
+    unsigned long long unloads = edgeprobe__dl_unloads();
+    unsigned i;
+    if (unloads == r->pages_unloads && unloads != ~0ULL) return;
+    for (i = 0; i < r->page_cap; i++)
+        if (r->pages[i].addr && r->pages[i].refs >= 0) r->pages[i].open = 0;
+    r->pages_unloads = unloads;
+}
+#else
+#define edgeprobe__pages_check_locked(r) ((void)(r)) /* nothing is unloaded */
+#endif
 /* Make [p, p+n) writable for one writer; lock held. Nothing is written on
  * failure. */
 EDGEPROBE__FN int edgeprobe__code_open_locked(edgeprobe__root *r, const void *p, size_t n);
@@ -2747,6 +2807,7 @@ EDGEPROBE__FN int edgeprobe__code_open_locked(edgeprobe__root *r, const void *p,
     EDGEPROBE__ASSERT_LOCKED(r);
     uintptr_t first = (uintptr_t)p & ~(uintptr_t)(EDGEPROBE__PAGE - 1);
     uintptr_t last = ((uintptr_t)p + n - 1) & ~(uintptr_t)(EDGEPROBE__PAGE - 1), pg;
+    edgeprobe__pages_check_locked(r);
     for (pg = first; pg <= last; pg += EDGEPROBE__PAGE) {
         edgeprobe__page *e = edgeprobe__page_slot(r, pg);
         if (!e) return EDGEPROBE_ENOMEM;
@@ -2781,21 +2842,6 @@ EDGEPROBE__FN void edgeprobe__code_close(edgeprobe__root *r, const void *p, size
             EDGEPROBE_OS_PROTECT((void *)pg, EDGEPROBE__PAGE, 0);
             e->open = 0;
         }
-    }
-}
-
-/* Forget that the pages of [lo, hi) were made writable: an object there was
- * unloaded, and what is mapped there now - the same library loaded again,
- * at the same address as a rule - is read-only again, so the next write
- * must open its page anew (a write trusting the old "open" faults). Our own
- * mirror pages (refs < 0) stay as they are. Lock held. */
-EDGEPROBE__FN void edgeprobe__pages_forget_locked(edgeprobe__root *r, uintptr_t lo, uintptr_t hi);
-EDGEPROBE__FN void edgeprobe__pages_forget_locked(edgeprobe__root *r, uintptr_t lo, uintptr_t hi) {
-    EDGEPROBE__ASSERT_LOCKED(r);
-    unsigned i;
-    for (i = 0; i < r->page_cap; i++) {
-        edgeprobe__page *e = &r->pages[i];
-        if (e->addr && e->refs >= 0 && e->addr < hi && e->addr + EDGEPROBE__PAGE > lo) e->open = 0;
     }
 }
 
@@ -3015,15 +3061,28 @@ EDGEPROBE__FN void edgeprobe__big_free(void *p, size_t bytes) {
     EDGEPROBE_OS_FREE(p);
 }
 
+/* Zeroed pages that a provider site's first hit may take, in a signal
+ * handler that interrupted malloc: mmap in hosted builds, the OS hook in
+ * freestanding ones. For page-sized and larger blocks only. */
+EDGEPROBE__FN void *edgeprobe__pages_zeroed(size_t bytes);
+EDGEPROBE__FN void *edgeprobe__pages_zeroed(size_t bytes) {
+#ifndef EDGEPROBE_FREESTANDING
+    return edgeprobe__scratch(bytes);
+#else
+    return EDGEPROBE_OS_ALLOC(bytes);
+#endif
+}
+
 /* The arena: probes and their names, bump-allocated, never freed (handles
  * stay valid after their objects are unloaded). A new block holds at least
- * `bytes`; edgeprobe__registry_reserve asks for a whole table's worth. */
+ * `bytes`; edgeprobe__registry_reserve asks for a whole table's worth.
+ * Blocks are pages (see edgeprobe__pages_zeroed), never malloc. */
 #define EDGEPROBE__ARENA_MIN 4096u
 EDGEPROBE__FN int edgeprobe__arena_block(edgeprobe__root *r, size_t bytes);
 EDGEPROBE__FN int edgeprobe__arena_block(edgeprobe__root *r, size_t bytes) {
     char *b;
     if (bytes < EDGEPROBE__ARENA_MIN) bytes = EDGEPROBE__ARENA_MIN;
-    b = (char *)edgeprobe__big_alloc(bytes);
+    b = (char *)(bytes >= EDGEPROBE__HUGE_BYTES ? edgeprobe__big_alloc(bytes) : edgeprobe__pages_zeroed(bytes));
     if (!b) return EDGEPROBE_ENOMEM;
     r->arena_next = b;
     r->arena_left = bytes;
@@ -3112,10 +3171,8 @@ EDGEPROBE__FN int edgeprobe__slots_grow(void **arr, int *cap, int need, size_t s
 EDGEPROBE__INLINE edgeprobe__point **edgeprobe__point_slot(edgeprobe__root *r, int id) {
     return &r->chunks[(unsigned)id / EDGEPROBE__CHUNK][(unsigned)id % EDGEPROBE__CHUNK];
 }
-EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt);
 EDGEPROBE__FN void edgeprobe__fill_info(edgeprobe__point *pt, edgeprobe_info *out);
 EDGEPROBE__FN void edgeprobe__fill_info(edgeprobe__point *pt, edgeprobe_info *out) {
-    if (!pt->name) edgeprobe__provider_name(pt); /* provider points: named on demand */
     out->id = pt->id_plus_1 - 1;
     out->name = pt->name;
     out->file = pt->file;
@@ -3133,12 +3190,12 @@ EDGEPROBE__FN int edgeprobe__point_add(edgeprobe__root *r, edgeprobe__point *pt)
     int id = r->npoints;
     unsigned c = (unsigned)id / EDGEPROBE__CHUNK;
     if (c >= EDGEPROBE__CHUNKS) return EDGEPROBE_ENOMEM;
-    if (!r->chunks[c]) {
-        r->chunks[c] = (edgeprobe__point **)EDGEPROBE_OS_ALLOC(EDGEPROBE__CHUNK * sizeof(void *));
+    if (!r->chunks[c]) { /* not malloc: see edgeprobe__pages_zeroed */
+        r->chunks[c] = (edgeprobe__point **)edgeprobe__arena_take(r, EDGEPROBE__CHUNK * sizeof(void *));
         if (!r->chunks[c]) return EDGEPROBE_ENOMEM;
     }
     if (!r->hits[c]) /* no memory: the chunk's points simply count nothing */
-        __atomic_store_n(&r->hits[c], (uint64_t *)EDGEPROBE_OS_ALLOC(EDGEPROBE__HIT_CHUNK_BYTES), __ATOMIC_RELEASE);
+        __atomic_store_n(&r->hits[c], (uint64_t *)edgeprobe__pages_zeroed(EDGEPROBE__HIT_CHUNK_BYTES), __ATOMIC_RELEASE);
     *edgeprobe__point_slot(r, id) = pt;
     pt->id_plus_1 = id + 1;
     r->npoints = id + 1;
@@ -3496,6 +3553,25 @@ void edgeprobe__object_fini(void) {
     edgeprobe__unlock(&r->lock);
 }
 
+#ifndef EDGEPROBE_FREESTANDING
+/* Pin this object (dlclose then leaves it mapped): the calls that may
+ * install its SIGTRAP handler, publish its trampolines or start its control
+ * thread do this first, WITHOUT the registry lock - dladdr and dlopen take
+ * the loader's lock, and a constructor running under that lock takes the
+ * registry lock. */
+EDGEPROBE__FN void edgeprobe__pin_self(void);
+EDGEPROBE__FN void edgeprobe__pin_self(void) {
+    EDGEPROBE__ASSERT_UNLOCKED(edgeprobe__this_object.root);
+    edgeprobe__dl_info dli;
+    if (__atomic_load_n(&edgeprobe__this_object.pinned, __ATOMIC_ACQUIRE)) return;
+    if (edgeprobe__libc_dladdr((const void *)&edgeprobe__this_object, &dli) && dli.fname)
+        edgeprobe__libc_dlopen(dli.fname, EDGEPROBE__RTLD_PIN);
+    __atomic_store_n(&edgeprobe__this_object.pinned, 1, __ATOMIC_RELEASE);
+}
+#else
+#define edgeprobe__pin_self() ((void)0)
+#endif
+
 /* Every API entry point: the root, with this object's sites registered
  * (covers code that runs before this object's constructor). */
 EDGEPROBE__FN edgeprobe__root *edgeprobe__ready(int *err);
@@ -3819,18 +3895,6 @@ EDGEPROBE__FN void edgeprobe__on_sigtrap(int sig, void *si_, void *uc_) {
         else EDGEPROBE_OS_YIELD(); /* not emulable: wait for the patch */
     }
 }
-/* Pin this object (dlclose then leaves it mapped): the calls that may
- * install its SIGTRAP handler or publish its trampolines do this first,
- * WITHOUT the registry lock - dladdr and dlopen take the loader's lock, and
- * a constructor running under that lock takes the registry lock. */
-EDGEPROBE__FN void edgeprobe__pin_self(void);
-EDGEPROBE__FN void edgeprobe__pin_self(void) {
-    edgeprobe__dl_info dli;
-    if (__atomic_load_n(&edgeprobe__this_object.pinned, __ATOMIC_ACQUIRE)) return;
-    if (edgeprobe__libc_dladdr((const void *)&edgeprobe__this_object, &dli) && dli.fname)
-        edgeprobe__libc_dlopen(dli.fname, EDGEPROBE__RTLD_PIN);
-    __atomic_store_n(&edgeprobe__this_object.pinned, 1, __ATOMIC_RELEASE);
-}
 /* Install the handler once per process (its object is pinned: see the
  * callers). Lock held. */
 /* Does a thread of this process block SIGTRAP now? One that meets our int3
@@ -3916,7 +3980,6 @@ EDGEPROBE__FN int edgeprobe__trap_install_locked(edgeprobe__root *r) {
 }
 #else
 #define edgeprobe__trap_install_locked(r) ((void)(r), EDGEPROBE_ENOTSUP)
-#define edgeprobe__pin_self() ((void)0)
 #define edgeprobe__sigtrap_blocked_for_good() 0
 #endif
 
@@ -4627,7 +4690,6 @@ typedef struct edgeprobe__ppoint {
     int32_t rel32;               /* the original call's displacement       */
     int patchable;               /* a 5-byte call that reaches the hook    */
     void *fn;                    /* instrumented function                  */
-    unsigned long long unloads;  /* objects unloaded when last seen loaded */
     char name[40];               /* "0x..." when dladdr has no name         */
 } edgeprobe__ppoint;
 
@@ -4654,7 +4716,7 @@ EDGEPROBE__FN edgeprobe__ptable *edgeprobe__ptable_reserve_locked(struct edgepro
     edgeprobe__ptable *t = pv->table, *n;
     unsigned cap = t ? t->cap * 2 : 1024, i;
     if (t && (t->used + 1) * 2 <= t->cap) return t;
-    n = (edgeprobe__ptable *)EDGEPROBE_OS_ALLOC(sizeof *n + (cap - 1) * sizeof n->slot[0]);
+    n = (edgeprobe__ptable *)edgeprobe__pages_zeroed(sizeof *n + (cap - 1) * sizeof n->slot[0]); /* not malloc: a first hit */
     if (!n) return 0;
     n->cap = cap;
     n->older = t;
@@ -4664,26 +4726,10 @@ EDGEPROBE__FN edgeprobe__ptable *edgeprobe__ptable_reserve_locked(struct edgepro
     return n;
 }
 #ifndef EDGEPROBE_FREESTANDING
-/* How many objects the process has loaded and unloaded so far (glibc's
- * dlpi_adds and dlpi_subs; ~0 if the loader does not say). */
-EDGEPROBE__FN int edgeprobe__read_counters(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
-EDGEPROBE__FN int edgeprobe__read_counters(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
-    unsigned long long *c = (unsigned long long *)arg;
-    c[0] = size >= sizeof *info ? info->adds : ~0ULL;
-    c[1] = size >= sizeof *info ? info->subs : ~0ULL;
-    return 1; /* the first object is enough */
-}
-EDGEPROBE__FN unsigned long long edgeprobe__dl_counter(int which);
-EDGEPROBE__FN unsigned long long edgeprobe__dl_counter(int which) {
-    unsigned long long c[2] = {~0ULL, ~0ULL};
-    edgeprobe__libc_dl_iterate_phdr(edgeprobe__read_counters, c);
-    return c[which];
-}
-#define edgeprobe__dl_loads() edgeprobe__dl_counter(0)
-#define edgeprobe__dl_unloads() edgeprobe__dl_counter(1)
-/* Is addr inside an executable segment of a loaded object? Lets the
- * discovery follow a call into a PLT stub without risking a fault. */
-typedef struct { uintptr_t addr; int found; } edgeprobe__code_query;
+/* Are [addr, addr + len) inside an executable segment of a loaded object?
+ * Lets the discovery follow a call into a PLT stub without risking a fault,
+ * and a switch find the object of its site. */
+typedef struct { uintptr_t addr, len; int found; } edgeprobe__code_query;
 EDGEPROBE__FN int edgeprobe__find_code(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
 EDGEPROBE__FN int edgeprobe__find_code(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
     edgeprobe__code_query *q = (edgeprobe__code_query *)arg;
@@ -4692,7 +4738,7 @@ EDGEPROBE__FN int edgeprobe__find_code(edgeprobe__dl_phdr_info *info, size_t siz
     for (i = 0; i < info->phnum; i++) {
         uintptr_t lo = info->addr + info->phdr[i].vaddr;
         if (info->phdr[i].type == 1 /* PT_LOAD */ && (info->phdr[i].flags & 1 /* PF_X */) &&
-            q->addr >= lo && q->addr + 16 <= lo + info->phdr[i].memsz)
+            q->addr >= lo && q->addr + q->len <= lo + info->phdr[i].memsz)
             q->found = 1;
     }
     return q->found;
@@ -4711,6 +4757,7 @@ EDGEPROBE__FN int edgeprobe__call_reaches(const unsigned char *call, const void 
     t = call + 5 + rel;
     if ((const void *)t == hook) return 1;
     q.addr = (uintptr_t)t;
+    q.len = 16; /* the longest PLT stub read below */
     q.found = 0;
     edgeprobe__libc_dl_iterate_phdr(edgeprobe__find_code, &q);
     if (!q.found) return 0;
@@ -4720,97 +4767,136 @@ EDGEPROBE__FN int edgeprobe__call_reaches(const unsigned char *call, const void 
     __builtin_memcpy(&rel, t + 2, 4);
     return *(void *const *)(t + 6 + rel) == hook;
 }
-/* A lasting copy of dladdr's name and file, "name\0file\0": the loader's
- * strings are unmapped or freed with their object (dlclose), while the point
- * stays listed (and matched by every glob). NULL if out of memory. */
-EDGEPROBE__FN const char *edgeprobe__provider_keep(const char *name, const char *file);
-EDGEPROBE__FN const char *edgeprobe__provider_keep(const char *name, const char *file) {
-    size_t n = edgeprobe__strnlen(name, 4095), f = file ? edgeprobe__strnlen(file, 4095) : 0;
-    char *copy = (char *)EDGEPROBE_OS_ALLOC(n + f + 2);
-    if (!copy) return 0;
-    __builtin_memcpy(copy, name, n);
-    if (f) __builtin_memcpy(copy + n + 1, file, f);
-    return copy; /* zeroed: both strings end */
-}
-/* A provider point's name, from dladdr - on demand, because dladdr scans
- * the symbol table (slow in a program linked with -rdynamic) - and once per
- * function: entry and exit share it (the table maps fn|top bit to the point
- * that resolved it). Lock held. */
-#define EDGEPROBE__FN_KEY(fn) ((uintptr_t)(fn) | ((uintptr_t)1 << 63))
-EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt) {
-    edgeprobe__ppoint *pp = (edgeprobe__ppoint *)pt;
-    edgeprobe__root *r = edgeprobe__this_object.root;
-    edgeprobe__ptable *t = r && r->provider ? r->provider->table : 0;
-    edgeprobe__point *named = t ? edgeprobe__ptable_get(t, EDGEPROBE__FN_KEY(pp->fn)) : 0;
+/* ---- how the provider meets the dynamic loader ----
+ * Lock order: the registry lock, then the loader's list lock (which
+ * dl_iterate_phdr takes, and which the loader holds only while it changes
+ * its list or unmaps an object - never while a constructor or destructor
+ * runs). The loader's main lock (dladdr, dlopen, dlclose) is never taken
+ * with the registry lock held: the loader runs constructors and
+ * destructors under it, and those of an object that includes this header
+ * take the registry lock. So a site's first hit asks the loader what it
+ * needs before it takes the lock, and a switch writes a site from inside
+ * dl_iterate_phdr's callback for the site's object, where no dlclose can
+ * unmap it.
+ *
+ * What a site's first hit learns, without the lock. Its own object cannot
+ * go away meanwhile: the hit is a call from that object's running code. */
+typedef struct {
+    void *fn;
+    uintptr_t ret;               /* the hook call's return address          */
+    int kind;
+    const void *hook;
+    int patchable;
+    const char *sname, *fname;   /* dladdr's, valid while the caller runs   */
+} edgeprobe__provider_found;
+EDGEPROBE__FN void edgeprobe__provider_look(edgeprobe__provider_found *f, int named);
+EDGEPROBE__FN void edgeprobe__provider_look(edgeprobe__provider_found *f, int named) {
+    EDGEPROBE__ASSERT_UNLOCKED(edgeprobe__this_object.root);
     edgeprobe__dl_info dli;
-    if (pt->kind != EDGEPROBE_KIND_ENTRY && pt->kind != EDGEPROBE_KIND_EXIT) return;
-    if (named && named->name) {
-        pt->name = pt->function = named->name;
-        pt->file = named->file;
-        return;
+    f->patchable = edgeprobe__call_reaches((const unsigned char *)f->ret - 5, f->hook);
+    f->sname = f->fname = 0;
+    if (!named && edgeprobe__libc_dladdr(f->fn, &dli) && dli.sname && dli.saddr == f->fn) {
+        f->sname = dli.sname;
+        f->fname = dli.fname;
     }
-    if (t && (t = edgeprobe__ptable_reserve_locked(r->provider))) edgeprobe__ptable_put(t, EDGEPROBE__FN_KEY(pp->fn), pt);
-    if (edgeprobe__libc_dladdr(pp->fn, &dli) && dli.sname && dli.saddr == pp->fn &&
-        (pt->name = edgeprobe__provider_keep(dli.sname, dli.fname)) != 0) {
-        pt->file = dli.fname ? pt->name + edgeprobe__strnlen(pt->name, 4095) + 1 : 0;
-    } else {
+}
+/* A lasting copy of dladdr's name and file, "name\0file\0", in the arena:
+ * the loader's strings go with their object (dlclose), while the point
+ * stays listed and matched by every glob. Lock held. */
+EDGEPROBE__FN void edgeprobe__provider_name_locked(edgeprobe__root *r, edgeprobe__ppoint *pp,
+                                                   const edgeprobe__provider_found *f);
+EDGEPROBE__FN void edgeprobe__provider_name_locked(edgeprobe__root *r, edgeprobe__ppoint *pp,
+                                                   const edgeprobe__provider_found *f) {
+    EDGEPROBE__ASSERT_LOCKED(r);
+    size_t n = f->sname ? edgeprobe__strnlen(f->sname, 4095) : 0, k = f->fname ? edgeprobe__strnlen(f->fname, 4095) : 0;
+    char *copy = n ? (char *)edgeprobe__arena_take(r, n + k + 2) : 0;
+    if (copy) { /* zeroed: both strings end */
+        __builtin_memcpy(copy, f->sname, n);
+        if (k) __builtin_memcpy(copy + n + 1, f->fname, k);
+        pp->pt.name = copy;
+        pp->pt.file = k ? copy + n + 1 : 0;
+    } else { /* no symbol names it (or no memory) */
         edgeprobe__text txt = {pp->name, sizeof pp->name, 0};
         edgeprobe__puts(&txt, "0x");
         edgeprobe__puthex(&txt, (uintptr_t)pp->fn, 12);
-        pt->name = pp->name;
+        pp->pt.name = pp->name;
     }
-    pt->function = pt->name;
+    pp->pt.function = pp->pt.name;
 }
 #endif
 #ifdef EDGEPROBE_PROVIDER
 #ifdef EDGEPROBE_FREESTANDING
 #error "EDGEPROBE_PROVIDER needs a hosted build (dladdr)"
 #endif
-/* First call from a site: make its point. Lock held. */
-EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover_locked(edgeprobe__root *r, void *fn, uintptr_t ret,
-                                                             int kind, const void *hook);
-EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover_locked(edgeprobe__root *r, void *fn, uintptr_t ret,
-                                                             int kind, const void *hook) {
+/* Entry and exit of one function share its name: the table maps fn|top bit
+ * to the point that was named first. */
+#define EDGEPROBE__FN_KEY(fn) ((uintptr_t)(fn) | ((uintptr_t)1 << 63))
+EDGEPROBE__INLINE edgeprobe__point *edgeprobe__provider_get(edgeprobe__root *r, uintptr_t key) {
+    struct edgeprobe__provider *pv = __atomic_load_n(&r->provider, __ATOMIC_ACQUIRE);
+    edgeprobe__ptable *t = pv ? __atomic_load_n(&pv->table, __ATOMIC_ACQUIRE) : 0;
+    return t ? edgeprobe__ptable_get(t, key) : 0;
+}
+/* Make a first-hit site's point: memory from the arena and pages, never
+ * malloc. Lock held. */
+EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover_locked(edgeprobe__root *r, const edgeprobe__provider_found *f);
+EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover_locked(edgeprobe__root *r, const edgeprobe__provider_found *f) {
     EDGEPROBE__ASSERT_LOCKED(r);
     struct edgeprobe__provider *pv = r->provider;
     edgeprobe__ptable *t;
     edgeprobe__ppoint *pp;
-    unsigned char *call = (unsigned char *)ret - 5;
-    if (!pv && !(pv = r->provider = (struct edgeprobe__provider *)EDGEPROBE_OS_ALLOC(sizeof *pv))) return 0;
-    if (pv->table && (pp = (edgeprobe__ppoint *)edgeprobe__ptable_get(pv->table, ret))) return &pp->pt;
-    if (!(t = edgeprobe__ptable_reserve_locked(pv)) || !(pp = (edgeprobe__ppoint *)EDGEPROBE_OS_ALLOC(sizeof *pp)))
+    edgeprobe__point *named;
+    unsigned char *call = (unsigned char *)f->ret - 5;
+    if (!pv && !(pv = (struct edgeprobe__provider *)edgeprobe__arena_take(r, sizeof *pv))) return 0;
+    __atomic_store_n(&r->provider, pv, __ATOMIC_RELEASE);
+    if (pv->table && (pp = (edgeprobe__ppoint *)edgeprobe__ptable_get(pv->table, f->ret))) return &pp->pt;
+    if (!(t = edgeprobe__ptable_reserve_locked(pv)) || !(pp = (edgeprobe__ppoint *)edgeprobe__arena_take(r, sizeof *pp)))
         return 0;
-    pp->fn = fn;
-    pp->patchable = edgeprobe__call_reaches(call, hook);
+    pp->fn = f->fn;
+    pp->patchable = f->patchable;
     if (!pp->patchable) pp->pt.flags = EDGEPROBE__PF_UNSAFE;
-    pp->unloads = edgeprobe__dl_unloads();
     __builtin_memcpy(&pp->rel32, call + 1, 4);
-    pp->pt.kind = (unsigned short)kind;
+    pp->pt.kind = (unsigned short)f->kind;
     pp->pt.site = call;
     pp->pt.nsites = 1;
     pp->self.point = &pp->pt;
-    edgeprobe__ptable_put(t, ret, &pp->pt);
+    if ((named = edgeprobe__ptable_get(t, EDGEPROBE__FN_KEY(f->fn))) != 0) {
+        pp->pt.name = pp->pt.function = named->name;
+        pp->pt.file = named->file;
+    } else {
+        edgeprobe__provider_name_locked(r, pp, f);
+        edgeprobe__ptable_put(t, EDGEPROBE__FN_KEY(f->fn), &pp->pt);
+        if (!(t = edgeprobe__ptable_reserve_locked(pv))) return 0;
+    }
+    edgeprobe__ptable_put(t, f->ret, &pp->pt);
     edgeprobe__point_add(r, &pp->pt);
     return &pp->pt;
+}
+/* A site's first hit, safe in a signal handler: the loader is asked with no
+ * lock held, and the registry lock is only tried - when it is busy (maybe
+ * held by the very thread this handler interrupted), the site is found at
+ * a later hit. */
+EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover(edgeprobe__root *r, void *fn, uintptr_t ret, int kind,
+                                                             const void *hook);
+EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover(edgeprobe__root *r, void *fn, uintptr_t ret, int kind,
+                                                             const void *hook) {
+    edgeprobe__provider_found f;
+    edgeprobe__point *pt;
+    f.fn = fn, f.ret = ret, f.kind = kind, f.hook = hook;
+    edgeprobe__provider_look(&f, edgeprobe__provider_get(r, EDGEPROBE__FN_KEY(fn)) != 0);
+    if (!edgeprobe__trylock(&r->lock)) return 0;
+    pt = edgeprobe__provider_discover_locked(r, &f);
+    edgeprobe__unlock(&r->lock);
+    return pt;
 }
 EDGEPROBE__FN void edgeprobe__provider_hit(void *fn, uintptr_t ret, int kind, const void *hook);
 EDGEPROBE__FN void edgeprobe__provider_hit(void *fn, uintptr_t ret, int kind, const void *hook) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
-    struct edgeprobe__provider *pv;
-    edgeprobe__point *pt = 0;
-    edgeprobe__ptable *t;
+    edgeprobe__point *pt;
     if (!r) {
         int err;
         if (!(r = edgeprobe__root_get(&err))) return;
     }
-    pv = __atomic_load_n(&r->provider, __ATOMIC_ACQUIRE);
-    if (pv && (t = __atomic_load_n(&pv->table, __ATOMIC_ACQUIRE))) pt = edgeprobe__ptable_get(t, ret);
-    if (!pt) {
-        edgeprobe__lock(&r->lock);
-        pt = edgeprobe__provider_discover_locked(r, fn, ret, kind, hook);
-        edgeprobe__unlock(&r->lock);
-        if (!pt) return;
-    }
+    if (!(pt = edgeprobe__provider_get(r, ret)) && !(pt = edgeprobe__provider_discover(r, fn, ret, kind, hook))) return;
     if (__atomic_load_n(&pt->binding, __ATOMIC_RELAXED)) edgeprobe__dispatch(&((edgeprobe__ppoint *)pt)->self, (uintptr_t)fn);
 }
 /* noinline, and for gcc noipa (no constprop clone): every instrumented call
@@ -4845,25 +4931,42 @@ EDGEPROBE__FN int edgeprobe__provider_point_locked(edgeprobe__root *r, int id, e
     *out = (edgeprobe__ppoint *)pt;
     return 0;
 }
-#ifndef EDGEPROBE_FREESTANDING
-/* Is the provider site still in a loaded object? Cheap while no object was
- * unloaded since the site was last seen; else ask dladdr. Lock held.
- * When objects were unloaded meanwhile, the site's own may have been one of
- * them and be loaded again at the same address (dlclose then dlopen of a
- * plugin lands there as a rule): its pages' "open" is then stale. Forget it
- * (one extra mprotect if they were never unmapped). */
-EDGEPROBE__INLINE int edgeprobe__provider_loaded_locked(edgeprobe__root *r, edgeprobe__ppoint *pp) {
+/* Bind (fn != NULL) and switch on, or switch off, one provider point, its
+ * site known to be loaded. Lock held. */
+EDGEPROBE__FN int edgeprobe__provider_switch_locked(edgeprobe__root *r, edgeprobe__ppoint *pp, edgeprobe_handler_fn fn,
+                                                    void *user);
+EDGEPROBE__FN int edgeprobe__provider_switch_locked(edgeprobe__root *r, edgeprobe__ppoint *pp, edgeprobe_handler_fn fn,
+                                                    void *user) {
     EDGEPROBE__ASSERT_LOCKED(r);
-    edgeprobe__dl_info dli;
-    unsigned long long unloads = edgeprobe__dl_unloads();
-    if (unloads == pp->unloads) return 1;
-    if (!edgeprobe__libc_dladdr(pp->pt.site, &dli)) return 0;
-    edgeprobe__pages_forget_locked(r, (uintptr_t)pp->pt.site, (uintptr_t)pp->pt.site + 5);
-    pp->unloads = unloads;
+    int rc;
+    edgeprobe__binding *cur = pp->pt.binding;
+    if (fn && !(cur && cur->fn == fn && cur->user == user) && (rc = edgeprobe__bind_locked(r, &pp->pt, fn, user)) < 0)
+        return rc;
+    return edgeprobe__call_set_locked(r, (unsigned char *)pp->pt.site, pp->rel32, fn != 0);
+}
+#ifndef EDGEPROBE_FREESTANDING
+/* Switch a provider point from inside dl_iterate_phdr's callback for the
+ * object that holds its site: dlclose cannot unmap it meanwhile (see "how
+ * the provider meets the dynamic loader"). No object holds it: EUNLOADED,
+ * and nothing changes. */
+typedef struct {
+    edgeprobe__root *r;
+    edgeprobe__ppoint *pp;
+    edgeprobe_handler_fn fn;
+    void *user;
+    int rc;
+} edgeprobe__provider_pinned;
+EDGEPROBE__FN int edgeprobe__provider_pinned_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
+EDGEPROBE__FN int edgeprobe__provider_pinned_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
+    edgeprobe__provider_pinned *w = (edgeprobe__provider_pinned *)arg;
+    edgeprobe__code_query q;
+    q.addr = (uintptr_t)w->pp->pt.site;
+    q.len = 5;
+    q.found = 0;
+    if (!edgeprobe__find_code(info, size, &q)) return 0;
+    w->rc = edgeprobe__provider_switch_locked(w->r, w->pp, w->fn, w->user);
     return 1;
 }
-#else
-#define edgeprobe__provider_loaded_locked(r, pp) ((void)(r), 1)
 #endif
 /* Activate (fn != NULL) or deactivate one provider point; lock held. */
 EDGEPROBE__FN int edgeprobe__provider_set_locked(edgeprobe__root *r, edgeprobe__ppoint *pp, edgeprobe_handler_fn fn,
@@ -4871,13 +4974,15 @@ EDGEPROBE__FN int edgeprobe__provider_set_locked(edgeprobe__root *r, edgeprobe__
 EDGEPROBE__FN int edgeprobe__provider_set_locked(edgeprobe__root *r, edgeprobe__ppoint *pp, edgeprobe_handler_fn fn,
                                           void *user) {
     EDGEPROBE__ASSERT_LOCKED(r);
-    int rc;
-    edgeprobe__binding *cur = pp->pt.binding;
+#ifndef EDGEPROBE_FREESTANDING
+    edgeprobe__provider_pinned w;
     if (!pp->patchable) return EDGEPROBE_EBYTES;
-    if (!edgeprobe__provider_loaded_locked(r, pp)) return EDGEPROBE_EUNLOADED;
-    if (fn && !(cur && cur->fn == fn && cur->user == user) && (rc = edgeprobe__bind_locked(r, &pp->pt, fn, user)) < 0)
-        return rc;
-    return edgeprobe__call_set_locked(r, (unsigned char *)pp->pt.site, pp->rel32, fn != 0);
+    w.r = r, w.pp = pp, w.fn = fn, w.user = user, w.rc = EDGEPROBE_EUNLOADED;
+    edgeprobe__libc_dl_iterate_phdr(edgeprobe__provider_pinned_cb, &w);
+    return w.rc;
+#else
+    return pp->patchable ? edgeprobe__provider_switch_locked(r, pp, fn, user) : EDGEPROBE_EBYTES;
+#endif
 }
 EDGEPROBE__FN int edgeprobe_provider_attach_id(int id, edgeprobe_handler_fn fn, void *user) {
     edgeprobe__ppoint *pp;
@@ -4912,7 +5017,6 @@ EDGEPROBE__FN int edgeprobe__provider_glob(const char *pattern, edgeprobe_handle
         edgeprobe__ppoint *pp;
         if (edgeprobe__provider_point_locked(r, id, &pp) < 0) continue;
         seen++;
-        if (!pp->pt.name) edgeprobe__provider_name(&pp->pt);
         if (!edgeprobe__glob_match(pattern, pp->pt.name) || !pp->patchable) continue;
         rc = edgeprobe__provider_set_locked(r, pp, fn, user);
         if (rc == EDGEPROBE_EUNLOADED) rc = 0;
@@ -4931,10 +5035,6 @@ EDGEPROBE__FN int edgeprobe_provider_disable(const char *pattern) {
 #elif defined(EDGEPROBE_PROVIDER)
 #error "EDGEPROBE_PROVIDER: the -finstrument-functions provider is x86-64 only (not with EDGEPROBE_CORE_ONLY)"
 #endif /* EDGEPROBE__HAS_PATCH: section 26 */
-#if !EDGEPROBE__HAS_PATCH || defined(EDGEPROBE_FREESTANDING)
-/* No provider points exist: nothing to name. */
-EDGEPROBE__FN void edgeprobe__provider_name(edgeprobe__point *pt) { (void)pt; }
-#endif
 
 /* ---- 27. function probes on patchable entries              >>fprobe ----
  * The back end of section 6, in five parts: finding the entries (ELF),
@@ -5596,10 +5696,11 @@ EDGEPROBE__FN int edgeprobe__func_site_set_locked(edgeprobe__root *r, edgeprobe_
 }
 
 /* ---- 27.6 the set of objects                             >>fobjects ----
- * Objects are (re)listed when the loader's counters change. A site is
- * written only while the loader's list lock is held and the counters are
- * those of the last listing, so a concurrent dlclose cannot unmap it
- * between the check and the write. */
+ * Objects are (re)listed when the loader's counters change, and scanned
+ * while the loader's list lock is held. A site is written only while that
+ * lock is held and the counters are those of the last listing, so a
+ * concurrent dlclose cannot unmap it between the check and the write (the
+ * lock order: section 26, "how the provider meets the dynamic loader"). */
 typedef struct {
     uintptr_t base, text_lo, text_hi;
     const char *name;
@@ -5774,32 +5875,51 @@ EDGEPROBE__FN edgeprobe__func_object *edgeprobe__func_object_scan_locked(edgepro
     return o;
 }
 /* Bring the object list up to date with the loader: drop unloaded objects,
- * and, if scan_new, read the files of new ones. Lock held. */
+ * and, if scan_new, scan new ones - from inside dl_iterate_phdr's callback,
+ * where the loader cannot unmap the object (or free its name) while its
+ * file, entry table and entries are read. Lock held. */
+typedef struct {
+    edgeprobe__root *r;
+    int scan_new, single;           /* single: -1 until asked            */
+    edgeprobe__func_object_list l;  /* what is loaded now                */
+} edgeprobe__func_sync;
+EDGEPROBE__FN int edgeprobe__func_known(struct edgeprobe__func_state *fs, const edgeprobe__func_object_seen *s);
+EDGEPROBE__FN int edgeprobe__func_known(struct edgeprobe__func_state *fs, const edgeprobe__func_object_seen *s) {
+    edgeprobe__func_object *o;
+    for (o = fs->objects; o; o = o->next)
+        if (o->loaded && o->base == s->base && o->text_lo == s->text_lo) return 1;
+    return 0;
+}
+EDGEPROBE__FN int edgeprobe__func_sync_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
+EDGEPROBE__FN int edgeprobe__func_sync_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
+    edgeprobe__func_sync *y = (edgeprobe__func_sync *)arg;
+    struct edgeprobe__func_state *fs = y->r->fstate;
+    int n = y->l.n;
+    if (edgeprobe__func_list_cb(info, size, &y->l)) return 1;
+    if (y->l.n == n || !y->scan_new || edgeprobe__func_known(fs, &y->l.v[n])) return 0;
+    if (y->single < 0) y->single = edgeprobe__single_threaded();
+    edgeprobe__func_object_scan_locked(y->r, &y->l.v[n], y->single);
+    return 0;
+}
 EDGEPROBE__FN int edgeprobe__func_sync_objects_locked(edgeprobe__root *r, int scan_new);
 EDGEPROBE__FN int edgeprobe__func_sync_objects_locked(edgeprobe__root *r, int scan_new) {
     EDGEPROBE__ASSERT_LOCKED(r);
     struct edgeprobe__func_state *fs = r->fstate;
-    edgeprobe__func_object_list l = {0, 0, 0, 0, 0};
+    edgeprobe__func_sync y;
     edgeprobe__func_object *o;
-    int i, single = -1;
-    edgeprobe__libc_dl_iterate_phdr(edgeprobe__func_list_cb, &l);
+    int i;
+    __builtin_memset(&y, 0, sizeof y);
+    y.r = r, y.scan_new = scan_new, y.single = -1;
+    edgeprobe__libc_dl_iterate_phdr(edgeprobe__func_sync_cb, &y);
     for (o = fs->objects; o; o = o->next) {
         if (!o->loaded) continue;
-        if (l.subs != fs->subs) /* this one may be a reload at the same address */
-            edgeprobe__pages_forget_locked(r, o->text_lo, o->text_hi);
-        for (i = 0; i < l.n; i++)
-            if (l.v[i].base == o->base && l.v[i].text_lo == o->text_lo) break;
-        if (i == l.n) edgeprobe__func_object_gone(r, o);
-        else l.v[i].text_hi = 0; /* known */
+        for (i = 0; i < y.l.n; i++)
+            if (y.l.v[i].base == o->base && y.l.v[i].text_lo == o->text_lo) break;
+        if (i == y.l.n) edgeprobe__func_object_gone(r, o);
     }
-    for (i = 0; scan_new && i < l.n; i++) {
-        if (!l.v[i].text_hi) continue;
-        if (single < 0) single = edgeprobe__single_threaded();
-        edgeprobe__func_object_scan_locked(r, &l.v[i], single);
-    }
-    if (scan_new) fs->adds = l.adds;
-    fs->subs = l.subs;
-    if (l.v) EDGEPROBE_OS_FREE(l.v);
+    if (scan_new) fs->adds = y.l.adds;
+    fs->subs = y.l.subs;
+    if (y.l.v) EDGEPROBE_OS_FREE(y.l.v);
     return 0;
 }
 /* The function-probe state, created on first use. Lock held. */
@@ -6682,16 +6802,13 @@ EDGEPROBE__FN int edgeprobe__control_listen(struct edgeprobe__control *ctl) {
     }
     return 0;
 }
-/* The thread, with every signal blocked; its object pinned (dlclose must
- * not unmap the code it runs). */
+/* The thread, with every signal blocked; its object pinned by the caller
+ * (dlclose must not unmap the code it runs). */
 EDGEPROBE__FN int edgeprobe__control_thread(edgeprobe__root *r);
 EDGEPROBE__FN int edgeprobe__control_thread(edgeprobe__root *r) {
     unsigned char all[128], old[128];
     unsigned long thread;
-    edgeprobe__dl_info dli;
     int rc;
-    if (edgeprobe__libc_dladdr((const void *)edgeprobe__control_main, &dli) && dli.fname)
-        edgeprobe__libc_dlopen(dli.fname, EDGEPROBE__RTLD_PIN);
     __builtin_memset(all, 0xff, sizeof all);
     edgeprobe__libc_pthread_sigmask(EDGEPROBE__SIG_SETMASK, all, old);
     rc = edgeprobe__libc_pthread_create(&thread, 0, edgeprobe__control_main, r);
@@ -6705,6 +6822,7 @@ EDGEPROBE__FN int edgeprobe_control_start(void) {
     struct edgeprobe__control *ctl;
     int rc, i;
     EDGEPROBE__READY_OR_RETURN(r);
+    edgeprobe__pin_self(); /* the thread runs this object's code; not under the lock */
     edgeprobe__lock(&r->lock);
     if (r->control) {
         edgeprobe__unlock(&r->lock);

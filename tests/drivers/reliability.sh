@@ -89,3 +89,18 @@ case_ func-exit-generation func_gen
 
 # ---- CET shadow stacks: exit handlers refused (skips without the hardware) --
 case_ shadow-stack-exit-refused unit shstk gcc "-O2 -fpatchable-function-entry=5" tests/t_shstk.c
+
+# ---- dlopen/dlclose storms against switching, scanning and listing ---------
+# tests/dl/t_dl_storm.c: a deadlock (dladdr under the registry lock) or a
+# write or read of an unloaded object (SIGSEGV) before the fix. Built with
+# EDGEPROBE_DEBUG, which also stops the program if the loader is asked with
+# the registry lock held.
+dl_storm() {
+    local cc=$1 d="$B/dl-storm-$1" f="-O2 $WARN $INC -Itests -DEDGEPROBE_DEBUG"
+    mkdir -p "$d"
+    $cc $f -fPIC -shared -finstrument-functions -fpatchable-function-entry=5 tests/dl/lib.c -o "$d/lib.so" &&
+        $cc $f -rdynamic -pthread tests/dl/t_dl_storm.c -ldl -o "$d/t_dl_storm" &&
+        timeout 120 "./$d/t_dl_storm" "$PWD/$d/lib.so" "${DL_STORM_SECONDS:-3}"
+}
+case_ dl-storm-gcc dl_storm gcc
+case_ dl-storm-clang dl_storm clang
