@@ -75,8 +75,15 @@ case_ trace-regs-ymm-in-sse-file vec_runtime
 case_ sigtrap-blocked-refused unit sigtrap-blocked gcc "-O2" tests/t_sigtrap_blocked.c
 
 # ---- probes in signal handlers that interrupt malloc: no allocation --------
-case_ signal-handler-no-malloc unit signal-malloc gcc "-O2" tests/t_signal_malloc.c
-case_ signal-handler-no-malloc-clang unit signal-malloc-clang clang "-O2" tests/t_signal_malloc.c
+signal_malloc() {
+    local cc=$1 d="$B/sigmalloc-$1" f="-O2 $WARN $INC -Itests"
+    mkdir -p "$d"
+    $cc $f -finstrument-functions -c tests/signal/provided.c -o "$d/provided.o" &&
+        $cc $f -fpatchable-function-entry=5 -rdynamic -pthread tests/signal/t_signal_malloc.c "$d/provided.o" -ldl \
+            -o "$d/t_signal_malloc" && timeout 60 "./$d/t_signal_malloc"
+}
+case_ signal-handler-no-malloc signal_malloc gcc
+case_ signal-handler-no-malloc-clang signal_malloc clang
 
 # ---- a call in flight across detach, sync and a new attach ------------------
 # Without tcache, glibc hands the new binding the freed one's address, which
