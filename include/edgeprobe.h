@@ -1732,6 +1732,12 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
 #define EDGEPROBE__ARGOPS(i, x)                                                \
     , [edgeprobe__s##i] "n"(EDGEPROBE__ARGSIZE(x)), [edgeprobe__a##i] EDGEPROBE__WHERE(EDGEPROBE__ARGVAL(x))
 #define EDGEPROBE__SPEC1(i) "%c[edgeprobe__s" #i "]@%[edgeprobe__a" #i "]"
+/* After the spec, each argument's operand once more, in an instruction the
+ * assembler encodes and the linker relocates: the one place a symbol in a
+ * memory operand (gcc: a volatile global, `counter(%rip)`, or without PIE
+ * `table(,%rax,8)`) becomes an address the run-time parser can read
+ * (section 29.3). Never executed. */
+#define EDGEPROBE__LOCATE1(i) "movq %q[edgeprobe__a" #i "], %%r11\n"
 #ifndef EDGEPROBE__RED_ZONE
 #define EDGEPROBE__RED_ZONE 128
 #endif
@@ -1741,11 +1747,12 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
  * LTO and target attributes put AVX code into files built without -mavx. */
 #define EDGEPROBE__ARGS_TRAMP_PTR "edgeprobe__args_tramp_ptr"
 /* Site, note, argsite (data), stub (cold text), record; the record's
- * operands (EDGEPROBE__RECORD_OPS) and the argument count `n`, a literal.
+ * operands (EDGEPROBE__RECORD_OPS) and the argument count `n`, a literal;
+ * `locate`, EDGEPROBE__LOCATE_n (a hand-written site writes its own).
  * `tail` ends the argsite's header: "0, 0" for PROBE, the format and sink
  * for TRACE. */
-#define EDGEPROBE__PROBE_ASM(pname, n, spec) EDGEPROBE__ARGSITE_ASM(pname, n, spec, "0, 0")
-#define EDGEPROBE__ARGSITE_ASM(pname, n, spec, tail)                           \
+#define EDGEPROBE__PROBE_ASM(pname, n, spec, locate) EDGEPROBE__ARGSITE_ASM(pname, n, spec, locate, "0, 0")
+#define EDGEPROBE__ARGSITE_ASM(pname, n, spec, locate, tail)                   \
     EDGEPROBE__NOP_ASM                                                         \
     EDGEPROBE__USDT_ASM(pname, spec)                                           \
     ".pushsection .data,\"aw\",@progbits\n"                                    \
@@ -1753,6 +1760,7 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
     "3: .long %c[edgeprobe__m] - ., " #n ", 0, 0, " tail "\n"                  \
     ".fill 2 * " #n ", 8, 0\n"                                                  \
     ".asciz \"" spec "\"\n"                                                    \
+    locate                                                                     \
     ".popsection\n"                                                            \
     ".pushsection .text.unlikely,\"ax\",@progbits\n"                           \
     EDGEPROBE__NEED_IMPL_TEXT_ASM                                              \
@@ -1771,7 +1779,7 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
     do {                                                                       \
         EDGEPROBE__MARK_DEF(edgeprobe__mk);                                    \
         checks                                                                 \
-        __asm__ __volatile__(EDGEPROBE__PROBE_ASM(pname, n, spec)              \
+        __asm__ __volatile__(EDGEPROBE__PROBE_ASM(pname, n, spec, EDGEPROBE__LOCATE_##n) \
                              : : EDGEPROBE__RECORD_OPS(edgeprobe__mk,          \
                                    EDGEPROBE__KIND_FLAGS(EDGEPROBE_KIND_PROBE, EDGEPROBE__F_ARGS)) ops); \
     } while (0)
@@ -1798,6 +1806,19 @@ template <> struct edgeprobe__argfloat<long double> { enum { value = 1 }; };
 #define EDGEPROBE__SPEC_10 EDGEPROBE__SPEC_9 " " EDGEPROBE__SPEC1(9)
 #define EDGEPROBE__SPEC_11 EDGEPROBE__SPEC_10 " " EDGEPROBE__SPEC1(10)
 #define EDGEPROBE__SPEC_12 EDGEPROBE__SPEC_11 " " EDGEPROBE__SPEC1(11)
+#define EDGEPROBE__LOCATE_0 ""
+#define EDGEPROBE__LOCATE_1 EDGEPROBE__LOCATE1(0)
+#define EDGEPROBE__LOCATE_2 EDGEPROBE__LOCATE_1 EDGEPROBE__LOCATE1(1)
+#define EDGEPROBE__LOCATE_3 EDGEPROBE__LOCATE_2 EDGEPROBE__LOCATE1(2)
+#define EDGEPROBE__LOCATE_4 EDGEPROBE__LOCATE_3 EDGEPROBE__LOCATE1(3)
+#define EDGEPROBE__LOCATE_5 EDGEPROBE__LOCATE_4 EDGEPROBE__LOCATE1(4)
+#define EDGEPROBE__LOCATE_6 EDGEPROBE__LOCATE_5 EDGEPROBE__LOCATE1(5)
+#define EDGEPROBE__LOCATE_7 EDGEPROBE__LOCATE_6 EDGEPROBE__LOCATE1(6)
+#define EDGEPROBE__LOCATE_8 EDGEPROBE__LOCATE_7 EDGEPROBE__LOCATE1(7)
+#define EDGEPROBE__LOCATE_9 EDGEPROBE__LOCATE_8 EDGEPROBE__LOCATE1(8)
+#define EDGEPROBE__LOCATE_10 EDGEPROBE__LOCATE_9 EDGEPROBE__LOCATE1(9)
+#define EDGEPROBE__LOCATE_11 EDGEPROBE__LOCATE_10 EDGEPROBE__LOCATE1(10)
+#define EDGEPROBE__LOCATE_12 EDGEPROBE__LOCATE_11 EDGEPROBE__LOCATE1(11)
 /* Per-argument checks (C: m(x)) and operands (O: m(i, x)), accumulated left
  * to right; m is the per-argument macro of PROBE or TRACE. */
 #define EDGEPROBE__C1(m, a) m(a)
@@ -1896,7 +1917,8 @@ int edgeprobe__trace_format_check(const char *fmt, ...) __attribute__((format(pr
                           "EDGEPROBE_TRACE: the format must be a string literal (or use EDGEPROBE_TRACE_LAZY)"); \
         checks                                                                 \
         if (0) (void)edgeprobe__trace_format_check(__VA_ARGS__);               \
-        __asm__ __volatile__(EDGEPROBE__ARGSITE_ASM(pname, n, spec, "%c[edgeprobe__fmt] - ., %c[edgeprobe__sink] - .") \
+        __asm__ __volatile__(EDGEPROBE__ARGSITE_ASM(pname, n, spec, EDGEPROBE__LOCATE_##n,   \
+                                                    "%c[edgeprobe__fmt] - ., %c[edgeprobe__sink] - .") \
                              : : EDGEPROBE__RECORD_OPS(edgeprobe__mk,          \
                                    EDGEPROBE__KIND_FLAGS(EDGEPROBE_KIND_TRACE, EDGEPROBE__F_ARGS)), \
                                [edgeprobe__fmt] "i"(EDGEPROBE__FIRST(__VA_ARGS__)), \
@@ -1944,14 +1966,22 @@ __attribute__((error("edgeprobe: EDGEPROBE_PROBE is x86-64 only"))) void edgepro
 
 /* ---- 12. x86-64 instruction lengths                          >>insn ----
  * What the low-level patch API (section 9) needs to check the instructions
- * it is handed; the rest of the back ends is section 11.1. */
-#if EDGEPROBE__HAS_PATCH
+ * it is handed, and the argument sites (section 29.3) to read the
+ * displacements the linker wrote; the rest of the back ends is section 11.1. */
+#if defined(__x86_64__)
+/* Where an instruction's 32-bit memory displacement is, if it has one: what
+ * the argument sites need (section 29.3). */
+typedef struct {
+    int disp32_at;               /* offset in the instruction, or -1        */
+    int rip_relative;            /* the displacement counts from its end    */
+} edgeprobe__insn_disp;
 /* x86-64 instruction length, enough to verify what a caller claims about a
  * site: legacy prefixes, REX, the one-byte map, 0f, 0f 38 and 0f 3a maps.
  * Returns 0 for what it does not know (VEX/EVEX, invalid opcodes): such an
- * instruction is refused, never guessed. */
-EDGEPROBE__FN size_t edgeprobe__insn_len(const unsigned char *p, size_t avail);
-EDGEPROBE__FN size_t edgeprobe__insn_len(const unsigned char *p, size_t avail) {
+ * instruction is refused, never guessed. With d, also where its memory
+ * operand's 32-bit displacement is. */
+EDGEPROBE__FN size_t edgeprobe__insn_decode(const unsigned char *p, size_t avail, edgeprobe__insn_disp *d);
+EDGEPROBE__FN size_t edgeprobe__insn_decode(const unsigned char *p, size_t avail, edgeprobe__insn_disp *d) {
     /* one-byte map: bit 0 ModRM, bits 1-3 immediate: 1 imm8, 2 imm16,
      * 3 imm32 (imm16 with 66), 4 imm16+imm8, 5 imm32/imm64 (REX.W),
      * 6 moffs64; 0xff marks opcodes this decoder refuses. */
@@ -1990,7 +2020,7 @@ EDGEPROBE__FN size_t edgeprobe__insn_len(const unsigned char *p, size_t avail) {
 #undef X
     };
     size_t i = 0, n;
-    int opsize16 = 0, addr32 = 0, rexw = 0, modrm = 0, imm = 0;
+    int opsize16 = 0, addr32 = 0, rexw = 0, modrm = 0, imm = 0, disp32_at = -1, rip_relative = 0;
     unsigned char op, cls;
     for (;; i++) { /* legacy prefixes */
         if (i >= avail || i >= 14) return 0;
@@ -2050,16 +2080,23 @@ EDGEPROBE__FN size_t edgeprobe__insn_len(const unsigned char *p, size_t avail) {
         rm = m & 7;
         if (mod != 3 && rm == 4) { /* SIB */
             if (i >= avail) return 0;
-            if (mod == 0 && (p[i] & 7) == 5) i += 4;
+            if (mod == 0 && (p[i] & 7) == 5) disp32_at = (int)i + 1, i += 4; /* no base */
             i++;
         }
         if (mod == 1) i += 1;
-        else if (mod == 2 || (mod == 0 && rm == 5)) i += 4;
+        else if (mod == 2 || (mod == 0 && rm == 5)) {
+            disp32_at = (int)i;
+            rip_relative = mod == 0 && rm == 5;
+            i += 4;
+        }
     }
     n = i + (size_t)imm;
-    return n <= avail && n <= 15 ? n : 0;
+    if (n > avail || n > 15) return 0;
+    if (d) d->disp32_at = disp32_at, d->rip_relative = rip_relative;
+    return n;
 }
-#endif /* EDGEPROBE__HAS_PATCH */
+#define edgeprobe__insn_len(p, avail) edgeprobe__insn_decode((p), (avail), 0)
+#endif /* __x86_64__ */
 
 /* ---- 13. OS hooks                                              >>os ----
  * The core needs these. Hosted builds get Linux implementations that declare
@@ -3063,11 +3100,18 @@ EDGEPROBE__FN void edgeprobe__big_free(void *p, size_t bytes) {
 
 /* Zeroed pages that a provider site's first hit may take, in a signal
  * handler that interrupted malloc: mmap in hosted builds, the OS hook in
- * freestanding ones. For page-sized and larger blocks only. */
+ * freestanding ones. For page-sized and larger blocks only. They hold
+ * pointers to the heap, so a leak checker (LeakSanitizer) is told to scan
+ * them. */
+#ifndef EDGEPROBE_FREESTANDING
+void __lsan_register_root_region(const void *p, size_t size) __attribute__((weak));
+#endif
 EDGEPROBE__FN void *edgeprobe__pages_zeroed(size_t bytes);
 EDGEPROBE__FN void *edgeprobe__pages_zeroed(size_t bytes) {
 #ifndef EDGEPROBE_FREESTANDING
-    return edgeprobe__scratch(bytes);
+    char *p = edgeprobe__scratch(bytes);
+    if (p && __lsan_register_root_region) __lsan_register_root_region(p, bytes);
+    return p;
 #else
     return EDGEPROBE_OS_ALLOC(bytes);
 #endif
@@ -7005,10 +7049,15 @@ EDGEPROBE__FN void edgeprobe__args_tramp_choose(void) {
  *     .long fmt - ., sink - .               TRACE (section 29.4) only; PROBE: 0, 0
  *     .fill 2 * nargs, 8, 0                 edgeprobe__argloc, filled at
  *     .asciz "spec"                         registration from the spec
+ *     movq OPERAND, %r11    (one per argument: EDGEPROBE__LOCATE1)
  * A location is a register, a constant, a memory operand, or (TRACE's
  * floating-point values under gcc) an xmm register. */
-enum { EDGEPROBE__LOC_CONST = 1, EDGEPROBE__LOC_REG, EDGEPROBE__LOC_REG_HIGH8, EDGEPROBE__LOC_MEM, EDGEPROBE__LOC_XMM };
+enum {
+    EDGEPROBE__LOC_CONST = 1, EDGEPROBE__LOC_REG, EDGEPROBE__LOC_REG_HIGH8, EDGEPROBE__LOC_MEM, EDGEPROBE__LOC_XMM,
+    EDGEPROBE__LOC_MEM_SYMBOL /* while parsing: a displacement the spec names by symbol */
+};
 #define EDGEPROBE__NOREG 0xff
+#define EDGEPROBE__RIP 0xfe /* while parsing: "(%rip)" */
 #define EDGEPROBE__REG_SP 4
 typedef struct edgeprobe__argloc {
     signed char size;            /* bytes; negative: signed                 */
@@ -7111,10 +7160,18 @@ EDGEPROBE__FN int edgeprobe__parse_operand(const char **s, edgeprobe__argloc *lo
         loc->kind = (unsigned char)(high ? EDGEPROBE__LOC_REG_HIGH8 : EDGEPROBE__LOC_REG);
         loc->base = (unsigned char)reg;
     } else {
+        const char *disp = p;
         loc->kind = EDGEPROBE__LOC_MEM;
-        if (*p != '(' && edgeprobe__parse_int(&p, &loc->value)) return -1; /* a symbol: refused */
+        if (*p != '(' && (edgeprobe__parse_int(&p, &loc->value) || *p != '(')) {
+            for (p = disp; *p && *p != '(' && *p != ' '; p++) {} /* "counter+8": see edgeprobe__argsite_locate */
+            loc->kind = EDGEPROBE__LOC_MEM_SYMBOL;
+            loc->value = 0;
+        }
         if (*p++ != '(') return -1;
-        if (*p == '%') {
+        if (p[0] == '%' && p[1] == 'r' && p[2] == 'i' && p[3] == 'p' && p[4] == ')') {
+            p += 4;
+            loc->base = EDGEPROBE__RIP;
+        } else if (*p == '%') {
             p++;
             if ((reg = edgeprobe__reg_number(&p, &high)) < 0 || high) return -1;
             loc->base = (unsigned char)reg;
@@ -7136,6 +7193,32 @@ EDGEPROBE__FN int edgeprobe__parse_operand(const char **s, edgeprobe__argloc *lo
     *s = p;
     return 0;
 }
+/* Displacements the spec names by symbol, from the instructions that follow
+ * it: the linker put the address in each one's displacement (relative to
+ * the instruction's end for %rip). Every instruction is decoded, so each
+ * argument meets its own. */
+EDGEPROBE__FN int edgeprobe__argsite_locate(edgeprobe__argsite *as, const unsigned char *insn);
+EDGEPROBE__FN int edgeprobe__argsite_locate(edgeprobe__argsite *as, const unsigned char *insn) {
+    edgeprobe__argloc *loc = edgeprobe__argsite_locs(as);
+    unsigned i;
+    for (i = 0; i < as->nargs; i++) {
+        edgeprobe__insn_disp d;
+        size_t len = edgeprobe__insn_decode(insn, 15, &d);
+        int32_t disp;
+        if (!len) return -1;
+        if (loc[i].kind == EDGEPROBE__LOC_MEM_SYMBOL) {
+            if (d.disp32_at < 0 || d.rip_relative != (loc[i].base == EDGEPROBE__RIP)) return -1;
+            __builtin_memcpy(&disp, insn + d.disp32_at, 4);
+            loc[i].value = d.rip_relative ? (int64_t)(uintptr_t)(insn + len) + disp : (int64_t)disp;
+            loc[i].kind = EDGEPROBE__LOC_MEM;
+            if (loc[i].base == EDGEPROBE__RIP) loc[i].base = EDGEPROBE__NOREG; /* an absolute address now */
+        } else if (loc[i].base == EDGEPROBE__RIP) {
+            return -1; /* "(%rip)" without a symbol: never emitted */
+        }
+        insn += len;
+    }
+    return 0;
+}
 /* Parse "size@operand size@operand ..." into the argsite's locations. */
 EDGEPROBE__FN int edgeprobe__argsite_parse(edgeprobe__argsite *as);
 EDGEPROBE__FN int edgeprobe__argsite_parse(edgeprobe__argsite *as) {
@@ -7154,7 +7237,7 @@ EDGEPROBE__FN int edgeprobe__argsite_parse(edgeprobe__argsite *as) {
         loc[i].size = (signed char)size;
     }
     while (*p == ' ') p++;
-    return *p ? EDGEPROBE_EINVAL : 0;
+    return *p || edgeprobe__argsite_locate(as, (const unsigned char *)p + 1) ? EDGEPROBE_EINVAL : 0;
 }
 EDGEPROBE__FN const char *edgeprobe__trace_format_refused(const char *fmt, unsigned nargs); /* section 29.4 */
 /* Before a site is first switched on (section 18): parse its spec once; a TRACE
@@ -7164,24 +7247,30 @@ EDGEPROBE__FN int edgeprobe__args_prepare_locked(edgeprobe__root *r, const edgep
     EDGEPROBE__ASSERT_LOCKED(r);
     edgeprobe__argsite *as = (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(s->target - 4));
     const char *why = 0;
-    char buf[256];
+    char buf[512];
     edgeprobe__text t = {buf, sizeof buf, 0};
     if (as->status) return as->status < 0 ? as->status : 0;
     edgeprobe__args_tramp_choose(); /* before the first argument site can be entered */
     as->status = edgeprobe__argsite_parse(as) ? EDGEPROBE_EINVAL : 1;
-    if (as->status < 0) {
-        edgeprobe__puts(&t, "EDGEPROBE_PROBE: cannot read argument spec \"");
-        edgeprobe__puts(&t, edgeprobe__argsite_spec(as));
-        edgeprobe__puts(&t, "\"; site refused");
-    } else if (as->format &&
-               (why = edgeprobe__trace_format_refused((const char *)edgeprobe__rel(&as->format), as->nargs))) {
-        edgeprobe__puts(&t, "EDGEPROBE_TRACE ");
-        edgeprobe__puts(&t, s->point->name);
-        edgeprobe__puts(&t, ": refused: ");
-        edgeprobe__puts(&t, why);
-        as->status = EDGEPROBE_EINVAL;
-    } else
+    if (as->status >= 0 && !(as->format && (why = edgeprobe__trace_format_refused(
+                                                 (const char *)edgeprobe__rel(&as->format), as->nargs))))
         return 0;
+    as->status = EDGEPROBE_EINVAL;
+    /* "EDGEPROBE_TRACE tick (server.c:42): refused: <why>" */
+    edgeprobe__puts(&t, as->format ? "EDGEPROBE_TRACE " : "EDGEPROBE_PROBE ");
+    edgeprobe__puts(&t, s->point->name);
+    edgeprobe__puts(&t, " (");
+    edgeprobe__puts(&t, s->point->file ? s->point->file : "?");
+    edgeprobe__puts(&t, ":");
+    edgeprobe__putdec(&t, s->point->line);
+    edgeprobe__puts(&t, "): refused: ");
+    if (why) {
+        edgeprobe__puts(&t, why);
+    } else {
+        edgeprobe__puts(&t, "cannot read its argument locations \"");
+        edgeprobe__puts(&t, edgeprobe__argsite_spec(as));
+        edgeprobe__puts(&t, "\"");
+    }
     edgeprobe__log(r, buf);
     return EDGEPROBE_EINVAL;
 }

@@ -143,7 +143,9 @@ __attribute__((noinline)) static void run_register_site(void) {
                      SETR(rax, 0) SETR(rcx, 1) SETR(rdx, 2) SETR(rbx, 3) SETR(rbp, 5) SETR(rsi, 6) SETR(rdi, 7)
                      SETR(r8, 8) SETR(r9, 9) SETR(r10, 10) SETR(r11, 11) SETR(r12, 12) SETR(r13, 13) SETR(r14, 14)
                      SETR(r15, 15)
-                     EDGEPROBE__PROBE_ASM(pr_regs, 6, "8@%%rbx -4@%%r12d 1@%%ah 2@%%r9w 8@(%%rsp) -4@$-9")
+                     EDGEPROBE__PROBE_ASM(pr_regs, 6, "8@%%rbx -4@%%r12d 1@%%ah 2@%%r9w 8@(%%rsp) -4@$-9",
+                                          "movq %%rbx, %%r11\n movq %%r12, %%r11\n movq %%rax, %%r11\n"
+                                          "movq %%r9, %%r11\n movq (%%rsp), %%r11\n movq $-9, %%r11\n")
                      SAVER(rcx, 1) SAVER(rdx, 2) SAVER(rbx, 3) SAVER(rbp, 5) SAVER(rsi, 6) SAVER(rdi, 7)
                      SAVER(r8, 8) SAVER(r9, 9) SAVER(r10, 10) SAVER(r11, 11) SAVER(r12, 12) SAVER(r13, 13)
                      SAVER(r14, 14) SAVER(r15, 15)
@@ -190,11 +192,13 @@ static void test_registers(void) {
 }
 
 /* ---- bad input ----------------------------------------------------------- */
-/* A site whose spec names a symbol: refused at registration and logged
- * (the driver checks the message, with EDGEPROBE_VERBOSE=1). */
+/* A site whose spec names a symbol its locating instruction does not hold
+ * (a corrupted or hand-made argsite): refused when switched on, and logged
+ * with the site's file:line (the driver checks the message, with
+ * EDGEPROBE_VERBOSE=1). */
 __attribute__((noinline)) static void run_bad_spec_site(void) {
     EDGEPROBE__MARK_DEF(mk);
-    __asm__ volatile(EDGEPROBE__PROBE_ASM(pr_badspec, 1, "8@regs_after(%%rip)")
+    __asm__ volatile(EDGEPROBE__PROBE_ASM(pr_badspec, 1, "8@regs_after(%%rip)", "movq %%rax, %%r11\n")
                      : : EDGEPROBE__RECORD_OPS(mk, EDGEPROBE__KIND_FLAGS(EDGEPROBE_KIND_PROBE, EDGEPROBE__F_ARGS)));
 }
 static void handler_fn(const edgeprobe_info *info, void *user, uintptr_t value) { (void)info, (void)user, (void)value; }

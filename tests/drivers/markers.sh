@@ -18,9 +18,9 @@ probe_case() {
     EDGEPROBE_VERBOSE=1 timeout 300 "./$d/t_probe" 2>"$d/stderr.txt"
     local rc=$?
     cat "$d/stderr.txt"
-    # the site with a symbolic operand was refused when switched on, with a
-    # reason, logged once
-    [[ $(grep -c 'cannot read argument spec "8@regs_after(%rip)"; site refused' "$d/stderr.txt") == 1 ]] && return $rc
+    # the site whose symbolic operand its instruction does not hold was
+    # refused when switched on, with its file:line and the reason, logged once
+    [[ $(grep -c 'EDGEPROBE_PROBE pr_badspec (tests/t_probe.c:[0-9]*): refused: cannot read its argument locations "8@regs_after(%rip)"' "$d/stderr.txt") == 1 ]] && return $rc
     echo "missing: the refusal of the bad spec in the log"
     return 1
 }

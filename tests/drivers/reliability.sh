@@ -111,3 +111,19 @@ dl_storm() {
 }
 case_ dl-storm-gcc dl_storm gcc
 case_ dl-storm-clang dl_storm clang
+
+# ---- arguments in globals: memory operands with a symbol -------------------
+global_args() {
+    local cc=$1 how=$2 d="$B/global-args-$1-$2" f="-O2 $WARN $INC -Itests"
+    mkdir -p "$d"
+    case $how in
+    pie) $cc $f tests/args/t_global_args.c -o "$d/t" ;;
+    nopie) $cc $f -fno-pie -no-pie tests/args/t_global_args.c -o "$d/t" ;;
+    shared) $cc $f -fPIC -shared -DLIBRARY tests/args/t_global_args.c -o "$d/libglobal.so" &&
+        $cc $f tests/args/main.c -L"$d" -Wl,-rpath,"$PWD/$d" -lglobal -o "$d/t" ;;
+    esac && "./$d/t"
+}
+for how in pie nopie shared; do
+    case_ "args-in-globals-gcc-$how" global_args gcc $how
+done
+case_ args-in-globals-clang-pie global_args clang pie

@@ -21,8 +21,8 @@ trace_case() {
     cat "$d/stderr.txt"
     [[ $rc == 0 ]] || return $rc
     # the refused formats, each with its reason (not with the lazy form)
-    grep -q 'EDGEPROBE_TRACE tr_pctn: refused: %n in its format' "$d/stderr.txt" &&
-        grep -q 'EDGEPROBE_TRACE tr_toofew: refused: more conversions in its format than arguments' \
+    grep -q 'EDGEPROBE_TRACE tr_pctn (tests/trace/sites.c:[0-9]*): refused: %n in its format' "$d/stderr.txt" &&
+        grep -q 'EDGEPROBE_TRACE tr_toofew (tests/trace/sites.c:[0-9]*): refused: more conversions in its format than arguments' \
             "$d/stderr.txt" && return 0
     echo "missing: the refusals of the bad formats in the log"
     return 1

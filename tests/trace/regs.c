@@ -111,6 +111,7 @@ __attribute__((noinline)) static void run_register_site(void) {
                      SETR(r8, 8) SETR(r9, 9) SETR(r10, 10) SETR(r11, 11) SETR(r12, 12) SETR(r13, 13) SETR(r14, 14)
                      SETR(r15, 15)
                      EDGEPROBE__ARGSITE_ASM(tr_regs, 3, "8@%%rbx -4@%%r12d 8@%%xmm3",
+                                            "movq %%rbx, %%r11\n movq %%r12, %%r11\n movq %%xmm3, %%r11\n",
                                             "%c[edgeprobe__fmt] - ., %c[edgeprobe__sink] - .")
                      SAVER(rax, 0) SAVER(rcx, 1) SAVER(rdx, 2) SAVER(rbx, 3) SAVER(rbp, 5) SAVER(rsi, 6)
                      SAVER(rdi, 7) SAVER(r8, 8) SAVER(r9, 9) SAVER(r10, 10) SAVER(r11, 11) SAVER(r12, 12)
