@@ -33,7 +33,7 @@
 #    the others, one at a time.
 set -u
 cd "$(dirname "$0")/.."
-B=build/tests
+B=${EDGEPROBE_TEST_BUILD:-build/tests} # another for a run inside a run (runner-crash-evidence)
 WARN="-Wall -Wextra -Werror"
 INC="-Iinclude -Itests"
 
@@ -247,6 +247,26 @@ declare -A BUSY=()    # group -> its case that is running
 declare -A STARTED=() # name -> when it started ($EPOCHREALTIME)
 DURATIONS=()          # "SECONDS NAME" for each case that ended
 
+# Crash evidence: tests/crash/crashlog.c, preloaded into everything a case
+# runs, writes which process died of which signal, where, and its threads'
+# backtraces (gdb in batch mode) to $B/NAME.crash, shown with a failed case.
+# Cases that crash on purpose (a mutant must be caught) skip gdb's seconds.
+CRASHLIB=
+crashlog_build() {
+    gcc -O2 -fPIC -shared tests/crash/crashlog.c -o "$B/libcrashlog.so" 2>"$B/libcrashlog.err" &&
+        CRASHLIB=$PWD/$B/libcrashlog.so
+}
+crashlog_env() {
+    local name=$1
+    rm -f "$B/$name.crash"
+    [[ -n $CRASHLIB ]] || return 0
+    export LD_PRELOAD="$CRASHLIB${LD_PRELOAD:+ $LD_PRELOAD}" EDGEPROBE_CRASH_LOG="$PWD/$B/$name.crash"
+    export ASAN_OPTIONS="verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" # ours comes first
+    case $name in
+    *mutant* | *broken* | *is-detected*) unset EDGEPROBE_CRASH_GDB ;;
+    *) command -v gdb >/dev/null && export EDGEPROBE_CRASH_GDB=1 ;;
+    esac
+}
 # start NAME: run the case in the background, its output to its log. It gets
 # a process group of its own (set -m) so that whatever it leaves running can
 # be stopped with it.
@@ -256,6 +276,7 @@ start() {
     (
         set +m
         CASE=$name
+        crashlog_env "$name"
         eval "${CMD[$name]}"
     ) </dev/null >"$B/$name.log" 2>&1 &
     set +m
@@ -284,6 +305,7 @@ finish() {
         failed="$failed $name"
         echo "FAIL $name"
         tail -n 25 "$B/$name.log" | sed 's/^/     | /'
+        [[ -s $B/$name.crash ]] && head -n 80 "$B/$name.crash" | sed 's/^/     ! /'
     fi
 }
 # elapsed T0: seconds since T0 (an $EPOCHREALTIME), to a tenth.
@@ -356,6 +378,7 @@ if ((LIST)); then
 fi
 
 mkdir -p "$B"
+crashlog_build || echo "tests/run.sh: no crash logger ($B/libcrashlog.err): a crash leaves only its exit status"
 rank1=() rank2=() rank3=() alone=()
 for name in "${SELECTED[@]}"; do
     if runs_alone "$name"; then

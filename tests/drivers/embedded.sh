@@ -84,7 +84,7 @@ a64_skip() {
 }
 # a64_cc gcc|clang: the cross compiler command.
 a64_cc() { [[ $1 == clang ]] && echo "$A64_CLANG" || echo "$A64_GCC"; }
-a64_run() { QEMU_LD_PREFIX=$A64_SYSROOT timeout 300 qemu-aarch64 "$@"; }
+a64_run() { QEMU_LD_PREFIX=$A64_SYSROOT timeout 300 qemu-aarch64 -U LD_PRELOAD "$@"; } # not the host's crash logger
 
 # a64_unit NAME gcc|clang FLAGS SRC: build one test program and run it.
 a64_unit() {
@@ -96,7 +96,7 @@ a64_env() {
     local t="./$B/a64-t_env-$1"
     $(a64_cc "$1") -O2 $WARN $INC tests/t_env.c -o "$t" || return 1
     EDGEPROBE_ENABLE="env_a*,env_c" a64_run "$t" env_a1=1 env_a2=1 env_b=0 env_c=1 || return 1
-    env -u EDGEPROBE_ENABLE QEMU_LD_PREFIX=$A64_SYSROOT qemu-aarch64 "$t" env_a1=0 env_a2=0 env_b=0 env_c=0 || return 1
+    env -u EDGEPROBE_ENABLE QEMU_LD_PREFIX=$A64_SYSROOT qemu-aarch64 -U LD_PRELOAD "$t" env_a1=0 env_a2=0 env_b=0 env_c=0 || return 1
     EDGEPROBE_ENABLE="env_[x,env_c" a64_run "$t" env_a1=0 env_b=0 env_c=1 2>"$B/a64-env-err-$1.txt" || return 1
     grep -q 'EDGEPROBE_ENABLE entry 1 "env_\[x" ignored: malformed glob' "$B/a64-env-err-$1.txt"
 }

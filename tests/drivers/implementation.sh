@@ -86,7 +86,7 @@ one_copy_aarch64() {
         echo "skipped: no aarch64-linux-gnu-gcc or qemu-aarch64 (make aarch64-tools installs them as root)"
         return 77
     fi
-    one_copy aarch64-linux-gnu-gcc "qemu-aarch64 -L /usr/aarch64-linux-gnu"
+    one_copy aarch64-linux-gnu-gcc "qemu-aarch64 -U LD_PRELOAD -L /usr/aarch64-linux-gnu"
 }
 case_ impl-one-copy-aarch64 one_copy_aarch64
 

@@ -127,3 +127,20 @@ for how in pie nopie shared; do
     case_ "args-in-globals-gcc-$how" global_args gcc $how
 done
 case_ args-in-globals-clang-pie global_args clang pie
+
+# ---- a crash leaves evidence: tests/run.sh records who died, and where -----
+if [[ -n ${EDGEPROBE_TEST_CRASH_CASE:-} ]]; then # only inside the run below
+    crash_on_purpose() { gcc -g -O0 -rdynamic tests/crash/crash_here.c -o "$B/crash_here" && "./$B/crash_here"; }
+    case_ crash-on-purpose crash_on_purpose
+fi
+runner_crash_evidence() {
+    local out
+    out=$(EDGEPROBE_TEST_BUILD="$B/runner-crash" EDGEPROBE_TEST_CRASH_CASE=1 bash tests/run.sh -j 1 crash-on-purpose 2>&1)
+    echo "$out"
+    grep -q '^FAIL crash-on-purpose' <<<"$out" &&
+        grep -Eq '! crash: pid [0-9]+ \(crash_here\) thread [0-9]+: SEGV \(code [0-9]+\) at 0x10' <<<"$out" &&
+        grep -q '! .*crash_here_now' <<<"$out" && grep -q '! .*crash_here_caller' <<<"$out" && return 0
+    echo "the failed case's crash was not recorded (process, signal, backtrace)"
+    return 1
+}
+case_ runner-crash-evidence runner_crash_evidence

@@ -32,7 +32,7 @@ startup_allocs() { # the allocations (calls + mappings) a run printed, or nothin
 }
 startup_a64() {
     [[ -z $(a64_missing) ]] || { a64_skip; return 77; }
-    startup_no_alloc_per_site a64 "$A64_GCC" env QEMU_LD_PREFIX="$A64_SYSROOT" qemu-aarch64
+    startup_no_alloc_per_site a64 "$A64_GCC" env QEMU_LD_PREFIX="$A64_SYSROOT" qemu-aarch64 -U LD_PRELOAD
 }
 case_ startup-no-alloc-per-site startup_no_alloc_per_site x86 gcc
 case_ aarch64-startup-no-alloc-per-site startup_a64
