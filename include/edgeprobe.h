@@ -2818,24 +2818,37 @@ EDGEPROBE__FN unsigned long long edgeprobe__dl_counter(int which) {
 }
 #define edgeprobe__dl_loads() edgeprobe__dl_counter(0)
 #define edgeprobe__dl_unloads() edgeprobe__dl_counter(1)
+#endif
 /* The pages' "open" holds only while no object was unloaded since it was
  * recorded: what is mapped at an unloaded object's address now - the same
  * library loaded again, there as a rule - is read-only again, and a write
- * trusting the old "open" faults. So when the loader's unload count moved,
- * every page is opened anew at its next write (our own mirror pages,
- * refs < 0, stay as they are). Lock held. */
-EDGEPROBE__FN void edgeprobe__pages_check_locked(edgeprobe__root *r);
-EDGEPROBE__FN void edgeprobe__pages_check_locked(edgeprobe__root *r) {
+ * trusting the old "open" faults. So every page is opened anew at its next
+ * write (our own mirror pages, refs < 0, stay as they are):
+ *   - when an object that includes this header is loaded (its constructor,
+ *     before it writes its first marker site: marker sites are written only
+ *     in such objects);
+ *   - when a write elsewhere - a provider site, a function entry, the
+ *     low-level API - sees that the loader's unload count moved (the first
+ *     two read it inside dl_iterate_phdr's callback, where it is free).
+ * Lock held. */
+EDGEPROBE__FN void edgeprobe__pages_forget_locked(edgeprobe__root *r);
+EDGEPROBE__FN void edgeprobe__pages_forget_locked(edgeprobe__root *r) {
     EDGEPROBE__ASSERT_LOCKED(r);
-    unsigned long long unloads = edgeprobe__dl_unloads();
     unsigned i;
-    if (unloads == r->pages_unloads && unloads != ~0ULL) return;
     for (i = 0; i < r->page_cap; i++)
         if (r->pages[i].addr && r->pages[i].refs >= 0) r->pages[i].open = 0;
+}
+EDGEPROBE__FN void edgeprobe__pages_check_locked(edgeprobe__root *r, unsigned long long unloads);
+EDGEPROBE__FN void edgeprobe__pages_check_locked(edgeprobe__root *r, unsigned long long unloads) {
+    EDGEPROBE__ASSERT_LOCKED(r);
+    if (unloads == r->pages_unloads && unloads != ~0ULL) return;
+    edgeprobe__pages_forget_locked(r);
     r->pages_unloads = unloads;
 }
+#ifndef EDGEPROBE_FREESTANDING
+#define edgeprobe__pages_check_now_locked(r) edgeprobe__pages_check_locked((r), edgeprobe__dl_unloads())
 #else
-#define edgeprobe__pages_check_locked(r) ((void)(r)) /* nothing is unloaded */
+#define edgeprobe__pages_check_now_locked(r) ((void)(r)) /* nothing is unloaded */
 #endif
 /* Make [p, p+n) writable for one writer; lock held. Nothing is written on
  * failure. */
@@ -2844,7 +2857,6 @@ EDGEPROBE__FN int edgeprobe__code_open_locked(edgeprobe__root *r, const void *p,
     EDGEPROBE__ASSERT_LOCKED(r);
     uintptr_t first = (uintptr_t)p & ~(uintptr_t)(EDGEPROBE__PAGE - 1);
     uintptr_t last = ((uintptr_t)p + n - 1) & ~(uintptr_t)(EDGEPROBE__PAGE - 1), pg;
-    edgeprobe__pages_check_locked(r);
     for (pg = first; pg <= last; pg += EDGEPROBE__PAGE) {
         edgeprobe__page *e = edgeprobe__page_slot(r, pg);
         if (!e) return EDGEPROBE_ENOMEM;
@@ -3572,6 +3584,7 @@ void edgeprobe__object_init(void) {
         unsigned n = (unsigned)(__stop_edgeprobe_sites - __start_edgeprobe_sites);
         edgeprobe__object_points_locked(r, &edgeprobe__this_object, n);
         edgeprobe__registry_reserve(r, n);
+        edgeprobe__pages_forget_locked(r); /* we may be where an unloaded object was (section 17) */
         edgeprobe__table_add(r, &edgeprobe__this_object, __start_edgeprobe_sites,
                              __stop_edgeprobe_sites); /* a bad site is left out */
         edgeprobe__func_convert_own(r);
@@ -4135,6 +4148,7 @@ EDGEPROBE__FN int edgeprobe__patch_begin_locked(edgeprobe__root *r, unsigned cha
     edgeprobe__flight *f;
     unsigned char old[8];
     int rc;
+    edgeprobe__pages_check_now_locked(r);
     if (edgeprobe__flight_overlaps_locked(r, (uintptr_t)site, len)) return EDGEPROBE_EBUSY;
     if ((rc = edgeprobe__check_patch(site, insn, len)) < 0) {
         if (rc == EDGEPROBE_EBYTES) edgeprobe__log_bytes(r, "no instruction of the claimed length", site, 0, len);
@@ -4381,6 +4395,7 @@ EDGEPROBE__FN int edgeprobe_call_on(void *site, int32_t rel32) {
     EDGEPROBE__ROOT_OR_RETURN(r);
     if (!site) return EDGEPROBE_EINVAL;
     edgeprobe__lock(&r->lock);
+    edgeprobe__pages_check_now_locked(r);
     rc = edgeprobe__call_set_locked(r, (unsigned char *)site, rel32, 1);
     edgeprobe__unlock(&r->lock);
     return rc;
@@ -4392,6 +4407,7 @@ EDGEPROBE__FN int edgeprobe_call_off(void *site) {
     EDGEPROBE__ROOT_OR_RETURN(r);
     if (!site) return EDGEPROBE_EINVAL;
     edgeprobe__lock(&r->lock);
+    edgeprobe__pages_check_now_locked(r);
     __builtin_memcpy(&rel32, p + 1, 4);
     if (edgeprobe__call_is_off(r, p)) rc = 0;
     else if (p[0] == EDGEPROBE__OP_CALL) rc = edgeprobe__call_set_locked(r, p, rel32, 0);
@@ -4988,45 +5004,71 @@ EDGEPROBE__FN int edgeprobe__provider_switch_locked(edgeprobe__root *r, edgeprob
         return rc;
     return edgeprobe__call_set_locked(r, (unsigned char *)pp->pt.site, pp->rel32, fn != 0);
 }
-#ifndef EDGEPROBE_FREESTANDING
-/* Switch a provider point from inside dl_iterate_phdr's callback for the
- * object that holds its site: dlclose cannot unmap it meanwhile (see "how
- * the provider meets the dynamic loader"). No object holds it: EUNLOADED,
- * and nothing changes. */
+/* Switch provider points - one (`only`), or every patchable one whose name
+ * matches `pattern` - from inside dl_iterate_phdr's callback for the object
+ * that holds each one's site: dlclose cannot unmap it meanwhile (see "how
+ * the provider meets the dynamic loader"). A point no loaded object holds
+ * is left alone (EDGEPROBE_EUNLOADED for `only`). One walk of the loader's
+ * list serves a whole glob. Lock held. */
 typedef struct {
     edgeprobe__root *r;
-    edgeprobe__ppoint *pp;
+    edgeprobe__ppoint *only;
+    const char *pattern;
     edgeprobe_handler_fn fn;
     void *user;
-    int rc;
-} edgeprobe__provider_pinned;
-EDGEPROBE__FN int edgeprobe__provider_pinned_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
-EDGEPROBE__FN int edgeprobe__provider_pinned_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
-    edgeprobe__provider_pinned *w = (edgeprobe__provider_pinned *)arg;
+    int found, changed, rc;
+} edgeprobe__provider_switching;
+EDGEPROBE__FN int edgeprobe__provider_here(edgeprobe__dl_phdr_info *info, size_t size, edgeprobe__provider_switching *w,
+                                           edgeprobe__ppoint *pp);
+EDGEPROBE__FN int edgeprobe__provider_here(edgeprobe__dl_phdr_info *info, size_t size, edgeprobe__provider_switching *w,
+                                           edgeprobe__ppoint *pp) {
     edgeprobe__code_query q;
-    q.addr = (uintptr_t)w->pp->pt.site;
+    int rc;
+    q.addr = (uintptr_t)pp->pt.site;
     q.len = 5;
     q.found = 0;
     if (!edgeprobe__find_code(info, size, &q)) return 0;
-    w->rc = edgeprobe__provider_switch_locked(w->r, w->pp, w->fn, w->user);
+    if (w->pattern && !edgeprobe__glob_match(w->pattern, pp->pt.name)) return 0; /* after the cheaper test */
+    w->found++;
+    rc = edgeprobe__provider_switch_locked(w->r, pp, w->fn, w->user);
+    if (rc < 0) w->rc = rc;
+    else if (rc > 0) w->changed++;
     return 1;
 }
+#ifndef EDGEPROBE_FREESTANDING
+EDGEPROBE__FN int edgeprobe__provider_switch_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
+EDGEPROBE__FN int edgeprobe__provider_switch_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
+    edgeprobe__provider_switching *w = (edgeprobe__provider_switching *)arg;
+    edgeprobe__ppoint *pp;
+    int id;
+    edgeprobe__pages_check_locked(w->r, size >= sizeof *info ? info->subs : ~0ULL);
+    if (w->only) return edgeprobe__provider_here(info, size, w, w->only); /* stop once found */
+    for (id = 0; id < w->r->npoints && w->rc >= 0; id++)
+        if (edgeprobe__provider_point_locked(w->r, id, &pp) == 0 && pp->patchable)
+            edgeprobe__provider_here(info, size, w, pp);
+    return w->rc < 0;
+}
 #endif
+EDGEPROBE__FN int edgeprobe__provider_switch_all_locked(edgeprobe__provider_switching *w);
+EDGEPROBE__FN int edgeprobe__provider_switch_all_locked(edgeprobe__provider_switching *w) {
+    EDGEPROBE__ASSERT_LOCKED(w->r);
+#ifndef EDGEPROBE_FREESTANDING
+    edgeprobe__libc_dl_iterate_phdr(edgeprobe__provider_switch_cb, w);
+    return w->rc;
+#else
+    return EDGEPROBE_ENOTSUP; /* no provider points in freestanding builds */
+#endif
+}
 /* Activate (fn != NULL) or deactivate one provider point; lock held. */
 EDGEPROBE__FN int edgeprobe__provider_set_locked(edgeprobe__root *r, edgeprobe__ppoint *pp, edgeprobe_handler_fn fn,
                                           void *user);
 EDGEPROBE__FN int edgeprobe__provider_set_locked(edgeprobe__root *r, edgeprobe__ppoint *pp, edgeprobe_handler_fn fn,
                                           void *user) {
+    edgeprobe__provider_switching w = {r, pp, 0, fn, user, 0, 0, 0};
     EDGEPROBE__ASSERT_LOCKED(r);
-#ifndef EDGEPROBE_FREESTANDING
-    edgeprobe__provider_pinned w;
     if (!pp->patchable) return EDGEPROBE_EBYTES;
-    w.r = r, w.pp = pp, w.fn = fn, w.user = user, w.rc = EDGEPROBE_EUNLOADED;
-    edgeprobe__libc_dl_iterate_phdr(edgeprobe__provider_pinned_cb, &w);
-    return w.rc;
-#else
-    return pp->patchable ? edgeprobe__provider_switch_locked(r, pp, fn, user) : EDGEPROBE_EBYTES;
-#endif
+    if (edgeprobe__provider_switch_all_locked(&w) < 0) return w.rc;
+    return w.found ? w.changed : EDGEPROBE_EUNLOADED;
 }
 EDGEPROBE__FN int edgeprobe_provider_attach_id(int id, edgeprobe_handler_fn fn, void *user) {
     edgeprobe__ppoint *pp;
@@ -5053,22 +5095,18 @@ EDGEPROBE__FN int edgeprobe_provider_off(int id) {
  * EDGEPROBE_ENEVER when no provider probe exists yet. */
 EDGEPROBE__FN int edgeprobe__provider_glob(const char *pattern, edgeprobe_handler_fn fn, void *user);
 EDGEPROBE__FN int edgeprobe__provider_glob(const char *pattern, edgeprobe_handler_fn fn, void *user) {
-    int rc = edgeprobe__check_pattern(pattern), id, changed = 0, seen = 0;
+    int rc = edgeprobe__check_pattern(pattern), id, seen = 0;
+    edgeprobe__provider_switching w = {0, 0, pattern, fn, user, 0, 0, 0};
+    edgeprobe__ppoint *pp;
     EDGEPROBE__ROOT_OR_RETURN(r);
     if (rc) return rc;
+    w.r = r;
     edgeprobe__lock(&r->lock);
-    for (id = 0; id < r->npoints && rc >= 0; id++) {
-        edgeprobe__ppoint *pp;
-        if (edgeprobe__provider_point_locked(r, id, &pp) < 0) continue;
-        seen++;
-        if (!edgeprobe__glob_match(pattern, pp->pt.name) || !pp->patchable) continue;
-        rc = edgeprobe__provider_set_locked(r, pp, fn, user);
-        if (rc == EDGEPROBE_EUNLOADED) rc = 0;
-        else if (rc > 0) changed++;
-    }
+    for (id = 0; id < r->npoints; id++) seen += edgeprobe__provider_point_locked(r, id, &pp) == 0;
+    rc = seen ? edgeprobe__provider_switch_all_locked(&w) : 0;
     edgeprobe__unlock(&r->lock);
     if (rc < 0) return rc;
-    return seen ? changed : EDGEPROBE_ENEVER;
+    return seen ? w.changed : EDGEPROBE_ENEVER;
 }
 EDGEPROBE__FN int edgeprobe_provider_attach(const char *pattern, edgeprobe_handler_fn fn, void *user) {
     return fn ? edgeprobe__provider_glob(pattern, fn, user) : EDGEPROBE_EINVAL;
@@ -5939,6 +5977,7 @@ EDGEPROBE__FN int edgeprobe__func_sync_cb(edgeprobe__dl_phdr_info *info, size_t 
     edgeprobe__func_sync *y = (edgeprobe__func_sync *)arg;
     struct edgeprobe__func_state *fs = y->r->fstate;
     int n = y->l.n;
+    if (size >= sizeof *info) edgeprobe__pages_check_locked(y->r, info->subs); /* before a scan's first write */
     if (edgeprobe__func_list_cb(info, size, &y->l)) return 1;
     if (y->l.n == n || !y->scan_new || edgeprobe__func_known(fs, &y->l.v[n])) return 0;
     if (y->single < 0) y->single = edgeprobe__single_threaded();
@@ -6002,7 +6041,10 @@ EDGEPROBE__FN int edgeprobe__func_loader_cb(edgeprobe__dl_phdr_info *info, size_
     edgeprobe__func_loader_call *c = (edgeprobe__func_loader_call *)arg;
     struct edgeprobe__func_state *fs = c->r->fstate;
     c->stale = size < sizeof *info || info->subs != fs->subs;
-    if (!c->stale) c->rc = c->fn(c->r, c->arg);
+    if (!c->stale) {
+        edgeprobe__pages_check_locked(c->r, info->subs);
+        c->rc = c->fn(c->r, c->arg);
+    }
     return 1;
 }
 EDGEPROBE__FN int edgeprobe__func_loader(edgeprobe__root *r, int (*fn)(edgeprobe__root *, void *), void *arg);
@@ -6317,7 +6359,10 @@ typedef struct edgeprobe__trace_slot {
 struct edgeprobe__control {
     int pid, listen_fd;
     unsigned uid;
-    char path[108];
+    char path[108];              /* what clients see: DIR/PID.sock           */
+    char at[108];                /* the same socket through the checked
+                                  * directory's descriptor, for bind and
+                                  * unlink: /proc/self/fd/N/PID.sock        */
     edgeprobe__client clients[EDGEPROBE__CTL_CLIENTS];
     /* the one trace session */
     int tracer;                  /* client index, or -1                   */
@@ -6780,7 +6825,7 @@ EDGEPROBE__FN void *edgeprobe__control_main(void *arg) {
 EDGEPROBE__FN void edgeprobe__control_atexit(void);
 EDGEPROBE__FN void edgeprobe__control_atexit(void) {
     struct edgeprobe__control *ctl = edgeprobe__control_get();
-    if (ctl && ctl->pid == edgeprobe__libc_getpid()) edgeprobe__libc_unlink(ctl->path);
+    if (ctl && ctl->pid == edgeprobe__libc_getpid()) edgeprobe__libc_unlink(ctl->at);
 }
 /* In a forked child (one thread, the parent's lock state unknown): close
  * the inherited sockets and forget the endpoint; take no lock. */
@@ -6796,7 +6841,9 @@ EDGEPROBE__FN void edgeprobe__control_forked(void) {
     for (i = 0; i < ctl->ntraced; i++) __atomic_store_n(&ctl->traced[i]->routed, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&r->control, (struct edgeprobe__control *)0, __ATOMIC_RELEASE); /* ctl leaks, once */
 }
-/* The private directory: created 0700, or checked to be ours and closed. */
+/* The private directory: created 0700, or checked to be ours; returns its
+ * descriptor (kept open: every later use goes through it, so a directory
+ * renamed or replaced after the check is never the one used), or an error. */
 EDGEPROBE__FN int edgeprobe__control_dir(char *dir, size_t cap);
 EDGEPROBE__FN int edgeprobe__control_dir(char *dir, size_t cap) {
     const char *xdg = EDGEPROBE__GETENV("XDG_RUNTIME_DIR");
@@ -6811,37 +6858,44 @@ EDGEPROBE__FN int edgeprobe__control_dir(char *dir, size_t cap) {
     fd = edgeprobe__libc_open(dir, EDGEPROBE__O_DIRECTORY_NOFOLLOW); /* never through a symlink */
     if (fd < 0) return EDGEPROBE_EPERM;
     n = edgeprobe__libc_fstat(fd, st);
-    edgeprobe__libc_close(fd);
     __builtin_memcpy(&mode, st + EDGEPROBE__ST_MODE, 4);
     __builtin_memcpy(&uid, st + EDGEPROBE__ST_UID, 4);
     if (n || (mode & EDGEPROBE__S_IFMT) != EDGEPROBE__S_IFDIR || uid != edgeprobe__libc_geteuid() || (mode & 077)) {
+        edgeprobe__libc_close(fd);
         edgeprobe__snprintf(msg, sizeof msg, "control: %s is not a directory of this user closed to others; not serving", dir);
         EDGEPROBE_OS_LOG(msg);
         return EDGEPROBE_EPERM;
     }
-    return 0;
+    return fd;
 }
 /* Create, bind and listen on the socket; fill ctl. */
 EDGEPROBE__FN int edgeprobe__control_listen(struct edgeprobe__control *ctl);
 EDGEPROBE__FN int edgeprobe__control_listen(struct edgeprobe__control *ctl) {
     edgeprobe__sockaddr_un addr;
-    char dir[sizeof addr.path];
-    int rc = edgeprobe__control_dir(dir, sizeof dir - 16), n;
-    if (rc) return rc;
+    char dir[sizeof addr.path], fd_dir[32];
+    int dir_fd = edgeprobe__control_dir(dir, sizeof dir - 16), n;
+    if (dir_fd < 0) return dir_fd;
     ctl->pid = edgeprobe__libc_getpid();
     ctl->uid = edgeprobe__libc_geteuid();
+    edgeprobe__snprintf(fd_dir, sizeof fd_dir, "/proc/self/fd/%d", dir_fd);
     n = edgeprobe__snprintf(ctl->path, sizeof ctl->path, EDGEPROBE_CONTROL_SOCKET, dir, ctl->pid);
-    if (n < 0 || (size_t)n >= sizeof ctl->path) return EDGEPROBE_EINVAL;
+    if (n > 0 && (size_t)n < sizeof ctl->path)
+        n = edgeprobe__snprintf(ctl->at, sizeof ctl->at, EDGEPROBE_CONTROL_SOCKET, fd_dir, ctl->pid);
+    if (n < 0 || (size_t)n >= sizeof ctl->at) {
+        edgeprobe__libc_close(dir_fd);
+        return EDGEPROBE_EINVAL;
+    }
     __builtin_memset(&addr, 0, sizeof addr);
     addr.family = EDGEPROBE__AF_UNIX;
-    __builtin_memcpy(addr.path, ctl->path, (size_t)n + 1);
-    edgeprobe__libc_unlink(ctl->path); /* a stale socket of an earlier process with our pid */
+    __builtin_memcpy(addr.path, ctl->at, (size_t)n + 1);
+    edgeprobe__libc_unlink(ctl->at); /* a stale socket of an earlier process with our pid */
     ctl->listen_fd = edgeprobe__libc_socket(EDGEPROBE__AF_UNIX,
                                             EDGEPROBE__SOCK_STREAM | EDGEPROBE__SOCK_NONBLOCK | EDGEPROBE__SOCK_CLOEXEC, 0);
-    if (ctl->listen_fd < 0) return EDGEPROBE_EPROT;
-    if (edgeprobe__libc_bind(ctl->listen_fd, &addr, sizeof addr) || edgeprobe__libc_listen(ctl->listen_fd, 64)) {
-        edgeprobe__libc_close(ctl->listen_fd);
-        edgeprobe__libc_unlink(ctl->path);
+    if (ctl->listen_fd < 0 || edgeprobe__libc_bind(ctl->listen_fd, &addr, sizeof addr) ||
+        edgeprobe__libc_listen(ctl->listen_fd, 64)) {
+        if (ctl->listen_fd >= 0) edgeprobe__libc_close(ctl->listen_fd);
+        edgeprobe__libc_unlink(ctl->at);
+        edgeprobe__libc_close(dir_fd);
         return EDGEPROBE_EPROT;
     }
     return 0;
@@ -6882,7 +6936,7 @@ EDGEPROBE__FN int edgeprobe_control_start(void) {
         if (rc) {
             __atomic_store_n(&r->control, (struct edgeprobe__control *)0, __ATOMIC_RELEASE);
             edgeprobe__libc_close(ctl->listen_fd);
-            edgeprobe__libc_unlink(ctl->path);
+            edgeprobe__libc_unlink(ctl->at);
         }
     }
     edgeprobe__unlock(&r->lock);

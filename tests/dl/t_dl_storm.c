@@ -20,6 +20,7 @@
 #include "check.h"
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
@@ -63,12 +64,16 @@ static void *loader(void *arg) {
     }
     return 0;
 }
+/* The switching threads yield after each round: back to back, they keep the
+ * registry lock (a spinlock, not fair) from the loader, which waits for it
+ * in the library's constructor while it holds the loader's own lock. */
 static void *provider_toggler(void *arg) {
     (void)arg;
     while (!stop) {
         edgeprobe_provider_attach("dlstorm_*", on_provider, 0);
         edgeprobe_provider_disable("dlstorm_*");
         provider_toggles++;
+        sched_yield();
     }
     return 0;
 }
@@ -78,6 +83,7 @@ static void *func_toggler(void *arg) {
         edgeprobe_func_attach("dlstorm_*", on_entry, 0, 0);
         edgeprobe_func_detach("dlstorm_*");
         func_toggles++;
+        sched_yield();
     }
     return 0;
 }
@@ -90,6 +96,7 @@ static void *marker_toggler(void *arg) {
             wrong++;
         }
         marker_toggles++;
+        sched_yield();
     }
     return 0;
 }

@@ -340,7 +340,9 @@ int main(int argc, char **argv) {
         edgeprobe_set_logger(capture_log, 0);
         CHECK_EQ(edgeprobe_func_on(id), EDGEPROBE_EBYTES);
         edgeprobe_set_logger(0, 0);
-        CHECK(strstr(last_log, "refusing to patch unexpected bytes") != 0);
+        /* a straddling entry (where the layout puts one) is in its call form */
+        CHECK(strstr(last_log, "refusing to patch unexpected bytes") != 0 ||
+              strstr(last_log, "not the call or its deactivated form") != 0);
         CHECK(strstr(last_log, "found cc") != 0);
         CHECK_EQ(site[0], 0xcc);
         CHECK(memcmp(site + 1, before + 1, 4) == 0);
