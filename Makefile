@@ -2,6 +2,8 @@
 #
 #   make demo        build and run the main demo (seconds)
 #   make test        every test, gcc and clang, several modes; last line: N passed, N failed
+#                    (nproc cases at a time, or EDGEPROBE_TEST_JOBS=N; one case:
+#                    bash tests/run.sh NAME; names: bash tests/run.sh --list)
 #   make test-aarch64  the core suite on aarch64 under qemu-aarch64 (installs the
 #                    cross tools as root; make test runs it too when they are there)
 #   make soak        the long stress runs (paper: 50 million toggles); not part of test

@@ -27,7 +27,8 @@
 # Cases run at once, so each writes only paths of its own: names that carry
 # its parameters, or $CASE (its name, set while it runs). What they do share:
 #  - shared LOCK CMD: a build whose output several cases use (make tools,
-#    control_server, the stress harness) runs under a lock;
+#    control_server, the stress harness) runs under a lock; so do the test
+#    programs that keep both cores busy (lock "cpu", see unit);
 #  - group_of: cases that use one piece of state run one at a time;
 #  - runs_alone: cases that need the machine to themselves run after all
 #    the others, one at a time.
@@ -80,11 +81,17 @@ shared() {
     shift
     { flock 9 && "$@"; } 9>"$lock"
 }
+# The test programs whose threads keep both cores busy (executors against a
+# patcher, handler_sync waiting for them) run holding the lock "cpu", one at
+# a time, while other cases build beside them: two at once took twice as
+# long each as one after the other (busy threads waiting for preempted
+# ones), and left t_probe's executors unscheduled ("0 handler calls under
+# load"). The same holds for every unit test, as most are of that kind.
 # unit NAME CC FLAGS SRC...: compile and run a single-program test.
 unit() {
     local name=$1 cc=$2 flags=$3
     shift 3
-    $cc $flags $WARN $INC -pthread "$@" -o "$B/$name" && timeout 300 "./$B/$name"
+    $cc $flags $WARN $INC -pthread "$@" -o "$B/$name" && shared cpu timeout 300 "./$B/$name"
 }
 # The compiler/std/optimisation matrix every unit test runs in.
 MATRIX="gcc:-std=c99:-O0 gcc:-std=c11:-O2 clang:-std=gnu99:-O0 clang:-std=c17:-O2"
@@ -200,13 +207,6 @@ group_of() {
     control-session | control-stale-socket | control-fork) GROUP=edgeprobe-ps ;;
     # All of them use build/tests/t_usdt and attach uprobes to it.
     bpftrace-*) GROUP=bpftrace ;;
-    # tests/t_probe.c's test_under_load starts two executor threads and
-    # requires that they made handler calls, without waiting for them to
-    # run first: two such programs at once (six busy threads on two cores)
-    # left the executors unscheduled for the whole loop ("0 handler calls
-    # under load", CHECK good > 0) in 2 of 22 cases of one run.
-    probe-gcc-* | probe-clang-* | probe-nop8 | probe-fence-mode | asan-ubsan-probe) GROUP=t_probe ;;
-    asan-probe-sync-mutant-is-detected | probe-redzone-mutant-is-detected) GROUP=t_probe ;;
     *) GROUP= ;;
     esac
 }
@@ -224,17 +224,17 @@ runs_alone() {
 # start_rank NAME: sets RANK; cases of rank 1 start before those of rank 2,
 # and so on.
 start_rank() {
-    # A group is a chain of cases that one slot works through (t_probe: 23
-    # cases): it begins first, to end with the rest.
+    # A group is a chain of cases that one slot works through: it begins
+    # first, to end with the rest.
     group_of "$1"
     if [[ -n $GROUP ]]; then
         RANK=1
         return
     fi
     case $1 in
-    # The slowest cases (15-50 s each; build/tests/durations.txt), so that
+    # The slowest cases (10-40 s each; build/tests/durations.txt), so that
     # the run does not end with one of them on one core while the other idles.
-    *handlers* | asan-* | *startup-no-alloc-per-site | exit-while-sites-run) RANK=2 ;;
+    *handlers* | asan-* | probe-*-O3-* | *startup-no-alloc-per-site | exit-while-sites-run) RANK=2 ;;
     control-many-probes | control-offline-list | control-fuzz-parser | demo) RANK=2 ;;
     *) RANK=3 ;;
     esac

@@ -31,7 +31,7 @@ exit_race_case() {
     python3 tests/gen_startup.py "$d" 2500 2 &&
         gcc -O2 $WARN $INC -pthread tests/t_exit_race.c "$d"/gen_*.c -o "$d/t_exit_race" || return 1
     for i in $(seq 30); do
-        timeout 20 "./$d/t_exit_race" >/dev/null 2>&1 || { bad=$((bad + 1)); echo "run $i: exit status $?"; }
+        shared cpu timeout 20 "./$d/t_exit_race" >/dev/null 2>&1 || { bad=$((bad + 1)); echo "run $i: exit status $?"; }
     done
     echo "30 runs, $bad failed"
     [[ $bad -eq 0 ]]

@@ -15,7 +15,7 @@ probe_case() {
         $cc $f -fPIC -shared -DEDGEPROBE_IMPLEMENTATION tests/probe/sites.c -o "$d/libsites.so" &&
             $cc $f tests/t_probe.c -L"$d" -lsites -Wl,-rpath,"$PWD/$d" -o "$d/t_probe" ;;
     esac || return 1
-    EDGEPROBE_VERBOSE=1 timeout 300 "./$d/t_probe" 2>"$d/stderr.txt"
+    EDGEPROBE_VERBOSE=1 shared cpu timeout 300 "./$d/t_probe" 2>"$d/stderr.txt"
     local rc=$?
     cat "$d/stderr.txt"
     # the site whose symbolic operand its instruction does not hold was
@@ -37,7 +37,7 @@ case_ asan-ubsan-probe unit asan-probe gcc "$SAN" tests/t_probe.c tests/probe/si
 # A stub that does not step over the whole red zone must be caught.
 probe_redzone_mutant() {
     gcc -O2 $INC -pthread -DEDGEPROBE__RED_ZONE=8 tests/t_probe.c tests/probe/sites.c -o "$B/t_probe_rz" || return 1
-    "./$B/t_probe_rz" >"$B/t_probe_rz.txt" 2>&1 && { echo "the red-zone mutant passed"; return 1; }
+    shared cpu "./$B/t_probe_rz" >"$B/t_probe_rz.txt" 2>&1 && { echo "the red-zone mutant passed"; return 1; }
     grep 'CHECK failed: on == off' "$B/t_probe_rz.txt"
 }
 case_ probe-redzone-mutant-is-detected probe_redzone_mutant
@@ -151,9 +151,9 @@ case_ bpftrace-holds-site-edgeprobe-refuses bpftrace_hold
 
 # ---- handler readers -----------------------------------------------------------
 # Without membarrier the readers fence themselves; the same tests must pass.
-handlers_fence() { gcc -O2 $WARN $INC -pthread tests/t_handlers.c -o "$B/t_handlers_fence" && EDGEPROBE_MEMBARRIER=0 "./$B/t_handlers_fence"; }
+handlers_fence() { gcc -O2 $WARN $INC -pthread tests/t_handlers.c -o "$B/t_handlers_fence" && EDGEPROBE_MEMBARRIER=0 shared cpu "./$B/t_handlers_fence"; }
 case_ handlers-fence-mode handlers_fence
-probe_fence() { gcc -O2 $WARN $INC -pthread tests/t_probe.c tests/probe/sites.c -o "$B/t_probe_fence" && EDGEPROBE_MEMBARRIER=0 "./$B/t_probe_fence"; }
+probe_fence() { gcc -O2 $WARN $INC -pthread tests/t_probe.c tests/probe/sites.c -o "$B/t_probe_fence" && EDGEPROBE_MEMBARRIER=0 shared cpu "./$B/t_probe_fence"; }
 case_ probe-fence-mode probe_fence
 # The inlined handler dispatch (EDGEPROBE_HANDLER_INLINE=1), gcc and clang, ASan.
 case_ handlers-inline-gcc unit handlers-inline-gcc gcc "-O2 -DEDGEPROBE_HANDLER_INLINE=1" tests/t_handlers.c
@@ -162,7 +162,7 @@ case_ asan-ubsan-handlers-inline unit asan-handlers-inline gcc "$SAN -DEDGEPROBE
 # A handler_sync that waits for nobody must be caught (ASan or the magic check).
 sync_mutant() {
     gcc $SAN -DEDGEPROBE__MUTANT_NOOP_SYNC $INC -pthread "$@" -o "$B/t_sync_mutant-$CASE" || return 1
-    if ASAN_OPTIONS=detect_leaks=0 timeout 300 "./$B/t_sync_mutant-$CASE" >"$B/sync_mutant-$CASE.txt" 2>&1; then
+    if ASAN_OPTIONS=detect_leaks=0 shared cpu timeout 300 "./$B/t_sync_mutant-$CASE" >"$B/sync_mutant-$CASE.txt" 2>&1; then
         tail -5 "$B/sync_mutant-$CASE.txt"
         echo "a no-op edgeprobe_handler_sync went unnoticed"
         return 1
