@@ -72,7 +72,7 @@ vec_runtime() {
 case_ trace-regs-ymm-in-sse-file vec_runtime
 
 # ---- threads that block SIGTRAP: straddling patches refused, markers fine --
-case_ sigtrap-blocked-refused unit sigtrap-blocked gcc "-O2" tests/t_sigtrap_blocked.c
+case_ sigtrap-blocked-refused unit sigtrap-blocked gcc "-O2 -fpatchable-function-entry=5" tests/t_sigtrap_blocked.c
 
 # ---- probes in signal handlers that interrupt malloc: no allocation --------
 signal_malloc() {
