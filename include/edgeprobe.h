@@ -1459,6 +1459,8 @@ typedef struct edgeprobe__root {
     edgeprobe__flight flights[EDGEPROBE__FLIGHT_SETS][EDGEPROBE__FLIGHT_WAYS];
     unsigned in_flight;          /* entries in use: 0 skips overlap checks */
     int trap_installed;
+    int batch_sigtrap;           /* 0: no batch; 1: in one, threads not yet
+                                  * checked for a blocked SIGTRAP; 2: checked */
 #ifndef EDGEPROBE_FREESTANDING
     edgeprobe__sigaction_t trap_prev;
 #endif
@@ -4162,7 +4164,7 @@ EDGEPROBE__FN int edgeprobe__patch_begin_locked(edgeprobe__root *r, unsigned cha
     if (__builtin_memcmp(old, insn, front) == 0)
         return (rc = edgeprobe__write_code_locked(r, site + front, old + front, insn + front, len - front)) < 0 ? rc : 1;
     if ((rc = edgeprobe__trap_install_locked(r)) < 0) return rc;
-    if ((rc = edgeprobe__sigtrap_blocked_for_good()) > 0) {
+    if (r->batch_sigtrap != 2 && (rc = edgeprobe__sigtrap_blocked_for_good()) > 0) {
         char msg[128];
         edgeprobe__text t = {msg, sizeof msg, 0};
         edgeprobe__puts(&t, "straddling patch refused: thread ");
@@ -4171,6 +4173,7 @@ EDGEPROBE__FN int edgeprobe__patch_begin_locked(edgeprobe__root *r, unsigned cha
         edgeprobe__log(r, msg);
         return EDGEPROBE_EUNSAFE;
     }
+    if (r->batch_sigtrap) r->batch_sigtrap = 2; /* once per batch: the check reads every thread */
     if (!(f = edgeprobe__flight_claim_locked(r, (uintptr_t)site))) return EDGEPROBE_EBUSY;
     if ((rc = edgeprobe__code_open_locked(r, site, len)) < 0) return rc;
     r->in_flight++;
@@ -4265,12 +4268,14 @@ EDGEPROBE__FN int edgeprobe_patch_batch(const edgeprobe_patch_req *reqs, size_t 
     if ((!reqs || !results) && n) return EDGEPROBE_EINVAL;
     edgeprobe__pin_self();
     edgeprobe__lock(&r->lock);
+    r->batch_sigtrap = 1;
     for (i = 0; i < n; i++) {
         results[i] = edgeprobe__patch_begin_locked(r, (unsigned char *)reqs[i].site,
                                             (const unsigned char *)reqs[i].insn, reqs[i].len);
         if (results[i] < 0) failed++;
         if (results[i] == 0) in_flight++;
     }
+    r->batch_sigtrap = 0;
     last = edgeprobe__rdtsc();
     edgeprobe__unlock(&r->lock);
     for (step = 0; step < 2 && in_flight; step++) { /* two waits for the whole batch */
