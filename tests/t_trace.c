@@ -7,6 +7,7 @@
  * tests/trace/sites.c, linked in or loaded as a shared library. */
 #include <math.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <stdlib.h>
 #define EDGEPROBE_IMPLEMENTATION /* this program's one copy of the implementation */
 #include "edgeprobe.h"
@@ -121,6 +122,11 @@ static void test_toggle_under_load(void) {
         ok &= edgeprobe_enable("tr_only") == 1;
         ok &= edgeprobe_disable("tr_only") == 1;
     }
+    /* on once more until an executor printed (up to 5 s: on a loaded
+     * machine they may not have run during the loop) */
+    ok &= edgeprobe_enable("tr_only") == 1;
+    for (i = 0; i < 5000 && !__atomic_load_n(&trace_lines, __ATOMIC_RELAXED); i++) usleep(1000);
+    ok &= edgeprobe_disable("tr_only") == 1;
     stop = 1;
     for (i = 0; i < 2; i++) pthread_join(t[i], NULL);
     CHECK(ok);

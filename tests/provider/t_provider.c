@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <stdlib.h>
 #ifdef HOOKS_HERE /* else hooks.c holds the provider and the implementation */
 #define EDGEPROBE_IMPLEMENTATION
@@ -136,6 +137,11 @@ NOI int main(int argc, char **argv) {
         CHECK(edgeprobe_provider_disable("f*") >= 0);
         CHECK(edgeprobe_provider_attach("f[0-9]*", count_kinds, NULL) >= 0);
     }
+    /* still attached: wait (up to 5 s) until the executors ran an entry and
+     * an exit, which on a loaded machine they may not have done yet */
+    for (rounds = 0; rounds < 5000 && !(__atomic_load_n(&entries, __ATOMIC_RELAXED) &&
+                                         __atomic_load_n(&exits, __ATOMIC_RELAXED)); rounds++)
+        usleep(1000);
     stop = 1;
     for (i = 0; i < started; i++) pthread_join(th[i], NULL);
     CHECK(entries > 0 && exits > 0);
