@@ -5023,6 +5023,7 @@ typedef struct {
     void *user;
     int found, changed, rc;
 } edgeprobe__provider_switching;
+#ifndef EDGEPROBE_FREESTANDING
 EDGEPROBE__FN int edgeprobe__provider_here(edgeprobe__dl_phdr_info *info, size_t size, edgeprobe__provider_switching *w,
                                            edgeprobe__ppoint *pp);
 EDGEPROBE__FN int edgeprobe__provider_here(edgeprobe__dl_phdr_info *info, size_t size, edgeprobe__provider_switching *w,
@@ -5040,7 +5041,6 @@ EDGEPROBE__FN int edgeprobe__provider_here(edgeprobe__dl_phdr_info *info, size_t
     else if (rc > 0) w->changed++;
     return 1;
 }
-#ifndef EDGEPROBE_FREESTANDING
 EDGEPROBE__FN int edgeprobe__provider_switch_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg);
 EDGEPROBE__FN int edgeprobe__provider_switch_cb(edgeprobe__dl_phdr_info *info, size_t size, void *arg) {
     edgeprobe__provider_switching *w = (edgeprobe__provider_switching *)arg;
@@ -5061,7 +5061,7 @@ EDGEPROBE__FN int edgeprobe__provider_switch_all_locked(edgeprobe__provider_swit
     edgeprobe__libc_dl_iterate_phdr(edgeprobe__provider_switch_cb, w);
     return w->rc;
 #else
-    return EDGEPROBE_ENOTSUP; /* no provider points in freestanding builds */
+    return (void)w, EDGEPROBE_ENOTSUP; /* no provider points in freestanding builds */
 #endif
 }
 /* Activate (fn != NULL) or deactivate one provider point; lock held. */
