@@ -77,8 +77,9 @@ int main(void) {
         met_by_worker(&branch_hits, !(i & 1));
     }
     for (i = 0; i < 100; i++) { /* gcc's function entries: never an int3 either */
-        CHECK(i & 1 ? edgeprobe_func_detach("blocked_fn") == 1
-                    : edgeprobe_func_attach("blocked_fn", on_entry, 0, 0) == 1);
+        rc = i & 1 ? edgeprobe_func_detach("blocked_fn") : edgeprobe_func_attach("blocked_fn", on_entry, 0, 0);
+        if (rc != 1 && i < 2) fprintf(stderr, "function probe switch %d: %s\n", i, edgeprobe_strerror(rc));
+        CHECK_EQ(rc, 1);
         met_by_worker(&entries, !(i & 1));
     }
     CHECK(branch_hits > 0 && entries > 0);

@@ -17,12 +17,12 @@ int main(void) {
     r = edgeprobe__this_object.root;
     if (!r) return printf("no root\n"), 1;
     edgeprobe__lock(&r->lock);
-    edgeprobe__pages_forget_locked(r, 0, 0); /* held: runs */
+    edgeprobe__pages_forget_locked(r); /* held: runs */
     edgeprobe__unlock(&r->lock);
     fflush(stdout);
     child = fork();
     if (child == 0) {
-        edgeprobe__pages_forget_locked(r, 0, 0); /* not held: must stop */
+        edgeprobe__pages_forget_locked(r); /* not held: must stop */
         _exit(0);
     }
     waitpid(child, &status, 0);
