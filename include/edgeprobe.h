@@ -864,6 +864,14 @@ int edgeprobe_set_wx_strict(int strict);
  * keep the registry exact. Root creation happens in those constructors,
  * which the dynamic loader runs one at a time; two roots could only appear if
  * two threads ran code of objects whose constructors have not yet run.
+ *
+ * Locks: the registry lock (a spinlock in the root), then, if needed, the
+ * loader's list lock (dl_iterate_phdr), never the loader's main lock
+ * (dladdr, dlopen): the loader runs constructors and destructors - ours
+ * take the registry lock - under its main lock, and never under its list
+ * lock. Another object's code and tables are read and written only inside
+ * dl_iterate_phdr's callback for that object, where it cannot be unmapped
+ * (section 26, "how the provider meets the dynamic loader").
  * ====================================================================== */
 
 /* ======================================================================
