@@ -107,9 +107,11 @@ static volatile int prof_running;
 #define MAX_IDS (1u << 22)   /* edgeprobe ids (EDGEPROBE__CHUNK * CHUNKS) */
 #define FN_HASH (1u << 20)   /* function table slots */
 #define ARENA_BYTES (1ull << 30)
-#define HB 32                /* histogram: sub-buckets per power of two */
+#define HB_BITS 6
+#define HB (1u << HB_BITS)   /* histogram: sub-buckets per power of two
+                                (a bucket is 1/64 of its power of two wide) */
 #define HEXP 48              /* values up to 2^48 ticks */
-#define NBUCKETS ((HEXP - 5 + 1) * HB)
+#define NBUCKETS ((HEXP - HB_BITS + 1) * HB)
 
 P_FN uint64_t rdtsc(void) { return __builtin_ia32_rdtsc(); }
 
@@ -159,9 +161,13 @@ struct prof_func {
     prof_func *next_all;
     /* current window (written under busy) */
     unsigned win_samples, win_entries;
-    uint64_t open_tsc, close_tsc;
-    double rate;             /* entries per tick in the last closed window */
-    double est_unseen;       /* calls estimated while switched off */
+    /* calls: counted in the observation interval of each epoch (see
+     * COUNTING CALLS at the top), folded into est_calls at the next tick */
+    uint64_t obs_len;        /* the interval, in the caller's own ticks */
+    uint64_t obs_count;      /* entries counted in the current interval */
+    int obs_open;            /* the window was open when the epoch began */
+    double obs_rate;         /* calls per own tick, from the last epoch */
+    double est_calls;        /* calls of the epochs folded so far */
     /* statistics */
     uint64_t samples, sum, entries, windows, closes, ignored, min;
     uint32_t *hist;          /* NBUCKETS, from the arena at the first sample:
@@ -184,10 +190,19 @@ typedef struct frame {
     uintptr_t pos;           /* stack position of the entry */
     const struct prof_site *site; /* the entry site */
     uint64_t tsc;
+    uint64_t own;            /* tsc less the thread's profiler ticks */
+    int timed;               /* its exit records a sample */
 } frame;
 typedef struct tstate {
     int inside, depth;
     struct tstate *next;
+    /* The profiler's own ticks on this thread (handlers, measured, plus the
+     * calibrated trampoline cost of every event): subtracted from the time
+     * of sampled calls and of observation intervals. */
+    uint64_t ov;
+    uint64_t ov_tick;        /* ov at this thread's first event of the epoch */
+    unsigned tick_seq;       /* the epoch ov_tick belongs to */
+    uint64_t ov_folded;      /* ov at the last fold (epoch thread only) */
     unsigned long long events, samples, toggles, toggle_calls, toggle_ticks;
     unsigned long long stale, unmatched, overflow, toggle_errors;
     frame stack[MAX_DEPTH];
@@ -217,17 +232,17 @@ P_FN tstate *count_event(void) {
 P_FN unsigned bucket_of(uint64_t v) {
     unsigned e;
     if (v < HB) return (unsigned)v;
-    e = 63u - (unsigned)__builtin_clzll(v);          /* >= 5 */
+    e = 63u - (unsigned)__builtin_clzll(v);          /* >= HB_BITS */
     if (e >= HEXP) return NBUCKETS - 1;
-    return (e - 4) * HB + (unsigned)((v >> (e - 5)) & (HB - 1));
+    return (e - HB_BITS + 1) * HB + (unsigned)((v >> (e - HB_BITS)) & (HB - 1));
 }
 P_FN double bucket_mid(unsigned b) {
     unsigned e, sub;
     double lo, width;
     if (b < HB) return b;
-    e = b / HB + 4;
+    e = b / HB + HB_BITS - 1;
     sub = b % HB;
-    width = (double)(1ull << (e - 5));
+    width = (double)(1ull << (e - HB_BITS));
     lo = (double)(1ull << e) + sub * width;
     return lo + width / 2;
 }
@@ -281,16 +296,15 @@ P_FN void func_toggle(prof_func *f, int on, tstate *t) {
     t->toggle_ticks += rdtsc() - t0;
 }
 
-/* Close f's window s (K samples reached) and switch its probes off. */
+/* Close f's window s (its observation interval is over and it has K
+ * samples) and switch its probes off. */
 P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t) {
     int zero = 0;
     unsigned expect = s;
     if (!(s & 1)) return; /* that window is shut already */
     if (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
+    (void)now;
     if (__atomic_compare_exchange_n(&f->seq, &expect, s + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
-        uint64_t len = now > f->open_tsc ? now - f->open_tsc : 1;
-        f->rate = (double)__atomic_load_n(&f->win_entries, __ATOMIC_RELAXED) / (double)len;
-        f->close_tsc = now;
         f->closes++;
         func_toggle(f, 0, t);
     }
@@ -301,11 +315,9 @@ P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t) {
 extern void edgeprobe_profiler_on_sample(const char *name, uintptr_t fn, uint64_t entry_tsc, uint64_t exit_tsc)
     __attribute__((weak));
 
-/* One sample of f: a call that took exit_tsc - entry_tsc ticks. After K
- * samples in window seq, the window closes and f's probes go off. */
-P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_tsc, uint64_t now, unsigned seq) {
-    uint64_t d = now - entry_tsc;
-    unsigned w;
+/* One sample of f: a call that took d ticks of its own (the profiler's
+ * ticks taken out). The window closes at an entry (window_after_entry). */
+P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_tsc, uint64_t now, uint64_t d) {
     uint32_t *hist = __atomic_load_n(&f->hist, __ATOMIC_ACQUIRE);
     if (!hist) { /* first sample: threads racing here agree on one array */
         uint32_t *fresh = (uint32_t *)arena_alloc(NBUCKETS * sizeof *hist);
@@ -322,8 +334,53 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
     }
     t->samples++;
     if (edgeprobe_profiler_on_sample) edgeprobe_profiler_on_sample(f->name, fn, entry_tsc, now);
-    w = __atomic_add_fetch(&f->win_samples, 1, __ATOMIC_RELAXED);
-    if (w >= prof_k && prof_mode == PROF_MODE_SAMPLE) close_window(f, seq, now, t);
+    __atomic_add_fetch(&f->win_samples, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- counting calls --------------------------------------------------------
+ * The epoch thread publishes a tick (tick_tsc, tick_seq) after it has
+ * re-opened every window. From the tick, each function is observed for
+ * obs_len ticks of the calling thread's own time (the profiler's ticks on
+ * that thread taken out): every entry inside is counted. At the next tick
+ * the count is scaled by the epoch's own length over obs_len. The interval's
+ * place is set by the clock, never by the function's calls, so the estimate
+ * is unbiased whatever the calls' pattern (bursts included); its error
+ * shrinks with the calls counted, and obs_len is chosen to count about
+ * PROF_COUNT_TARGET calls per epoch, or all of them when counting costs
+ * little against the function's own time (then the count is exact). */
+#define PROF_COUNT_TARGET 128
+static uint64_t tick_tsc;
+static unsigned tick_seq;
+
+/* This thread's own ticks since the epoch's tick. */
+P_FN uint64_t own_since_tick(tstate *t, uint64_t now) {
+    unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
+    uint64_t start = __atomic_load_n(&tick_tsc, __ATOMIC_RELAXED), wall, mine;
+    if (t->tick_seq != seq) { /* the first event of this thread in the epoch */
+        t->tick_seq = seq;
+        t->ov_tick = t->ov;
+    }
+    wall = now > start ? now - start : 0;
+    mine = t->ov - t->ov_tick;
+    return wall > mine ? wall - mine : 0;
+}
+/* An entry of f in its open window seq: counted while inside the
+ * observation interval; after it, the window closes once it has K samples
+ * (or 8K entries: calls that never return, e.g. longjmp, must not keep it
+ * open). Returns 1 if this call is to be timed: the window's first K calls
+ * (every call in mode on). */
+P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now) {
+    int sampling = prof_mode == PROF_MODE_SAMPLE;
+    unsigned entries = __atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED);
+    int want = !sampling || __atomic_load_n(&f->win_samples, __ATOMIC_RELAXED) < prof_k;
+    __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
+    if (!sampling || own_since_tick(t, now) < __atomic_load_n(&f->obs_len, __ATOMIC_RELAXED)) {
+        __atomic_fetch_add(&f->obs_count, 1, __ATOMIC_RELAXED);
+        return want;
+    }
+    if (want && entries < 8 * prof_k) return 1;
+    close_window(f, seq, now, t);
+    return 0;
 }
 
 /* Frames at our own position are dead if they came from this same site
@@ -353,7 +410,10 @@ P_FN void stack_overflow(tstate *t) {
 P_FN void handle_entry(tstate *t, prof_site *site, unsigned seq, uintptr_t pos, uint64_t now) {
     prof_func *f = site->func;
     frame *fr;
+    int timed = window_after_entry(f, t, seq, now);
     drop_dead_frames_at(t, site, pos);
+    /* a frame even for a call not timed: its exit must find it, not an
+     * outer call's */
     if (t->depth == MAX_DEPTH) stack_overflow(t);
     fr = &t->stack[t->depth++];
     fr->f = f;
@@ -361,12 +421,8 @@ P_FN void handle_entry(tstate *t, prof_site *site, unsigned seq, uintptr_t pos, 
     fr->pos = pos;
     fr->site = site;
     fr->tsc = now;
-    __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
-    /* Calls that rarely return where they were entered (exits skipped by
-     * longjmp, e.g. a coroutine's interpreter loop) would keep the window
-     * open forever: K samples, or 8K entries, close it. */
-    if (__atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED) >= 8 * prof_k && prof_mode == PROF_MODE_SAMPLE)
-        close_window(f, seq, now, t);
+    fr->own = now - t->ov;
+    fr->timed = timed;
 }
 /* An exit in window seq of f: pop f's frame and record a sample. */
 P_FN void handle_exit(tstate *t, prof_func *f, unsigned seq, uintptr_t value, uint64_t now) {
@@ -387,7 +443,7 @@ P_FN void handle_exit(tstate *t, prof_func *f, unsigned seq, uintptr_t value, ui
         return;
     }
     t->depth = i; /* this frame and the ones above it (nested, so dead) */
-    record_sample(f, t, value, t->stack[i].tsc, now, seq);
+    if (t->stack[i].timed) record_sample(f, t, value, t->stack[i].tsc, now, now - t->ov - t->stack[i].own);
 }
 /* The handler of every entry and exit probe. user = the site's record.
  *
@@ -421,10 +477,12 @@ NOI void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) {
     if (!(seq & 1)) f->ignored++; /* window shut; racy on purpose: a diagnostic */
     else if (site->kind == EDGEPROBE_KIND_ENTRY) handle_entry(t, site, seq, pos, now);
     else handle_exit(t, f, seq, value, now);
+    t->ov += rdtsc() - now;
     t->inside = 0;
 }
 
 /* ---- discovery: registry lock held; no edgeprobe calls, no malloc -------- */
+#define PROF_OBS_ALL (~0ull)      /* count every call */
 static unsigned long long sites_unpatchable, sites_tail;
 P_FN unsigned hash_str(const char *s) {
     unsigned h = 2166136261u;
@@ -436,6 +494,7 @@ P_FN prof_func *func_new(const char *name) {
     prof_func *f = (prof_func *)arena_alloc(sizeof *f);
     if (!f) return 0;
     f->name = name;
+    f->obs_len = PROF_OBS_ALL; /* the first epoch counts every call */
     f->next_all = fn_all;
     __atomic_store_n(&fn_all, f, __ATOMIC_RELEASE);
     fn_count++;
@@ -503,35 +562,56 @@ P_FN void prof_discover(const edgeprobe_info *info, void *arg) {
  * window closing or opening between entry and exit cannot pair the wrong
  * calls, and longjmp or exceptions only lose samples. */
 static int fentry_mode;
+/* A function of this file with a patchable entry, timed at start to learn
+ * what an event costs outside the handlers (calibrate()); never reported. */
+#define PROF_CALIBRATION_TARGET "edgeprobe_prof_calibration_target"
+static int cal_id = -1;
 static int fentry_seen; /* point ids examined so far */
 static unsigned long long fentry_unnamed; /* no symbol: a stripped object */
+/* What one event costs outside the handlers' own measurement (the
+ * trampolines, the shadow stack), in ticks, measured at start by
+ * calibrate(): an entry, an exit, and the part of a timed call's own
+ * entry and exit that falls between its two timestamps. */
+static uint64_t cal_entry, cal_exit, cal_self;
+
+/* Add this handler's ticks (from t0) and its trampoline's to the thread's
+ * profiler time; returns the thread's own clock (tsc less profiler ticks). */
+P_FN uint64_t account(tstate *t, uint64_t t0, uint64_t unmeasured) {
+    uint64_t t1 = rdtsc();
+    t->ov += t1 - t0 + unmeasured;
+    return t1 - t->ov;
+}
 NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
+    uint64_t now = rdtsc();
     prof_site *site = (prof_site *)user;
     prof_func *f = site->func;
     tstate *t = count_event();
     unsigned seq;
-    uint64_t now = rdtsc();
-    if (!t || !prof_running) return 0;
+    int want = 0;
+    if (!t) return 0;
     seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
-    if (!(seq & 1)) {
+    if (!prof_running) {
+    } else if (!(seq & 1)) {
         f->ignored++; /* racy on purpose: a diagnostic */
-        return 0;
+    } else {
+        if (!f->addr) f->addr = (uintptr_t)call->fn;
+        want = window_after_entry(f, t, seq, now);
     }
-    if (!f->addr) f->addr = (uintptr_t)call->fn;
-    __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
-    /* calls that never return (longjmp) must not keep the window open */
-    if (__atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED) >= 8 * prof_k && prof_mode == PROF_MODE_SAMPLE)
-        close_window(f, seq, now, t);
-    call->data = now;
-    return 1;
+    /* the call's start on the thread's own clock: its callees' events
+     * will not count in its time */
+    call->data = account(t, now, cal_entry);
+    return want;
 }
 NOI void fentry_on_exit(const edgeprobe_func_call *call, void *user) {
-    prof_site *site = (prof_site *)user;
-    prof_func *f = site->func;
-    tstate *t = count_event();
     uint64_t now = rdtsc();
+    prof_site *site = (prof_site *)user;
+    tstate *t = count_event();
+    uint64_t own, d;
     if (!t) return;
-    record_sample(f, t, (uintptr_t)call->fn, call->data, now, __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE));
+    own = now - t->ov - call->data;
+    d = own > cal_self ? own - cal_self : 0;
+    record_sample(site->func, t, (uintptr_t)call->fn, now - own, now, d);
+    account(t, now, cal_exit);
 }
 /* Make sites for the function probes not seen yet and switch them on; the
  * functions' windows open (odd seq) with them. Not from a handler. */
@@ -542,6 +622,10 @@ P_FN int fentry_adopt(void) {
         prof_site *ps;
         prof_func *f;
         if (edgeprobe_point_info(id, &info) < 0 || info.kind != EDGEPROBE_KIND_FUNCTION) continue;
+        if (!strcmp(info.name, PROF_CALIBRATION_TARGET)) {
+            cal_id = info.patchable ? id : -1;
+            continue;
+        }
         sites_discovered++;
         sites_entry++;
         if (!info.patchable) {
@@ -567,7 +651,7 @@ P_FN int fentry_adopt(void) {
         __atomic_add_fetch(&f->nsites, 1, __ATOMIC_RELEASE);
         __atomic_add_fetch(&f->nbound, 1, __ATOMIC_RELEASE);
         if (!(f->seq & 1) && prof_mode != PROF_MODE_OFF) { /* a first site: the window opens now */
-            f->open_tsc = rdtsc();
+            f->obs_open = 1;
             f->windows++;
             __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE);
         }
@@ -575,6 +659,72 @@ P_FN int fentry_adopt(void) {
     }
     fentry_seen = n;
     return adopted;
+}
+
+/* ---- calibration -----------------------------------------------------------
+ * What a function-probe event costs beyond what its handler measures of
+ * itself: the site's call, the stub, the trampolines' register saves, the
+ * shadow stack. Calls of an empty function with a patchable entry, off,
+ * then on with handlers that measure themselves as the real ones do: the
+ * difference less the measured part is the unmeasured cost; an entry that
+ * asks for no exit gives the entry's share. Best of several rounds (the
+ * machine may be busy). */
+__attribute__((noinline, patchable_function_entry(5, 0))) NOI void edgeprobe_prof_calibration_target(void) {
+    __asm__ volatile("");
+}
+#define CAL_CALLS 2000
+#define CAL_ROUNDS 7
+typedef struct { uint64_t measured, inside_min; int want; } cal_state;
+NOI int cal_on_entry(edgeprobe_func_call *call, void *user) {
+    uint64_t t0 = rdtsc(), t1;
+    cal_state *c = (cal_state *)user;
+    t1 = rdtsc();
+    c->measured += t1 - t0;
+    call->data = t1;
+    return c->want;
+}
+NOI void cal_on_exit(const edgeprobe_func_call *call, void *user) {
+    uint64_t t0 = rdtsc();
+    cal_state *c = (cal_state *)user;
+    if (t0 - call->data < c->inside_min) c->inside_min = t0 - call->data;
+    c->measured += rdtsc() - t0;
+}
+/* The best (lowest) unmeasured ticks per call over the rounds. */
+P_FN uint64_t cal_unmeasured(cal_state *c) {
+    void (*volatile target)(void) = edgeprobe_prof_calibration_target;
+    uint64_t best = ~0ull;
+    int r, i;
+    for (r = 0; r < CAL_ROUNDS; r++) {
+        uint64_t t0, off, total;
+        t0 = rdtsc();
+        for (i = 0; i < CAL_CALLS; i++) target();
+        off = rdtsc() - t0;
+        if (edgeprobe_func_on(cal_id) < 0) return 0;
+        c->measured = 0;
+        t0 = rdtsc();
+        for (i = 0; i < CAL_CALLS; i++) target();
+        total = rdtsc() - t0;
+        edgeprobe_func_off(cal_id);
+        if (total > off + c->measured && total - off - c->measured < best) best = total - off - c->measured;
+    }
+    return best == ~0ull ? 0 : best / CAL_CALLS;
+}
+P_FN void calibrate(void) {
+    static cal_state c;
+    uint64_t both;
+    if (cal_id < 0 || edgeprobe_func_attach_id(cal_id, cal_on_entry, cal_on_exit, &c) < 0) {
+        fprintf(stderr, "edgeprobe profiler: no calibration (the profiler's own function probe is missing); "
+                        "latencies include the probes' trampolines\n");
+        return;
+    }
+    c.inside_min = ~0ull;
+    c.want = 0;
+    cal_entry = cal_unmeasured(&c);
+    c.want = 1;
+    both = cal_unmeasured(&c);
+    cal_exit = both > cal_entry ? both - cal_entry : 0;
+    cal_self = c.inside_min == ~0ull ? 0 : c.inside_min;
+    edgeprobe_func_detach(PROF_CALIBRATION_TARGET);
 }
 
 /* ---- the background thread ------------------------------------------------ */
@@ -629,24 +779,77 @@ P_FN void open_windows(void) {
     for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) {
         unsigned e = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
         int zero = 0;
-        uint64_t now;
-        if ((e & 1) || f->broken) continue;
+        if (e & 1) { /* open since an earlier epoch: a new window all the same */
+            __atomic_store_n(&f->win_samples, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&f->win_entries, 0, __ATOMIC_RELAXED);
+            continue;
+        }
+        if (f->broken) continue;
         if (__atomic_load_n(&f->nbound, __ATOMIC_ACQUIRE) != __atomic_load_n(&f->nsites, __ATOMIC_ACQUIRE)) continue;
         if (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) continue;
         if (__atomic_load_n(&f->seq, __ATOMIC_ACQUIRE) == e) {
             func_toggle(f, 1, &bg_ts); /* probes first, then the window */
-            now = rdtsc();
-            if (f->close_tsc && f->rate > 0) f->est_unseen += f->rate * (double)(now - f->close_tsc);
-            f->close_tsc = 0;
             f->win_samples = 0;
             f->win_entries = 0;
-            f->open_tsc = now;
             if (__atomic_compare_exchange_n(&f->seq, &e, e + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
                 f->windows++;
         }
         __atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
     }
 }
+/* The calls counted in f's observation interval of the epoch that ends,
+ * scaled to the epoch (own: its length in the threads' own ticks); then
+ * the next interval's length. */
+#define PROF_OBS_MIN 2000ull   /* ticks: shorter intervals count too little */
+#define PROF_COUNT_ALL_RATIO 32 /* count every call when a call lasts this many
+                                  times what counting it costs */
+P_FN void fold_function(prof_func *f, double own) {
+    uint64_t c = __atomic_exchange_n(&f->obs_count, 0, __ATOMIC_RELAXED), len = f->obs_len, next;
+    double seen = (double)len < own ? (double)len : own;
+    if (f->obs_open && seen > 0) {
+        f->est_calls += (double)c * own / seen;
+        f->obs_rate = (double)c / seen;
+    } else {
+        f->est_calls += (double)c + f->obs_rate * own; /* not observed this epoch */
+    }
+    f->obs_open = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE) & 1;
+    if (prof_mode != PROF_MODE_SAMPLE) return;
+    if (f->samples && (double)f->sum / (double)f->samples >= PROF_COUNT_ALL_RATIO * (double)(cal_entry + cal_exit)) {
+        next = PROF_OBS_ALL; /* cheap against the call itself: exact */
+    } else if (len == PROF_OBS_ALL) {
+        next = (uint64_t)own;
+    } else if (c == 0) {
+        next = len * 2;
+    } else {
+        double scale = (double)PROF_COUNT_TARGET / (double)c;
+        next = (uint64_t)(seen * (scale > 2 ? 2 : scale));
+    }
+    __atomic_store_n(&f->obs_len, next < PROF_OBS_MIN ? PROF_OBS_MIN : next, __ATOMIC_RELAXED);
+}
+/* End the epoch at now: fold every function's count, then publish the next
+ * epoch's tick (after open_windows: every interval starts with its
+ * function's probes on). The epoch's own length is its wall length less
+ * the mean profiler ticks of the threads that ran handlers. */
+P_FN void fold_epoch(uint64_t now) {
+    uint64_t ovsum = 0, wall = now > tick_tsc ? now - tick_tsc : 0;
+    unsigned nthreads = 0;
+    double own;
+    tstate *t;
+    prof_func *f;
+    for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
+        uint64_t ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED);
+        if (ov == t->ov_folded) continue;
+        ovsum += ov - t->ov_folded;
+        t->ov_folded = ov;
+        nthreads++;
+    }
+    own = (double)wall - (nthreads ? (double)ovsum / nthreads : 0);
+    if (own < 1) own = 1;
+    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) fold_function(f, own);
+    __atomic_store_n(&tick_tsc, now, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&tick_seq, 1, __ATOMIC_RELEASE);
+}
+
 P_FN void *bg_main(void *arg) {
     (void)arg;
     pthread_mutex_lock(&bg_mu);
@@ -662,6 +865,7 @@ P_FN void *bg_main(void *arg) {
         if (fentry_mode && edgeprobe_func_scan() > fentry_seen) fentry_adopt(); /* dlopen */
         bind_pending();
         if (prof_mode != PROF_MODE_OFF) open_windows();
+        fold_epoch(rdtsc());
         bg_epochs++;
         pthread_mutex_lock(&bg_mu);
     }
@@ -706,12 +910,14 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
     getrusage(RUSAGE_SELF, &ru_start);
     tsc_start = rdtsc();
     prof_running = 1;
-    if (edgeprobe_func_scan() > 0) {
+    if (edgeprobe_func_scan() > 0) fentry_adopt();
+    if (sites_discovered) { /* the program's functions, not just ours */
         fentry_mode = 1;
-        fentry_adopt();
+        calibrate();
     } else {
         edgeprobe_set_discovery(prof_discover, 0);
     }
+    tick_tsc = rdtsc(); /* the first epoch starts with the windows open */
     if (pthread_create(&bg_thread, 0, bg_main, 0) == 0) bg_started = 1;
     else fprintf(stderr, "edgeprobe profiler: no background thread; probes will not re-open\n");
 }
@@ -943,6 +1149,7 @@ P_FN void stop_sampling(run_totals *rt) {
         pthread_join(bg_thread, 0);
     }
     edgeprobe_set_discovery(0, 0);
+    fold_epoch(rt->tsc_end); /* the last epoch's calls */
     rt->run_ns = ts_diff_ns(&mono_start, &mono_end);
     rt->cpu_ns = ru_cpu_ns(&ru_end) - ru_cpu_ns(&ru_start);
     rt->ns_per_tick = rt->tsc_end > tsc_start ? rt->run_ns / (double)(rt->tsc_end - tsc_start) : 1;
@@ -979,9 +1186,9 @@ P_FN void sum_counters(run_totals *rt) {
 }
 
 /* One row per sampled function, hottest first, in *n; NULL if out of memory.
- * Calls made while a function was off are estimated from the call rate of
- * its last window. */
-P_FN row *make_rows(const run_totals *rt, int *n) {
+ * Calls are the counts of the observation intervals, scaled (see COUNTING
+ * CALLS). */
+P_FN row *make_rows(int *n) {
     prof_func *f;
     row *rows;
     *n = 0;
@@ -996,9 +1203,7 @@ P_FN row *make_rows(const run_totals *rt, int *n) {
         r->mean = (double)f->sum / (double)f->samples;
         r->p50 = hist_pct(f, 50);
         r->p99 = hist_pct(f, 99);
-        r->est_calls = (double)f->entries + f->est_unseen;
-        if (f->close_tsc && f->rate > 0 && rt->tsc_end > f->close_tsc)
-            r->est_calls += f->rate * (double)(rt->tsc_end - f->close_tsc);
+        r->est_calls = f->est_calls;
         r->est_total = r->est_calls * r->mean;
     }
     qsort(rows, (size_t)*n, sizeof *rows, row_cmp);
@@ -1134,7 +1339,7 @@ __attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
     memset(&rt, 0, sizeof rt);
     stop_sampling(&rt);
     sum_counters(&rt);
-    if (!(rows = make_rows(&rt, &n))) return;
+    if (!(rows = make_rows(&n))) return;
     resolve_names();
     o = open_report(getenv(PROF_ENV_OUT));
     if (!(quiet && *quiet == '1')) {

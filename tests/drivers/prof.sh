@@ -145,3 +145,41 @@ prof_demo() {
         grep -q 'handle_request' "$d/report.svg"
 }
 case_ prof-demo prof_demo
+
+# Known truth (tests/prof/truth.c): functions that spin fixed TSC durations,
+# with call counts known exactly, in THREADS threads. The plain run times
+# every call from its caller (the durations to match); the profiled run's
+# report must give, for every function of at least 3,000 ticks, calls within
+# 5% of the truth and a p50 within 5% (or 200 ticks, whichever is larger).
+# Columns are found by their headings.
+prof_truth_check() {
+    awk -v tol_calls=0.05 -v tol_p50=0.05 -v floor_p50=200 '
+        FNR == NR { calls[$1] = $2; p50[$1] = $3; next }
+        $1 == "function" { for (i = 1; i <= NF; i++) { if ($i == "calls" || $i == "est.calls") c = i; if ($i == "p50(tk)") p = i }; next }
+        c && ($1 in calls) { gc[$1] = $c; gp[$1] = $p }
+        END {
+            if (!c || !p) { print "FAIL: no calls or p50(tk) column in the report"; exit 1 }
+            for (f in calls) {
+                if (p50[f] < 3000) continue
+                dc = (gc[f] - calls[f]) / calls[f]; dp = gp[f] - p50[f]
+                lim = tol_p50 * p50[f] > floor_p50 ? tol_p50 * p50[f] : floor_p50
+                ok = (f in gc) && dc <= tol_calls && dc >= -tol_calls && dp <= lim && dp >= -lim
+                printf "%-4s %-12s calls %8d, reported %10.0f (%+.1f%%); p50 %7d ticks, reported %7.0f (%+.0f, limit %.0f)\n",
+                       ok ? "ok" : "FAIL", f, calls[f], gc[f], 100 * dc, p50[f], gp[f], dp, lim
+                bad += !ok
+            }
+            exit bad != 0
+        }' "$1" "$2"
+}
+prof_truth() {
+    local threads=$1 rounds=$2 d="$B/prof-truth-$1"
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/truth.c -pthread -o "$d/truth" || return 1
+    "./$d/truth" "$threads" "$rounds" "$d/truth.txt" time || return 1
+    ./build/edgeprobe prof -q -o "$d/report.txt" --top 0 -- "./$d/truth" "$threads" "$rounds" "$d/counted.txt" || return 1
+    cat "$d/report.txt"
+    cmp <(cut -d' ' -f1-2 "$d/truth.txt") <(cut -d' ' -f1-2 "$d/counted.txt") || { echo "FAIL the calls differ under prof"; return 1; }
+    prof_truth_check "$d/truth.txt" "$d/report.txt"
+}
+case_ prof-truth-1thread prof_truth 1 8000
+case_ prof-truth-3threads prof_truth 3 4000
