@@ -168,6 +168,7 @@ struct prof_func {
     int obs_open;            /* the window was open when the epoch began */
     double obs_rate;         /* calls per own tick, from the last epoch */
     double est_calls;        /* calls of the epochs folded so far */
+    int estimated;           /* an epoch's calls were scaled, not all counted */
     /* statistics */
     uint64_t samples, sum, entries, windows, closes, ignored, min;
     uint32_t *hist;          /* NBUCKETS, from the arena at the first sample:
@@ -806,6 +807,7 @@ P_FN void open_windows(void) {
 P_FN void fold_function(prof_func *f, double own) {
     uint64_t c = __atomic_exchange_n(&f->obs_count, 0, __ATOMIC_RELAXED), len = f->obs_len, next;
     double seen = (double)len < own ? (double)len : own;
+    if (c && (!f->obs_open || seen < own)) f->estimated = 1;
     if (f->obs_open && seen > 0) {
         f->est_calls += (double)c * own / seen;
         f->obs_rate = (double)c / seen;
@@ -1256,6 +1258,10 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
                "%llu stale; stack overflows: %llu; epochs: %llu\n",
             rt->events, rt->events / rt->secs, rt->samples, rt->samples / rt->secs, rt->unmatched, rt->stale,
             rt->overflow, bg_epochs);
+    if (fentry_mode)
+        fprintf(o, "profiler's own cost per event, taken out of latencies and counting intervals: handlers as "
+                   "measured, plus trampolines %llu ticks (entry) and %llu (exit), %llu inside a timed call\n",
+                (unsigned long long)cal_entry, (unsigned long long)cal_exit, (unsigned long long)cal_self);
     fprintf(o, "profiler memory: %.1f KiB (sites, functions, histograms, thread stacks)\n\n",
             (double)arena_used / 1024);
 }
@@ -1264,16 +1270,21 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
 P_FN void write_table(FILE *o, const row *rows, int n, const run_totals *rt) {
     int i, limit = prof_top > 0 && prof_top < n ? prof_top : n;
     double tick = rt->ns_per_tick;
-    fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %7s\n", "function", "sampled", "est.calls",
-            "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "mean(ns)", "p50(ns)", "p99(ns)", "share%");
+    fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %7s %s\n", "function", "sampled", "calls",
+            "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "mean(ns)", "p50(ns)", "p99(ns)", "share%", "counted");
     for (i = 0; i < limit; i++) {
         const row *r = &rows[i];
-        fprintf(o, "%-32.32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %7.2f\n", fname(r->f),
+        /* full names (C++ names are long): the columns stay whitespace-separated */
+        fprintf(o, "%-32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %7.2f %s\n", fname(r->f),
                 (unsigned long long)r->f->samples, r->est_calls, (unsigned long long)r->f->min, r->mean, r->p50,
-                r->p99, r->mean * tick, r->p50 * tick, r->p99 * tick, 100 * r->est_total * tick / rt->run_ns);
+                r->p99, r->mean * tick, r->p50 * tick, r->p99 * tick, 100 * r->est_total * tick / rt->run_ns,
+                r->f->estimated ? "estimated" : "exact");
     }
     if (limit < n) fprintf(o, "... %d more functions (EDGEPROBE_PROF_TOP=0 shows all)\n", n - limit);
-    fprintf(o, "share%% = est.calls x mean / wall time; inclusive (a caller's time contains its callees')\n");
+    fprintf(o, "share%% = calls x mean / wall time; inclusive (a caller's time contains its callees'). counted: "
+               "exact = every call counted; estimated = calls counted in an interval of each epoch, scaled "
+               "(unbiased when the program's threads run steadily; busy machines and threads that are "
+               "descheduled make it less precise)\n");
 }
 
 /* The one-line summary (prof_common.h): last line of the report, and
