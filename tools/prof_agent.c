@@ -20,11 +20,15 @@
  * window is open, its entry and exit probes are all active and bound to the
  * handler below: an entry pushes (function, window, rdtsc) on a per-thread
  * shadow stack, an exit pops the matching frame and records one sample
- * (duration in TSC ticks). After K samples (EDGEPROBE_PROF_K, default 10) the
- * handler closes the window and switches every probe of the function off
- * (entry and exit together). A background thread wakes every epoch
- * (EDGEPROBE_PROF_EPOCH_MS, default 10) and re-opens every closed window:
- * probes on first, then the window.
+ * (duration in TSC ticks, less the profiler's own ticks on that thread:
+ * see account()). Once the function's observation interval of the epoch
+ * is over and it has K samples (EDGEPROBE_PROF_K, default 10), an entry
+ * closes the window and switches every probe of the function off (entry
+ * and exit together). A background thread wakes every epoch
+ * (EDGEPROBE_PROF_EPOCH_MS, default 10), re-opens every closed window
+ * (probes on first, then the window), folds the calls counted in each
+ * function's interval into its estimate and starts the next intervals
+ * (COUNTING CALLS, below).
  *
  * WHY THE SHADOW STACK CANNOT BE CORRUPTED BY TOGGLING. Each window of a
  * function has its own odd number (seq); a frame remembers the seq it was
