@@ -93,6 +93,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -172,6 +173,8 @@ struct prof_func {
     int obs_open;            /* the window was open when the epoch began */
     double obs_rate;         /* calls per own tick, from the last epoch */
     double est_calls;        /* calls of the epochs folded so far */
+    double obs_seen;         /* own ticks observed over all threads, when */
+    unsigned obs_closed_seq; /* the window closed in epoch obs_closed_seq */
     int estimated;           /* an epoch's calls were scaled, not all counted */
     /* statistics */
     uint64_t samples, sum, entries, windows, closes, ignored, min;
@@ -205,13 +208,20 @@ typedef struct tstate {
      * calibrated trampoline cost of every event): subtracted from the time
      * of sampled calls and of observation intervals. */
     uint64_t ov;
-    uint64_t ov_tick;        /* ov at this thread's first event of the epoch */
-    unsigned tick_seq;       /* the epoch ov_tick belongs to */
-    uint64_t ov_folded;      /* ov at the last fold (epoch thread only) */
+    unsigned tick_seq;       /* the epoch of chk_* */
+    uint64_t chk_tsc, chk_own, chk_ov; /* the last look at its CPU time:
+                                 own ticks since the epoch's tick then */
+    uint64_t ov_folded;      /* ov at the tick (written by the epoch thread) */
+    long tid;                /* for its CPU-time clock */
+    uint64_t cpu_folded_ns;  /* its CPU time at the tick (epoch thread) */
     unsigned long long events, samples, toggles, toggle_calls, toggle_ticks;
     unsigned long long stale, unmatched, overflow, toggle_errors;
     frame stack[MAX_DEPTH];
 } tstate;
+/* The epoch's tick: set by the epoch thread once it has re-opened every
+ * window (see COUNTING CALLS). */
+static uint64_t tick_tsc;
+static unsigned tick_seq;
 static __thread tstate *my_ts;
 static tstate *ts_all;
 static tstate bg_ts; /* the background thread's counters */
@@ -219,6 +229,7 @@ static tstate bg_ts; /* the background thread's counters */
 P_FN tstate *tstate_new(void) {
     tstate *t = (tstate *)arena_alloc(sizeof *t);
     if (!t) return 0;
+    t->tid = syscall(SYS_gettid);
     t->next = __atomic_load_n(&ts_all, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&ts_all, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
     my_ts = t;
@@ -301,6 +312,7 @@ P_FN void func_toggle(prof_func *f, int on, tstate *t) {
     t->toggle_ticks += rdtsc() - t0;
 }
 
+P_FN double threads_observed(uint64_t len, uint64_t at);
 /* Close f's window s (its observation interval is over and it has K
  * samples) and switch its probes off. */
 P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t) {
@@ -308,8 +320,10 @@ P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t) {
     unsigned expect = s;
     if (!(s & 1)) return; /* that window is shut already */
     if (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
-    (void)now;
     if (__atomic_compare_exchange_n(&f->seq, &expect, s + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+        /* threads still inside their interval stop counting f now */
+        f->obs_seen = threads_observed(f->obs_len, now);
+        f->obs_closed_seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
         f->closes++;
         func_toggle(f, 0, t);
     }
@@ -354,20 +368,64 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
  * PROF_COUNT_TARGET calls per epoch, or all of them when counting costs
  * little against the function's own time (then the count is exact). */
 #define PROF_COUNT_TARGET 128
-static uint64_t tick_tsc;
-static unsigned tick_seq;
 
-/* This thread's own ticks since the epoch's tick. */
+/* A thread's own ticks since the epoch's tick: the ticks it ran (its CPU
+ * time, from its CPU-time clock) less the profiler's. The TSC alone would
+ * count the time it waited for a CPU: on a busy machine a process's threads
+ * run in slices, and the epoch thread's tick falls at the start of one (it
+ * runs when its process does), so intervals timed by the TSC would count
+ * where the threads run and be scaled by where they may not. The clock is
+ * a system call: read at a thread's first event of the epoch, then at most
+ * once per PROF_CPU_CHECK ticks, when an entry seems past an interval;
+ * between two looks, the TSC. Intervals start at the tick, not at a
+ * thread's first event: what follows an event (the end of a long call) is
+ * no sample of the program's time. */
+#define PROF_CPU_CHECK 200000ull
+P_FN uint64_t thread_cpu_ns(long tid);
+static double ticks_per_ns;
+P_FN uint64_t own_since_check(const tstate *t, uint64_t now) {
+    uint64_t wall = now > t->chk_tsc ? now - t->chk_tsc : 0, mine = t->ov - t->chk_ov;
+    return t->chk_own + (wall > mine ? wall - mine : 0);
+}
+/* Look at the thread's CPU time now. */
+P_FN uint64_t own_check(tstate *t, uint64_t now) {
+    uint64_t cpu = ticks_per_ns > 0 ? thread_cpu_ns(t->tid) : 0;
+    double ran = cpu ? (double)(cpu - __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) * ticks_per_ns
+                     : (double)(now - __atomic_load_n(&tick_tsc, __ATOMIC_RELAXED));
+    ran -= (double)(t->ov - __atomic_load_n(&t->ov_folded, __ATOMIC_RELAXED));
+    t->chk_tsc = now;
+    t->chk_ov = t->ov;
+    t->chk_own = ran > 0 ? (uint64_t)ran : 0;
+    return t->chk_own;
+}
 P_FN uint64_t own_since_tick(tstate *t, uint64_t now) {
     unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
-    uint64_t start = __atomic_load_n(&tick_tsc, __ATOMIC_RELAXED), wall, mine;
     if (t->tick_seq != seq) { /* the first event of this thread in the epoch */
         t->tick_seq = seq;
-        t->ov_tick = t->ov;
+        return own_check(t, now);
     }
-    wall = now > start ? now - start : 0;
-    mine = t->ov - t->ov_tick;
-    return wall > mine ? wall - mine : 0;
+    return own_since_check(t, now);
+}
+P_FN uint64_t own_since_tick_ran(tstate *t, uint64_t now) {
+    if (now - t->chk_tsc < PROF_CPU_CHECK) return own_since_check(t, now);
+    return own_check(t, now);
+}
+/* The own ticks of the epoch's intervals of length len that the threads
+ * had lived by at (summed over threads: a window that closes stops every
+ * thread's counting, those still inside their interval too). Reads other
+ * threads' clocks without a lock: a stale value costs one thread's share
+ * of one epoch. */
+P_FN double threads_observed(uint64_t len, uint64_t at) {
+    unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
+    double sum = 0;
+    const tstate *t;
+    for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
+        uint64_t own;
+        if (__atomic_load_n(&t->tick_seq, __ATOMIC_RELAXED) != seq) continue; /* no event yet */
+        own = own_since_check(t, at);
+        sum += (double)(own < len ? own : len);
+    }
+    return sum;
 }
 /* An entry of f in its open window seq: counted while inside the
  * observation interval; after it, the window closes once it has K samples
@@ -378,8 +436,9 @@ P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now)
     int sampling = prof_mode == PROF_MODE_SAMPLE;
     unsigned entries = __atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED);
     int want = !sampling || __atomic_load_n(&f->win_samples, __ATOMIC_RELAXED) < prof_k;
+    uint64_t len = __atomic_load_n(&f->obs_len, __ATOMIC_RELAXED);
     __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
-    if (!sampling || own_since_tick(t, now) < __atomic_load_n(&f->obs_len, __ATOMIC_RELAXED)) {
+    if (!sampling || own_since_tick(t, now) < len || own_since_tick_ran(t, now) < len) {
         __atomic_fetch_add(&f->obs_count, 1, __ATOMIC_RELAXED);
         return want;
     }
@@ -803,14 +862,17 @@ P_FN void open_windows(void) {
     }
 }
 /* The calls counted in f's observation interval of the epoch that ends,
- * scaled to the epoch (own: its length in the threads' own ticks); then
- * the next interval's length. */
+ * scaled to the epoch (own: its length in own ticks, summed over the threads
+ * that ran handlers; seen: the part observed, likewise); then the next
+ * interval's length (one thread's). */
 #define PROF_OBS_MIN 2000ull   /* ticks: shorter intervals count too little */
-#define PROF_COUNT_ALL_RATIO 32 /* count every call when a call lasts this many
-                                  times what counting it costs */
-P_FN void fold_function(prof_func *f, double own) {
+#define PROF_COUNT_ALL_RATIO 16 /* count every call when every call seen lasted
+                                  this many times what counting it costs */
+P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t now) {
     uint64_t c = __atomic_exchange_n(&f->obs_count, 0, __ATOMIC_RELAXED), len = f->obs_len, next;
-    double seen = (double)len < own ? (double)len : own;
+    double seen = len == PROF_OBS_ALL ? own
+                  : f->obs_closed_seq == tick_seq ? f->obs_seen : threads_observed(len, now);
+    if (seen > own) seen = own;
     if (c && (!f->obs_open || seen < own)) f->estimated = 1;
     if (f->obs_open && seen > 0) {
         f->est_calls += (double)c * own / seen;
@@ -818,9 +880,10 @@ P_FN void fold_function(prof_func *f, double own) {
     } else {
         f->est_calls += (double)c + f->obs_rate * own; /* not observed this epoch */
     }
+    seen = nthreads ? seen / nthreads : seen; /* one thread's interval */
     f->obs_open = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE) & 1;
     if (prof_mode != PROF_MODE_SAMPLE) return;
-    if (f->samples && (double)f->sum / (double)f->samples >= PROF_COUNT_ALL_RATIO * (double)(cal_entry + cal_exit)) {
+    if (f->samples && (double)f->min >= PROF_COUNT_ALL_RATIO * (double)(cal_entry + cal_exit)) {
         next = PROF_OBS_ALL; /* cheap against the call itself: exact */
     } else if (len == PROF_OBS_ALL) {
         next = (uint64_t)own;
@@ -832,26 +895,64 @@ P_FN void fold_function(prof_func *f, double own) {
     }
     __atomic_store_n(&f->obs_len, next < PROF_OBS_MIN ? PROF_OBS_MIN : next, __ATOMIC_RELAXED);
 }
+/* A thread's CPU time in ns (Linux: the clock id of a thread's CPU-time
+ * clock, as pthread_getcpuclockid makes it), or 0 when it has exited. */
+P_FN uint64_t thread_cpu_ns(long tid) {
+    struct timespec ts;
+    clockid_t id = (clockid_t)((~(unsigned long)tid << 3) | 6);
+    if (clock_gettime(id, &ts)) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+/* ticks_per_ns: measured over the first epoch, refined after */
+static uint64_t tsc_start;
+static struct timespec mono_start;
+P_FN void measure_tsc_rate(uint64_t now) {
+    struct timespec m;
+    double ns;
+    clock_gettime(CLOCK_MONOTONIC, &m);
+    ns = (double)(m.tv_sec - mono_start.tv_sec) * 1e9 + (double)(m.tv_nsec - mono_start.tv_nsec);
+    if (ns > 1e6 && now > tsc_start) ticks_per_ns = (double)(now - tsc_start) / ns;
+}
+/* The epoch's own length: the CPU time of the threads that ran handlers
+ * (each thread's, less its profiler ticks; their mean), or the wall time
+ * less their mean profiler ticks when the CPU clocks cannot be read. */
+P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
+    double ovsum = 0, runsum = 0;
+    unsigned nthreads = 0, nrun = 0;
+    tstate *t;
+    for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
+        uint64_t ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED), cpu = thread_cpu_ns(t->tid);
+        double dov = (double)(ov - t->ov_folded);
+        if (ov == t->ov_folded) {
+            if (cpu) t->cpu_folded_ns = cpu;
+            continue;
+        }
+        t->ov_folded = ov;
+        ovsum += dov;
+        nthreads++;
+        if (cpu && t->cpu_folded_ns && ticks_per_ns > 0) {
+            double run = (double)(cpu - t->cpu_folded_ns) * ticks_per_ns - dov;
+            runsum += run > 0 ? run : 0;
+            nrun++;
+        }
+        if (cpu) t->cpu_folded_ns = cpu;
+    }
+    *n = nthreads;
+    if (nrun && nrun == nthreads) return runsum;
+    return (double)wall * nthreads - ovsum;
+}
 /* End the epoch at now: fold every function's count, then publish the next
  * epoch's tick (after open_windows: every interval starts with its
- * function's probes on). The epoch's own length is its wall length less
- * the mean profiler ticks of the threads that ran handlers. */
+ * function's probes on). */
 P_FN void fold_epoch(uint64_t now) {
-    uint64_t ovsum = 0, wall = now > tick_tsc ? now - tick_tsc : 0;
-    unsigned nthreads = 0;
+    uint64_t wall = now > tick_tsc ? now - tick_tsc : 0;
     double own;
-    tstate *t;
+    unsigned nthreads;
     prof_func *f;
-    for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
-        uint64_t ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED);
-        if (ov == t->ov_folded) continue;
-        ovsum += ov - t->ov_folded;
-        t->ov_folded = ov;
-        nthreads++;
-    }
-    own = (double)wall - (nthreads ? (double)ovsum / nthreads : 0);
+    measure_tsc_rate(now);
+    own = epoch_own_ticks(wall, &nthreads);
     if (own < 1) own = 1;
-    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) fold_function(f, own);
+    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) fold_function(f, own, nthreads, now);
     __atomic_store_n(&tick_tsc, now, __ATOMIC_RELAXED);
     __atomic_add_fetch(&tick_seq, 1, __ATOMIC_RELEASE);
 }
@@ -880,8 +981,6 @@ P_FN void *bg_main(void *arg) {
 }
 
 /* ---- start ------------------------------------------------------------- */
-static uint64_t tsc_start;
-static struct timespec mono_start;
 static struct rusage ru_start;
 
 /* A number from the environment; def when unset or not a number. */
