@@ -90,6 +90,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -794,9 +797,11 @@ P_FN void calibrate(void) {
 /* ---- the background thread ------------------------------------------------ */
 static pthread_t bg_thread;
 static int bg_started;
-static pthread_mutex_t bg_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t bg_cv = PTHREAD_COND_INITIALIZER;
-static int bg_stop;
+/* The epoch thread sleeps in poll() on this pipe: a byte wakes it, 0 to
+ * stop, a signal number to write the report and end the process by that
+ * signal (a signal handler may only write(2)). */
+static int bg_pipe[2] = {-1, -1};
+#define BG_WAKE_STOP 0
 
 /* Switch a site off for good (mode off, or its function can never be
  * sampled): provider sites start on, and even an unbound one costs a call
@@ -957,27 +962,63 @@ P_FN void fold_epoch(uint64_t now) {
     __atomic_add_fetch(&tick_seq, 1, __ATOMIC_RELEASE);
 }
 
+void edgeprobe_profiler_stop(void) NOI;
+/* SIGTERM or SIGINT reached a program `edgeprobe prof` launched: the report
+ * is written here, then the signal's default action ends the process as it
+ * would have without the profiler (the command reports 128 + N). */
+P_FN void report_and_die(int sig) {
+    sigset_t set;
+    edgeprobe_profiler_stop();
+    signal(sig, SIG_DFL);
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, 0);
+    raise(sig);
+    _exit(128 + sig);
+}
+/* Wait one epoch, or for a byte on the pipe: 1 to go on, 0 to stop. */
+P_FN int bg_wait(void) {
+    struct pollfd p;
+    unsigned char b;
+    p.fd = bg_pipe[0];
+    p.events = POLLIN;
+    if (poll(&p, 1, (int)prof_epoch_ms) <= 0 || read(bg_pipe[0], &b, 1) != 1) return 1;
+    if (b == BG_WAKE_STOP) return 0;
+    report_and_die(b);
+    return 0;
+}
 P_FN void *bg_main(void *arg) {
     (void)arg;
-    pthread_mutex_lock(&bg_mu);
-    while (!bg_stop) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += (long)prof_epoch_ms * 1000000L;
-        ts.tv_sec += ts.tv_nsec / 1000000000L;
-        ts.tv_nsec %= 1000000000L;
-        pthread_cond_timedwait(&bg_cv, &bg_mu, &ts);
-        if (bg_stop) break;
-        pthread_mutex_unlock(&bg_mu);
+    while (bg_wait()) {
         if (fentry_mode && edgeprobe_func_scan() > fentry_seen) fentry_adopt(); /* dlopen */
         bind_pending();
         if (prof_mode != PROF_MODE_OFF) open_windows();
         fold_epoch(rdtsc());
         bg_epochs++;
-        pthread_mutex_lock(&bg_mu);
     }
-    pthread_mutex_unlock(&bg_mu);
     return 0;
+}
+NOI void on_stop_signal(int sig) {
+    unsigned char b = (unsigned char)sig;
+    int saved = errno;
+    if (write(bg_pipe[1], &b, 1) != 1) {} /* a full pipe: a report is on its way */
+    errno = saved;
+}
+/* In a program the command launched, SIGTERM and SIGINT write the report
+ * first; only where the program left them at their default action (one it
+ * installs later replaces ours, and its own exit path writes the report). */
+P_FN void catch_stop_signals(void) {
+    static const int sigs[] = {SIGTERM, SIGINT};
+    unsigned i;
+    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], 0, &old) || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_stop_signal;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, 0);
+    }
 }
 
 /* ---- start ------------------------------------------------------------- */
@@ -1023,7 +1064,10 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
         edgeprobe_set_discovery(prof_discover, 0);
     }
     tick_tsc = rdtsc(); /* the first epoch starts with the windows open */
-    if (pthread_create(&bg_thread, 0, bg_main, 0) == 0) bg_started = 1;
+    if (pipe2(bg_pipe, O_CLOEXEC | O_NONBLOCK) == 0 && pthread_create(&bg_thread, 0, bg_main, 0) == 0) {
+        bg_started = 1;
+        if (pid == (long)getpid()) catch_stop_signals();
+    }
     else fprintf(stderr, "edgeprobe profiler: no background thread; probes will not re-open\n");
 }
 
@@ -1246,11 +1290,9 @@ P_FN void stop_sampling(run_totals *rt) {
     rt->tsc_end = rdtsc();
     clock_gettime(CLOCK_MONOTONIC, &mono_end);
     getrusage(RUSAGE_SELF, &ru_end);
-    if (bg_started) {
-        pthread_mutex_lock(&bg_mu);
-        bg_stop = 1;
-        pthread_cond_signal(&bg_cv);
-        pthread_mutex_unlock(&bg_mu);
+    if (bg_started && !pthread_equal(pthread_self(), bg_thread)) {
+        unsigned char stop = BG_WAKE_STOP;
+        while (write(bg_pipe[1], &stop, 1) != 1) sched_yield(); /* full of signal bytes: drains soon */
         pthread_join(bg_thread, 0);
     }
     edgeprobe_set_discovery(0, 0);
@@ -1449,7 +1491,8 @@ __attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
     int n;
     FILE *o;
 
-    if (prof_mode == PROF_MODE_NONE || !prof_running) return;
+    /* once: at exit, or on the epoch thread for a stop signal */
+    if (prof_mode == PROF_MODE_NONE || !__atomic_exchange_n(&prof_running, 0, __ATOMIC_ACQ_REL)) return;
     memset(&rt, 0, sizeof rt);
     stop_sampling(&rt);
     sum_counters(&rt);

@@ -183,3 +183,33 @@ prof_truth() {
 }
 case_ prof-truth-1thread prof_truth 1 8000
 case_ prof-truth-3threads prof_truth 3 4000
+
+# A launched program ended by SIGTERM or SIGINT still leaves its report, and
+# still ends by that signal (the command returns 128 + N). The shell starts
+# background jobs with SIGINT ignored, and a program that ignores a signal
+# keeps it so: env gives the program SIGINT's default action.
+prof_stop_signal() {
+    local sig=$1 want=$2 d="$B/prof-signal-$1" cmd child= dog rc i
+    mkdir -p "$d"
+    rm -f "$d/report.txt"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/truth.c -pthread -o "$d/truth" || return 1
+    env --default-signal=INT ./build/edgeprobe prof -o "$d/report.txt" -- "./$d/truth" 1 1000000000 "$d/never.txt" \
+        2>"$d/prof.err" &
+    cmd=$!
+    for i in $(seq 100); do child=$(pgrep -P "$cmd") && break; sleep 0.1; done
+    [[ -n $child ]] || { kill "$cmd"; echo "FAIL no program started"; return 1; }
+    sleep 1
+    (sleep 30; kill -KILL "$child" 2>/dev/null) &
+    dog=$!
+    kill -"$sig" "$child"
+    wait "$cmd"
+    rc=$?
+    kill "$dog" 2>/dev/null
+    cat "$d/prof.err"
+    head -14 "$d/report.txt" 2>/dev/null
+    [[ $rc -eq $want ]] || { echo "FAIL status $rc, not $want"; return 1; }
+    grep -q '^truth_30k ' "$d/report.txt" && grep -q '^edgeprobe-prof-summary:' "$d/report.txt" &&
+        grep -q 'report in' "$d/prof.err" || { echo "FAIL no report after SIG$sig"; return 1; }
+}
+case_ prof-report-on-sigterm prof_stop_signal TERM 143
+case_ prof-report-on-sigint prof_stop_signal INT 130
