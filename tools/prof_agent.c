@@ -739,8 +739,8 @@ P_FN int fentry_adopt(void) {
 __attribute__((noinline, patchable_function_entry(5, 0))) NOI void edgeprobe_prof_calibration_target(void) {
     __asm__ volatile("");
 }
-#define CAL_CALLS 2000
-#define CAL_ROUNDS 7
+#define CAL_CALLS 500
+#define CAL_ROUNDS 5
 typedef struct { uint64_t measured, inside_min; int want; } cal_state;
 NOI int cal_on_entry(edgeprobe_func_call *call, void *user) {
     uint64_t t0 = rdtsc(), t1;
