@@ -83,6 +83,7 @@
 #include "edgeprobe.h"
 #include "prof_common.h"
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
@@ -1149,6 +1150,24 @@ P_FN void resolve_names(void) {
 }
 P_FN const char *fname(const prof_func *f) { return f->resolved ? f->resolved : f->name; }
 
+/* C++ names, demangled by the C++ runtime's own __cxa_demangle when the
+ * program has one loaded (a C program has no mangled names). Report time
+ * only: it allocates. */
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+P_FN void demangle_names(void) {
+    cxa_demangle_fn demangle = (cxa_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    prof_func *f;
+    if (!demangle) return;
+    for (f = fn_all; f; f = f->next_all) {
+        const char *n = fname(f);
+        char *d;
+        int status = -1;
+        if (strncmp(n, "_Z", 2)) continue;
+        if ((d = demangle(n, 0, 0, &status)) && status == 0) f->resolved = d; /* kept until exit */
+        else free(d);
+    }
+}
+
 /* ---- report ------------------------------------------------------------ */
 /* log10 without libm (the profiled program may not link -lm). */
 P_FN double lg10(double x) {
@@ -1498,6 +1517,7 @@ __attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
     sum_counters(&rt);
     if (!(rows = make_rows(&n))) return;
     resolve_names();
+    demangle_names();
     o = open_report(getenv(PROF_ENV_OUT));
     if (!(quiet && *quiet == '1')) {
         write_header(o, &rt);

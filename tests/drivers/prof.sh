@@ -213,3 +213,14 @@ prof_stop_signal() {
 }
 case_ prof-report-on-sigterm prof_stop_signal TERM 143
 case_ prof-report-on-sigint prof_stop_signal INT 130
+
+# C++: names demangled by the program's own C++ runtime, printed whole.
+prof_cxx_names() {
+    local d="$B/prof-cxx-names" want='edgeprobe_test::deeply_nested_namespace::AccumulatorWithAVeryLongName<long>::add_all_the_values(std::vector<long, std::allocator<long> > const&, int)'
+    mkdir -p "$d"
+    prof_tools && g++ -O2 $WARN -fpatchable-function-entry=5 tests/prof/cxx_names.cc -o "$d/cxx_names" || return 1
+    ./build/edgeprobe prof -q -o "$d/report.txt" -- "./$d/cxx_names" >/dev/null || return 1
+    cat "$d/report.txt"
+    grep -qF "$want" "$d/report.txt" || { echo "FAIL no demangled, whole name: $want"; return 1; }
+}
+case_ prof-cxx-names prof_cxx_names
