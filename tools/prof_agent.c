@@ -1354,7 +1354,11 @@ P_FN void sum_counters(run_totals *rt) {
 /* One row per sampled function, hottest first, in *n; NULL if out of memory.
  * Calls are the counts of the observation intervals, scaled (see COUNTING
  * CALLS). */
-P_FN row *make_rows(int *n) {
+P_FN row *make_rows(const run_totals *rt, int *n) {
+    /* inclusive time: a recursive function's levels each count it, so the
+     * product can pass what the threads had; no share passes wall time
+     * times the threads that ran handlers */
+    double most = rt->run_ns / rt->ns_per_tick * (double)(rt->threads ? rt->threads : 1);
     prof_func *f;
     row *rows;
     *n = 0;
@@ -1371,6 +1375,7 @@ P_FN row *make_rows(int *n) {
         r->p99 = hist_pct(f, 99);
         r->est_calls = f->est_calls;
         r->est_total = r->est_calls * r->mean;
+        if (r->est_total > most) r->est_total = most;
     }
     qsort(rows, (size_t)*n, sizeof *rows, row_cmp);
     return rows;
@@ -1445,7 +1450,8 @@ P_FN void write_table(FILE *o, const row *rows, int n, const run_totals *rt) {
                 r->f->estimated ? "estimated" : "exact");
     }
     if (limit < n) fprintf(o, "... %d more functions (EDGEPROBE_PROF_TOP=0 shows all)\n", n - limit);
-    fprintf(o, "share%% = calls x mean / wall time; inclusive (a caller's time contains its callees'). counted: "
+    fprintf(o, "share%% = calls x mean / wall time, at most 100%% per thread; inclusive (a caller's time "
+               "contains its callees', a recursive function's outer calls their inner ones). counted: "
                "exact = every call counted; estimated = calls counted in an interval of each epoch, scaled "
                "(unbiased when the program's threads run steadily; busy machines and threads that are "
                "descheduled make it less precise)\n");
@@ -1515,7 +1521,7 @@ __attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
     memset(&rt, 0, sizeof rt);
     stop_sampling(&rt);
     sum_counters(&rt);
-    if (!(rows = make_rows(&n))) return;
+    if (!(rows = make_rows(&rt, &n))) return;
     resolve_names();
     demangle_names();
     o = open_report(getenv(PROF_ENV_OUT));
