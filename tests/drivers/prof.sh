@@ -224,3 +224,39 @@ prof_cxx_names() {
     grep -qF "$want" "$d/report.txt" || { echo "FAIL no demangled, whole name: $want"; return 1; }
 }
 case_ prof-cxx-names prof_cxx_names
+
+# g++ and a C++ static library of leveldb's shape (tests/prof/cxxlib/env.h
+# says what triggers the link failure). clang++ builds it and prof names its
+# functions, demangled; g++ 12 fails to link it as the README says (if a
+# g++ links it, the case says so and profiles that build too); g++ with
+# -fno-weak links (the README says why that is no general fix).
+prof_cxxlib_build() { # DIR CXX FLAGS
+    local d=$1 cxx=$2 flags=$3 f
+    mkdir -p "$d"
+    for f in env user; do $cxx -O2 $flags -fpatchable-function-entry=5 -c tests/prof/cxxlib/$f.cc -o "$d/$f.o" || return 1; done
+    rm -f "$d/lib.a" && ar rcs "$d/lib.a" "$d/env.o" "$d/user.o" &&
+        $cxx -O2 $flags -fpatchable-function-entry=5 tests/prof/cxxlib/main.cc "$d/lib.a" -o "$d/main" 2>"$d/link.err"
+}
+prof_cxxlib_profile() { # DIR
+    ./build/edgeprobe prof -q -o "$1/report.txt" --top 0 -- "./$1/main" >/dev/null || return 1
+    grep -q '^edgeprobe_cxxlib::helper(unsigned long) ' "$1/report.txt" &&
+        grep -q '^edgeprobe_cxxlib::use_it() ' "$1/report.txt" ||
+        { cat "$1/report.txt"; echo "FAIL $1: the report lacks helper or use_it"; return 1; }
+}
+prof_cxxlib() {
+    local d="$B/prof-cxxlib"
+    command -v clang++ >/dev/null || { echo "skipped: clang++ is not installed"; return 77; }
+    prof_tools || return 1
+    prof_cxxlib_build "$d/clang" clang++ "" && prof_cxxlib_profile "$d/clang" || { cat "$d/clang/link.err"; return 1; }
+    if prof_cxxlib_build "$d/gcc" g++ ""; then
+        echo "note: $(g++ -dumpversion) links this shape; profiling it too"
+        prof_cxxlib_profile "$d/gcc" || return 1
+    else
+        cat "$d/gcc/link.err"
+        grep -q 'discarded section' "$d/gcc/link.err" || { echo "FAIL g++ failed otherwise"; return 1; }
+        echo "g++ $(g++ -dumpversion): the known link failure (README, 'g++ and -fpatchable-function-entry')"
+    fi
+    prof_cxxlib_build "$d/gcc-noweak" g++ "-fno-weak" && prof_cxxlib_profile "$d/gcc-noweak" ||
+        { cat "$d/gcc-noweak/link.err"; echo "FAIL g++ -fno-weak"; return 1; }
+}
+case_ prof-cxx-static-lib prof_cxxlib
