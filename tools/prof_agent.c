@@ -1005,6 +1005,25 @@ NOI void on_stop_signal(int sig) {
     if (write(bg_pipe[1], &b, 1) != 1) {} /* a full pipe: a report is on its way */
     errno = saved;
 }
+/* A child forked without exec is not profiled (the command profiles the
+ * process it launched): it never reports, so it cannot overwrite the
+ * parent's report, and it has no epoch thread to stop; the pipe is the
+ * parent's, so the child lets go of it, and of the stop signals it caught
+ * through it. */
+NOI void on_fork_child(void) {
+    static const int sigs[] = {SIGTERM, SIGINT};
+    unsigned i;
+    prof_running = 0;
+    prof_mode = PROF_MODE_NONE;
+    bg_started = 0;
+    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], 0, &old) == 0 && old.sa_handler == on_stop_signal) signal(sigs[i], SIG_DFL);
+    }
+    close(bg_pipe[0]);
+    close(bg_pipe[1]);
+    bg_pipe[0] = bg_pipe[1] = -1;
+}
 /* In a program the command launched, SIGTERM and SIGINT write the report
  * first; only where the program left them at their default action (one it
  * installs later replaces ours, and its own exit path writes the report). */
@@ -1067,6 +1086,7 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
     tick_tsc = rdtsc(); /* the first epoch starts with the windows open */
     if (pipe2(bg_pipe, O_CLOEXEC | O_NONBLOCK) == 0 && pthread_create(&bg_thread, 0, bg_main, 0) == 0) {
         bg_started = 1;
+        pthread_atfork(0, 0, on_fork_child);
         if (pid == (long)getpid()) catch_stop_signals();
     }
     else fprintf(stderr, "edgeprobe profiler: no background thread; probes will not re-open\n");

@@ -260,3 +260,17 @@ prof_cxxlib() {
         { cat "$d/gcc-noweak/link.err"; echo "FAIL g++ -fno-weak"; return 1; }
 }
 case_ prof-cxx-static-lib prof_cxxlib
+
+# fork without exec (tests/prof/forker.c): the child neither stops the
+# parent's profiler nor writes the report; SIGTERM still kills a child; the
+# parent's calls after the fork are in its report.
+prof_fork() {
+    local d="$B/prof-fork"
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/forker.c -o "$d/forker" || return 1
+    timeout 60 ./build/edgeprobe prof -q -o "$d/report.txt" -- "./$d/forker" || { echo "FAIL status $?"; return 1; }
+    cat "$d/report.txt"
+    grep -q '^after_fork_work ' "$d/report.txt" || { echo "FAIL no after_fork_work in the report"; return 1; }
+    ! grep -q '^child_work ' "$d/report.txt" || { echo "FAIL the child wrote the report"; return 1; }
+}
+case_ prof-fork prof_fork
