@@ -732,66 +732,61 @@ P_FN int fentry_adopt(void) {
 /* ---- calibration -----------------------------------------------------------
  * What a function-probe event costs beyond what its handler measures of
  * itself: the site's call, the stub, the trampolines' register saves, the
- * shadow stack. Calls of an empty function with a patchable entry, off,
- * then on with handlers that measure themselves as the real ones do: the
- * difference less the measured part is the unmeasured cost; an entry that
- * asks for no exit gives the entry's share. Best of several rounds (the
- * machine may be busy). */
+ * shadow stack, the handler's own entry and return. Calls of an empty
+ * function with a patchable entry, off, then on with the profiler's own
+ * handlers (a hidden function record, window open, calls counted): the
+ * difference less what the handlers added to the thread's profiler ticks
+ * is the unmeasured cost. Calls not timed give an entry's share; timed
+ * ones, an entry and an exit; their shortest sample, what lies between
+ * the two timestamps. Best of several rounds (the machine may be busy). */
 __attribute__((noinline, patchable_function_entry(5, 0))) NOI void edgeprobe_prof_calibration_target(void) {
     __asm__ volatile("");
 }
 #define CAL_CALLS 500
 #define CAL_ROUNDS 5
-typedef struct { uint64_t measured, inside_min; int want; } cal_state;
-NOI int cal_on_entry(edgeprobe_func_call *call, void *user) {
-    uint64_t t0 = rdtsc(), t1;
-    cal_state *c = (cal_state *)user;
-    t1 = rdtsc();
-    c->measured += t1 - t0;
-    call->data = t1;
-    return c->want;
-}
-NOI void cal_on_exit(const edgeprobe_func_call *call, void *user) {
-    uint64_t t0 = rdtsc();
-    cal_state *c = (cal_state *)user;
-    if (t0 - call->data < c->inside_min) c->inside_min = t0 - call->data;
-    c->measured += rdtsc() - t0;
-}
+static prof_func cal_func;
+static prof_site cal_site;
 /* The best (lowest) unmeasured ticks per call over the rounds. */
-P_FN uint64_t cal_unmeasured(cal_state *c) {
+P_FN uint64_t cal_unmeasured(tstate *t, int timed) {
     void (*volatile target)(void) = edgeprobe_prof_calibration_target;
     uint64_t best = ~0ull;
     int r, i;
     for (r = 0; r < CAL_ROUNDS; r++) {
-        uint64_t t0, off, total;
+        uint64_t t0, off, total, measured;
         t0 = rdtsc();
         for (i = 0; i < CAL_CALLS; i++) target();
         off = rdtsc() - t0;
         if (edgeprobe_func_on(cal_id) < 0) return 0;
-        c->measured = 0;
+        measured = t->ov;
         t0 = rdtsc();
-        for (i = 0; i < CAL_CALLS; i++) target();
+        for (i = 0; i < CAL_CALLS; i++) {
+            cal_func.win_samples = timed ? 0 : prof_k; /* timed, or counted only */
+            target();
+        }
         total = rdtsc() - t0;
+        measured = t->ov - measured;
         edgeprobe_func_off(cal_id);
-        if (total > off + c->measured && total - off - c->measured < best) best = total - off - c->measured;
+        if (total > off + measured && total - off - measured < best) best = total - off - measured;
     }
     return best == ~0ull ? 0 : best / CAL_CALLS;
 }
 P_FN void calibrate(void) {
-    static cal_state c;
+    tstate *t = count_event();
     uint64_t both;
-    if (cal_id < 0 || edgeprobe_func_attach_id(cal_id, cal_on_entry, cal_on_exit, &c) < 0) {
+    cal_func.name = PROF_CALIBRATION_TARGET;
+    cal_func.seq = 1; /* window open */
+    cal_func.obs_len = PROF_OBS_ALL;
+    cal_site.func = &cal_func;
+    cal_site.kind = EDGEPROBE_KIND_FUNCTION;
+    if (!t || cal_id < 0 || edgeprobe_func_attach_id(cal_id, fentry_on_entry, fentry_on_exit, &cal_site) < 0) {
         fprintf(stderr, "edgeprobe profiler: no calibration (the profiler's own function probe is missing); "
                         "latencies include the probes' trampolines\n");
         return;
     }
-    c.inside_min = ~0ull;
-    c.want = 0;
-    cal_entry = cal_unmeasured(&c);
-    c.want = 1;
-    both = cal_unmeasured(&c);
+    cal_entry = cal_unmeasured(t, 0);
+    both = cal_unmeasured(t, 1);
     cal_exit = both > cal_entry ? both - cal_entry : 0;
-    cal_self = c.inside_min == ~0ull ? 0 : c.inside_min;
+    cal_self = cal_func.min;
     edgeprobe_func_detach(PROF_CALIBRATION_TARGET);
 }
 
