@@ -20,11 +20,15 @@
  * window is open, its entry and exit probes are all active and bound to the
  * handler below: an entry pushes (function, window, rdtsc) on a per-thread
  * shadow stack, an exit pops the matching frame and records one sample
- * (duration in TSC ticks). After K samples (EDGEPROBE_PROF_K, default 10) the
- * handler closes the window and switches every probe of the function off
- * (entry and exit together). A background thread wakes every epoch
- * (EDGEPROBE_PROF_EPOCH_MS, default 10) and re-opens every closed window:
- * probes on first, then the window.
+ * (duration in TSC ticks, less the profiler's own ticks on that thread:
+ * see account()). Once the function's observation interval of the epoch
+ * is over and it has K samples (EDGEPROBE_PROF_K, default 10), an entry
+ * closes the window and switches every probe of the function off (entry
+ * and exit together). A background thread wakes every epoch
+ * (EDGEPROBE_PROF_EPOCH_MS, default 10), re-opens every closed window
+ * (probes on first, then the window), folds the calls counted in each
+ * function's interval into its estimate and starts the next intervals
+ * (COUNTING CALLS, below).
  *
  * WHY THE SHADOW STACK CANNOT BE CORRUPTED BY TOGGLING. Each window of a
  * function has its own odd number (seq); a frame remembers the seq it was
@@ -79,6 +83,7 @@
 #include "edgeprobe.h"
 #include "prof_common.h"
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
@@ -86,9 +91,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,9 +116,11 @@ static volatile int prof_running;
 #define MAX_IDS (1u << 22)   /* edgeprobe ids (EDGEPROBE__CHUNK * CHUNKS) */
 #define FN_HASH (1u << 20)   /* function table slots */
 #define ARENA_BYTES (1ull << 30)
-#define HB 32                /* histogram: sub-buckets per power of two */
+#define HB_BITS 6
+#define HB (1u << HB_BITS)   /* histogram: sub-buckets per power of two
+                                (a bucket is 1/64 of its power of two wide) */
 #define HEXP 48              /* values up to 2^48 ticks */
-#define NBUCKETS ((HEXP - 5 + 1) * HB)
+#define NBUCKETS ((HEXP - HB_BITS + 1) * HB)
 
 P_FN uint64_t rdtsc(void) { return __builtin_ia32_rdtsc(); }
 
@@ -159,9 +170,16 @@ struct prof_func {
     prof_func *next_all;
     /* current window (written under busy) */
     unsigned win_samples, win_entries;
-    uint64_t open_tsc, close_tsc;
-    double rate;             /* entries per tick in the last closed window */
-    double est_unseen;       /* calls estimated while switched off */
+    /* calls: counted in the observation interval of each epoch (see
+     * COUNTING CALLS at the top), folded into est_calls at the next tick */
+    uint64_t obs_len;        /* the interval, in the caller's own ticks */
+    uint64_t obs_count;      /* entries counted in the current interval */
+    int obs_open;            /* the window was open when the epoch began */
+    double obs_rate;         /* calls per own tick, from the last epoch */
+    double est_calls;        /* calls of the epochs folded so far */
+    double obs_seen;         /* own ticks observed over all threads, when */
+    unsigned obs_closed_seq; /* the window closed in epoch obs_closed_seq */
+    int estimated;           /* an epoch's calls were scaled, not all counted */
     /* statistics */
     uint64_t samples, sum, entries, windows, closes, ignored, min;
     uint32_t *hist;          /* NBUCKETS, from the arena at the first sample:
@@ -184,14 +202,30 @@ typedef struct frame {
     uintptr_t pos;           /* stack position of the entry */
     const struct prof_site *site; /* the entry site */
     uint64_t tsc;
+    uint64_t own;            /* tsc less the thread's profiler ticks */
+    int timed;               /* its exit records a sample */
 } frame;
 typedef struct tstate {
     int inside, depth;
     struct tstate *next;
+    /* The profiler's own ticks on this thread (handlers, measured, plus the
+     * calibrated trampoline cost of every event): subtracted from the time
+     * of sampled calls and of observation intervals. */
+    uint64_t ov;
+    unsigned tick_seq;       /* the epoch of chk_* */
+    uint64_t chk_tsc, chk_own, chk_ov; /* the last look at its CPU time:
+                                 own ticks since the epoch's tick then */
+    uint64_t ov_folded;      /* ov at the tick (written by the epoch thread) */
+    long tid;                /* for its CPU-time clock */
+    uint64_t cpu_folded_ns;  /* its CPU time at the tick (epoch thread) */
     unsigned long long events, samples, toggles, toggle_calls, toggle_ticks;
     unsigned long long stale, unmatched, overflow, toggle_errors;
     frame stack[MAX_DEPTH];
 } tstate;
+/* The epoch's tick: set by the epoch thread once it has re-opened every
+ * window (see COUNTING CALLS). */
+static uint64_t tick_tsc;
+static unsigned tick_seq;
 static __thread tstate *my_ts;
 static tstate *ts_all;
 static tstate bg_ts; /* the background thread's counters */
@@ -199,6 +233,7 @@ static tstate bg_ts; /* the background thread's counters */
 P_FN tstate *tstate_new(void) {
     tstate *t = (tstate *)arena_alloc(sizeof *t);
     if (!t) return 0;
+    t->tid = syscall(SYS_gettid);
     t->next = __atomic_load_n(&ts_all, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&ts_all, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
     my_ts = t;
@@ -217,17 +252,17 @@ P_FN tstate *count_event(void) {
 P_FN unsigned bucket_of(uint64_t v) {
     unsigned e;
     if (v < HB) return (unsigned)v;
-    e = 63u - (unsigned)__builtin_clzll(v);          /* >= 5 */
+    e = 63u - (unsigned)__builtin_clzll(v);          /* >= HB_BITS */
     if (e >= HEXP) return NBUCKETS - 1;
-    return (e - 4) * HB + (unsigned)((v >> (e - 5)) & (HB - 1));
+    return (e - HB_BITS + 1) * HB + (unsigned)((v >> (e - HB_BITS)) & (HB - 1));
 }
 P_FN double bucket_mid(unsigned b) {
     unsigned e, sub;
     double lo, width;
     if (b < HB) return b;
-    e = b / HB + 4;
+    e = b / HB + HB_BITS - 1;
     sub = b % HB;
-    width = (double)(1ull << (e - 5));
+    width = (double)(1ull << (e - HB_BITS));
     lo = (double)(1ull << e) + sub * width;
     return lo + width / 2;
 }
@@ -281,16 +316,18 @@ P_FN void func_toggle(prof_func *f, int on, tstate *t) {
     t->toggle_ticks += rdtsc() - t0;
 }
 
-/* Close f's window s (K samples reached) and switch its probes off. */
+P_FN double threads_observed(uint64_t len, uint64_t at);
+/* Close f's window s (its observation interval is over and it has K
+ * samples) and switch its probes off. */
 P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t) {
     int zero = 0;
     unsigned expect = s;
     if (!(s & 1)) return; /* that window is shut already */
     if (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
     if (__atomic_compare_exchange_n(&f->seq, &expect, s + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
-        uint64_t len = now > f->open_tsc ? now - f->open_tsc : 1;
-        f->rate = (double)__atomic_load_n(&f->win_entries, __ATOMIC_RELAXED) / (double)len;
-        f->close_tsc = now;
+        /* threads still inside their interval stop counting f now */
+        f->obs_seen = threads_observed(f->obs_len, now);
+        f->obs_closed_seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
         f->closes++;
         func_toggle(f, 0, t);
     }
@@ -301,11 +338,9 @@ P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t) {
 extern void edgeprobe_profiler_on_sample(const char *name, uintptr_t fn, uint64_t entry_tsc, uint64_t exit_tsc)
     __attribute__((weak));
 
-/* One sample of f: a call that took exit_tsc - entry_tsc ticks. After K
- * samples in window seq, the window closes and f's probes go off. */
-P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_tsc, uint64_t now, unsigned seq) {
-    uint64_t d = now - entry_tsc;
-    unsigned w;
+/* One sample of f: a call that took d ticks of its own (the profiler's
+ * ticks taken out). The window closes at an entry (window_after_entry). */
+P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_tsc, uint64_t now, uint64_t d) {
     uint32_t *hist = __atomic_load_n(&f->hist, __ATOMIC_ACQUIRE);
     if (!hist) { /* first sample: threads racing here agree on one array */
         uint32_t *fresh = (uint32_t *)arena_alloc(NBUCKETS * sizeof *hist);
@@ -322,8 +357,98 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
     }
     t->samples++;
     if (edgeprobe_profiler_on_sample) edgeprobe_profiler_on_sample(f->name, fn, entry_tsc, now);
-    w = __atomic_add_fetch(&f->win_samples, 1, __ATOMIC_RELAXED);
-    if (w >= prof_k && prof_mode == PROF_MODE_SAMPLE) close_window(f, seq, now, t);
+    __atomic_add_fetch(&f->win_samples, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- counting calls --------------------------------------------------------
+ * The epoch thread publishes a tick (tick_tsc, tick_seq) after it has
+ * re-opened every window. From the tick, each function is observed for
+ * obs_len ticks of the calling thread's own time (the profiler's ticks on
+ * that thread taken out): every entry inside is counted. At the next tick
+ * the count is scaled by the epoch's own length over obs_len. The interval's
+ * place is set by the clock, never by the function's calls, so the estimate
+ * is unbiased whatever the calls' pattern (bursts included); its error
+ * shrinks with the calls counted, and obs_len is chosen to count about
+ * PROF_COUNT_TARGET calls per epoch, or all of them when counting costs
+ * little against the function's own time (then the count is exact). */
+#define PROF_COUNT_TARGET 128
+
+/* A thread's own ticks since the epoch's tick: the ticks it ran (its CPU
+ * time, from its CPU-time clock) less the profiler's. The TSC alone would
+ * count the time it waited for a CPU: on a busy machine a process's threads
+ * run in slices, and the epoch thread's tick falls at the start of one (it
+ * runs when its process does), so intervals timed by the TSC would count
+ * where the threads run and be scaled by where they may not. The clock is
+ * a system call: read at a thread's first event of the epoch, then at most
+ * once per PROF_CPU_CHECK ticks, when an entry seems past an interval;
+ * between two looks, the TSC. Intervals start at the tick, not at a
+ * thread's first event: what follows an event (the end of a long call) is
+ * no sample of the program's time. */
+#define PROF_CPU_CHECK 200000ull
+P_FN uint64_t thread_cpu_ns(long tid);
+static double ticks_per_ns;
+P_FN uint64_t own_since_check(const tstate *t, uint64_t now) {
+    uint64_t wall = now > t->chk_tsc ? now - t->chk_tsc : 0, mine = t->ov - t->chk_ov;
+    return t->chk_own + (wall > mine ? wall - mine : 0);
+}
+/* Look at the thread's CPU time now. */
+P_FN uint64_t own_check(tstate *t, uint64_t now) {
+    uint64_t cpu = ticks_per_ns > 0 ? thread_cpu_ns(t->tid) : 0;
+    double ran = cpu ? (double)(cpu - __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) * ticks_per_ns
+                     : (double)(now - __atomic_load_n(&tick_tsc, __ATOMIC_RELAXED));
+    ran -= (double)(t->ov - __atomic_load_n(&t->ov_folded, __ATOMIC_RELAXED));
+    t->chk_tsc = now;
+    t->chk_ov = t->ov;
+    t->chk_own = ran > 0 ? (uint64_t)ran : 0;
+    return t->chk_own;
+}
+P_FN uint64_t own_since_tick(tstate *t, uint64_t now) {
+    unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
+    if (t->tick_seq != seq) { /* the first event of this thread in the epoch */
+        t->tick_seq = seq;
+        return own_check(t, now);
+    }
+    return own_since_check(t, now);
+}
+P_FN uint64_t own_since_tick_ran(tstate *t, uint64_t now) {
+    if (now - t->chk_tsc < PROF_CPU_CHECK) return own_since_check(t, now);
+    return own_check(t, now);
+}
+/* The own ticks of the epoch's intervals of length len that the threads
+ * had lived by at (summed over threads: a window that closes stops every
+ * thread's counting, those still inside their interval too). Reads other
+ * threads' clocks without a lock: a stale value costs one thread's share
+ * of one epoch. */
+P_FN double threads_observed(uint64_t len, uint64_t at) {
+    unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
+    double sum = 0;
+    const tstate *t;
+    for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
+        uint64_t own;
+        if (__atomic_load_n(&t->tick_seq, __ATOMIC_RELAXED) != seq) continue; /* no event yet */
+        own = own_since_check(t, at);
+        sum += (double)(own < len ? own : len);
+    }
+    return sum;
+}
+/* An entry of f in its open window seq: counted while inside the
+ * observation interval; after it, the window closes once it has K samples
+ * (or 8K entries: calls that never return, e.g. longjmp, must not keep it
+ * open). Returns 1 if this call is to be timed: the window's first K calls
+ * (every call in mode on). */
+P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now) {
+    int sampling = prof_mode == PROF_MODE_SAMPLE;
+    unsigned entries = __atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED);
+    int want = !sampling || __atomic_load_n(&f->win_samples, __ATOMIC_RELAXED) < prof_k;
+    uint64_t len = __atomic_load_n(&f->obs_len, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
+    if (!sampling || own_since_tick(t, now) < len || own_since_tick_ran(t, now) < len) {
+        __atomic_fetch_add(&f->obs_count, 1, __ATOMIC_RELAXED);
+        return want;
+    }
+    if (want && entries < 8 * prof_k) return 1;
+    close_window(f, seq, now, t);
+    return 0;
 }
 
 /* Frames at our own position are dead if they came from this same site
@@ -353,7 +478,10 @@ P_FN void stack_overflow(tstate *t) {
 P_FN void handle_entry(tstate *t, prof_site *site, unsigned seq, uintptr_t pos, uint64_t now) {
     prof_func *f = site->func;
     frame *fr;
+    int timed = window_after_entry(f, t, seq, now);
     drop_dead_frames_at(t, site, pos);
+    /* a frame even for a call not timed: its exit must find it, not an
+     * outer call's */
     if (t->depth == MAX_DEPTH) stack_overflow(t);
     fr = &t->stack[t->depth++];
     fr->f = f;
@@ -361,12 +489,8 @@ P_FN void handle_entry(tstate *t, prof_site *site, unsigned seq, uintptr_t pos, 
     fr->pos = pos;
     fr->site = site;
     fr->tsc = now;
-    __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
-    /* Calls that rarely return where they were entered (exits skipped by
-     * longjmp, e.g. a coroutine's interpreter loop) would keep the window
-     * open forever: K samples, or 8K entries, close it. */
-    if (__atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED) >= 8 * prof_k && prof_mode == PROF_MODE_SAMPLE)
-        close_window(f, seq, now, t);
+    fr->own = now - t->ov;
+    fr->timed = timed;
 }
 /* An exit in window seq of f: pop f's frame and record a sample. */
 P_FN void handle_exit(tstate *t, prof_func *f, unsigned seq, uintptr_t value, uint64_t now) {
@@ -387,7 +511,7 @@ P_FN void handle_exit(tstate *t, prof_func *f, unsigned seq, uintptr_t value, ui
         return;
     }
     t->depth = i; /* this frame and the ones above it (nested, so dead) */
-    record_sample(f, t, value, t->stack[i].tsc, now, seq);
+    if (t->stack[i].timed) record_sample(f, t, value, t->stack[i].tsc, now, now - t->ov - t->stack[i].own);
 }
 /* The handler of every entry and exit probe. user = the site's record.
  *
@@ -421,10 +545,12 @@ NOI void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) {
     if (!(seq & 1)) f->ignored++; /* window shut; racy on purpose: a diagnostic */
     else if (site->kind == EDGEPROBE_KIND_ENTRY) handle_entry(t, site, seq, pos, now);
     else handle_exit(t, f, seq, value, now);
+    t->ov += rdtsc() - now;
     t->inside = 0;
 }
 
 /* ---- discovery: registry lock held; no edgeprobe calls, no malloc -------- */
+#define PROF_OBS_ALL (~0ull)      /* count every call */
 static unsigned long long sites_unpatchable, sites_tail;
 P_FN unsigned hash_str(const char *s) {
     unsigned h = 2166136261u;
@@ -436,6 +562,7 @@ P_FN prof_func *func_new(const char *name) {
     prof_func *f = (prof_func *)arena_alloc(sizeof *f);
     if (!f) return 0;
     f->name = name;
+    f->obs_len = PROF_OBS_ALL; /* the first epoch counts every call */
     f->next_all = fn_all;
     __atomic_store_n(&fn_all, f, __ATOMIC_RELEASE);
     fn_count++;
@@ -503,35 +630,56 @@ P_FN void prof_discover(const edgeprobe_info *info, void *arg) {
  * window closing or opening between entry and exit cannot pair the wrong
  * calls, and longjmp or exceptions only lose samples. */
 static int fentry_mode;
+/* A function of this file with a patchable entry, timed at start to learn
+ * what an event costs outside the handlers (calibrate()); never reported. */
+#define PROF_CALIBRATION_TARGET "edgeprobe_prof_calibration_target"
+static int cal_id = -1;
 static int fentry_seen; /* point ids examined so far */
 static unsigned long long fentry_unnamed; /* no symbol: a stripped object */
+/* What one event costs outside the handlers' own measurement (the
+ * trampolines, the shadow stack), in ticks, measured at start by
+ * calibrate(): an entry, an exit, and the part of a timed call's own
+ * entry and exit that falls between its two timestamps. */
+static uint64_t cal_entry, cal_exit, cal_self;
+
+/* Add this handler's ticks (from t0) and its trampoline's to the thread's
+ * profiler time; returns the thread's own clock (tsc less profiler ticks). */
+P_FN uint64_t account(tstate *t, uint64_t t0, uint64_t unmeasured) {
+    uint64_t t1 = rdtsc();
+    t->ov += t1 - t0 + unmeasured;
+    return t1 - t->ov;
+}
 NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
+    uint64_t now = rdtsc();
     prof_site *site = (prof_site *)user;
     prof_func *f = site->func;
     tstate *t = count_event();
     unsigned seq;
-    uint64_t now = rdtsc();
-    if (!t || !prof_running) return 0;
+    int want = 0;
+    if (!t) return 0;
     seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
-    if (!(seq & 1)) {
+    if (!prof_running) {
+    } else if (!(seq & 1)) {
         f->ignored++; /* racy on purpose: a diagnostic */
-        return 0;
+    } else {
+        if (!f->addr) f->addr = (uintptr_t)call->fn;
+        want = window_after_entry(f, t, seq, now);
     }
-    if (!f->addr) f->addr = (uintptr_t)call->fn;
-    __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
-    /* calls that never return (longjmp) must not keep the window open */
-    if (__atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED) >= 8 * prof_k && prof_mode == PROF_MODE_SAMPLE)
-        close_window(f, seq, now, t);
-    call->data = now;
-    return 1;
+    /* the call's start on the thread's own clock: its callees' events
+     * will not count in its time */
+    call->data = account(t, now, cal_entry);
+    return want;
 }
 NOI void fentry_on_exit(const edgeprobe_func_call *call, void *user) {
-    prof_site *site = (prof_site *)user;
-    prof_func *f = site->func;
-    tstate *t = count_event();
     uint64_t now = rdtsc();
+    prof_site *site = (prof_site *)user;
+    tstate *t = count_event();
+    uint64_t own, d;
     if (!t) return;
-    record_sample(f, t, (uintptr_t)call->fn, call->data, now, __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE));
+    own = now - t->ov - call->data;
+    d = own > cal_self ? own - cal_self : 0;
+    record_sample(site->func, t, (uintptr_t)call->fn, now - own, now, d);
+    account(t, now, cal_exit);
 }
 /* Make sites for the function probes not seen yet and switch them on; the
  * functions' windows open (odd seq) with them. Not from a handler. */
@@ -542,6 +690,10 @@ P_FN int fentry_adopt(void) {
         prof_site *ps;
         prof_func *f;
         if (edgeprobe_point_info(id, &info) < 0 || info.kind != EDGEPROBE_KIND_FUNCTION) continue;
+        if (!strcmp(info.name, PROF_CALIBRATION_TARGET)) {
+            cal_id = info.patchable ? id : -1;
+            continue;
+        }
         sites_discovered++;
         sites_entry++;
         if (!info.patchable) {
@@ -567,7 +719,7 @@ P_FN int fentry_adopt(void) {
         __atomic_add_fetch(&f->nsites, 1, __ATOMIC_RELEASE);
         __atomic_add_fetch(&f->nbound, 1, __ATOMIC_RELEASE);
         if (!(f->seq & 1) && prof_mode != PROF_MODE_OFF) { /* a first site: the window opens now */
-            f->open_tsc = rdtsc();
+            f->obs_open = 1;
             f->windows++;
             __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE);
         }
@@ -577,12 +729,75 @@ P_FN int fentry_adopt(void) {
     return adopted;
 }
 
+/* ---- calibration -----------------------------------------------------------
+ * What a function-probe event costs beyond what its handler measures of
+ * itself: the site's call, the stub, the trampolines' register saves, the
+ * shadow stack, the handler's own entry and return. Calls of an empty
+ * function with a patchable entry, off, then on with the profiler's own
+ * handlers (a hidden function record, window open, calls counted): the
+ * difference less what the handlers added to the thread's profiler ticks
+ * is the unmeasured cost. Calls not timed give an entry's share; timed
+ * ones, an entry and an exit; their shortest sample, what lies between
+ * the two timestamps. Best of several rounds (the machine may be busy). */
+__attribute__((noinline, patchable_function_entry(5, 0))) NOI void edgeprobe_prof_calibration_target(void) {
+    __asm__ volatile("");
+}
+#define CAL_CALLS 500
+#define CAL_ROUNDS 5
+static prof_func cal_func;
+static prof_site cal_site;
+/* The best (lowest) unmeasured ticks per call over the rounds. */
+P_FN uint64_t cal_unmeasured(tstate *t, int timed) {
+    void (*volatile target)(void) = edgeprobe_prof_calibration_target;
+    uint64_t best = ~0ull;
+    int r, i;
+    for (r = 0; r < CAL_ROUNDS; r++) {
+        uint64_t t0, off, total, measured;
+        t0 = rdtsc();
+        for (i = 0; i < CAL_CALLS; i++) target();
+        off = rdtsc() - t0;
+        if (edgeprobe_func_on(cal_id) < 0) return 0;
+        measured = t->ov;
+        t0 = rdtsc();
+        for (i = 0; i < CAL_CALLS; i++) {
+            cal_func.win_samples = timed ? 0 : prof_k; /* timed, or counted only */
+            target();
+        }
+        total = rdtsc() - t0;
+        measured = t->ov - measured;
+        edgeprobe_func_off(cal_id);
+        if (total > off + measured && total - off - measured < best) best = total - off - measured;
+    }
+    return best == ~0ull ? 0 : best / CAL_CALLS;
+}
+P_FN void calibrate(void) {
+    tstate *t = count_event();
+    uint64_t both;
+    cal_func.name = PROF_CALIBRATION_TARGET;
+    cal_func.seq = 1; /* window open */
+    cal_func.obs_len = PROF_OBS_ALL;
+    cal_site.func = &cal_func;
+    cal_site.kind = EDGEPROBE_KIND_FUNCTION;
+    if (!t || cal_id < 0 || edgeprobe_func_attach_id(cal_id, fentry_on_entry, fentry_on_exit, &cal_site) < 0) {
+        fprintf(stderr, "edgeprobe profiler: no calibration (the profiler's own function probe is missing); "
+                        "latencies include the probes' trampolines\n");
+        return;
+    }
+    cal_entry = cal_unmeasured(t, 0);
+    both = cal_unmeasured(t, 1);
+    cal_exit = both > cal_entry ? both - cal_entry : 0;
+    cal_self = cal_func.min;
+    edgeprobe_func_detach(PROF_CALIBRATION_TARGET);
+}
+
 /* ---- the background thread ------------------------------------------------ */
 static pthread_t bg_thread;
 static int bg_started;
-static pthread_mutex_t bg_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t bg_cv = PTHREAD_COND_INITIALIZER;
-static int bg_stop;
+/* The epoch thread sleeps in poll() on this pipe: a byte wakes it, 0 to
+ * stop, a signal number to write the report and end the process by that
+ * signal (a signal handler may only write(2)). */
+static int bg_pipe[2] = {-1, -1};
+#define BG_WAKE_STOP 0
 
 /* Switch a site off for good (mode off, or its function can never be
  * sampled): provider sites start on, and even an unbound one costs a call
@@ -629,49 +844,199 @@ P_FN void open_windows(void) {
     for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) {
         unsigned e = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
         int zero = 0;
-        uint64_t now;
-        if ((e & 1) || f->broken) continue;
+        if (e & 1) { /* open since an earlier epoch: a new window all the same */
+            __atomic_store_n(&f->win_samples, 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&f->win_entries, 0, __ATOMIC_RELAXED);
+            continue;
+        }
+        if (f->broken) continue;
         if (__atomic_load_n(&f->nbound, __ATOMIC_ACQUIRE) != __atomic_load_n(&f->nsites, __ATOMIC_ACQUIRE)) continue;
         if (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) continue;
         if (__atomic_load_n(&f->seq, __ATOMIC_ACQUIRE) == e) {
             func_toggle(f, 1, &bg_ts); /* probes first, then the window */
-            now = rdtsc();
-            if (f->close_tsc && f->rate > 0) f->est_unseen += f->rate * (double)(now - f->close_tsc);
-            f->close_tsc = 0;
             f->win_samples = 0;
             f->win_entries = 0;
-            f->open_tsc = now;
             if (__atomic_compare_exchange_n(&f->seq, &e, e + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
                 f->windows++;
         }
         __atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
     }
 }
+/* The calls counted in f's observation interval of the epoch that ends,
+ * scaled to the epoch (own: its length in own ticks, summed over the threads
+ * that ran handlers; seen: the part observed, likewise); then the next
+ * interval's length (one thread's). */
+#define PROF_OBS_MIN 2000ull   /* ticks: shorter intervals count too little */
+#define PROF_COUNT_ALL_RATIO 16 /* count every call when every call seen lasted
+                                  this many times what counting it costs */
+P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t now) {
+    uint64_t c = __atomic_exchange_n(&f->obs_count, 0, __ATOMIC_RELAXED), len = f->obs_len, next;
+    double seen = len == PROF_OBS_ALL ? own
+                  : f->obs_closed_seq == tick_seq ? f->obs_seen : threads_observed(len, now);
+    if (seen > own) seen = own;
+    if (c && (!f->obs_open || seen < own)) f->estimated = 1;
+    if (f->obs_open && seen > 0) {
+        f->est_calls += (double)c * own / seen;
+        f->obs_rate = (double)c / seen;
+    } else {
+        f->est_calls += (double)c + f->obs_rate * own; /* not observed this epoch */
+    }
+    seen = nthreads ? seen / nthreads : seen; /* one thread's interval */
+    f->obs_open = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE) & 1;
+    if (prof_mode != PROF_MODE_SAMPLE) return;
+    if (f->samples && (double)f->min >= PROF_COUNT_ALL_RATIO * (double)(cal_entry + cal_exit)) {
+        next = PROF_OBS_ALL; /* cheap against the call itself: exact */
+    } else if (len == PROF_OBS_ALL) {
+        next = (uint64_t)own;
+    } else if (c == 0) {
+        next = len * 2;
+    } else {
+        double scale = (double)PROF_COUNT_TARGET / (double)c;
+        next = (uint64_t)(seen * (scale > 2 ? 2 : scale));
+    }
+    __atomic_store_n(&f->obs_len, next < PROF_OBS_MIN ? PROF_OBS_MIN : next, __ATOMIC_RELAXED);
+}
+/* A thread's CPU time in ns (Linux: the clock id of a thread's CPU-time
+ * clock, as pthread_getcpuclockid makes it), or 0 when it has exited. */
+P_FN uint64_t thread_cpu_ns(long tid) {
+    struct timespec ts;
+    clockid_t id = (clockid_t)((~(unsigned long)tid << 3) | 6);
+    if (clock_gettime(id, &ts)) return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+/* ticks_per_ns: measured over the first epoch, refined after */
+static uint64_t tsc_start;
+static struct timespec mono_start;
+P_FN void measure_tsc_rate(uint64_t now) {
+    struct timespec m;
+    double ns;
+    clock_gettime(CLOCK_MONOTONIC, &m);
+    ns = (double)(m.tv_sec - mono_start.tv_sec) * 1e9 + (double)(m.tv_nsec - mono_start.tv_nsec);
+    if (ns > 1e6 && now > tsc_start) ticks_per_ns = (double)(now - tsc_start) / ns;
+}
+/* The epoch's own length: the CPU time of the threads that ran handlers
+ * (each thread's, less its profiler ticks; their mean), or the wall time
+ * less their mean profiler ticks when the CPU clocks cannot be read. */
+P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
+    double ovsum = 0, runsum = 0;
+    unsigned nthreads = 0, nrun = 0;
+    tstate *t;
+    for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
+        uint64_t ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED), cpu = thread_cpu_ns(t->tid);
+        double dov = (double)(ov - t->ov_folded);
+        if (ov == t->ov_folded) {
+            if (cpu) t->cpu_folded_ns = cpu;
+            continue;
+        }
+        t->ov_folded = ov;
+        ovsum += dov;
+        nthreads++;
+        if (cpu && t->cpu_folded_ns && ticks_per_ns > 0) {
+            double run = (double)(cpu - t->cpu_folded_ns) * ticks_per_ns - dov;
+            runsum += run > 0 ? run : 0;
+            nrun++;
+        }
+        if (cpu) t->cpu_folded_ns = cpu;
+    }
+    *n = nthreads;
+    if (nrun && nrun == nthreads) return runsum;
+    return (double)wall * nthreads - ovsum;
+}
+/* End the epoch at now: fold every function's count, then publish the next
+ * epoch's tick (after open_windows: every interval starts with its
+ * function's probes on). */
+P_FN void fold_epoch(uint64_t now) {
+    uint64_t wall = now > tick_tsc ? now - tick_tsc : 0;
+    double own;
+    unsigned nthreads;
+    prof_func *f;
+    measure_tsc_rate(now);
+    own = epoch_own_ticks(wall, &nthreads);
+    if (own < 1) own = 1;
+    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) fold_function(f, own, nthreads, now);
+    __atomic_store_n(&tick_tsc, now, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&tick_seq, 1, __ATOMIC_RELEASE);
+}
+
+void edgeprobe_profiler_stop(void) NOI;
+/* SIGTERM or SIGINT reached a program `edgeprobe prof` launched: the report
+ * is written here, then the signal's default action ends the process as it
+ * would have without the profiler (the command reports 128 + N). */
+P_FN void report_and_die(int sig) {
+    sigset_t set;
+    edgeprobe_profiler_stop();
+    signal(sig, SIG_DFL);
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    pthread_sigmask(SIG_UNBLOCK, &set, 0);
+    raise(sig);
+    _exit(128 + sig);
+}
+/* Wait one epoch, or for a byte on the pipe: 1 to go on, 0 to stop. */
+P_FN int bg_wait(void) {
+    struct pollfd p;
+    unsigned char b;
+    p.fd = bg_pipe[0];
+    p.events = POLLIN;
+    if (poll(&p, 1, (int)prof_epoch_ms) <= 0 || read(bg_pipe[0], &b, 1) != 1) return 1;
+    if (b == BG_WAKE_STOP) return 0;
+    report_and_die(b);
+    return 0;
+}
 P_FN void *bg_main(void *arg) {
     (void)arg;
-    pthread_mutex_lock(&bg_mu);
-    while (!bg_stop) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += (long)prof_epoch_ms * 1000000L;
-        ts.tv_sec += ts.tv_nsec / 1000000000L;
-        ts.tv_nsec %= 1000000000L;
-        pthread_cond_timedwait(&bg_cv, &bg_mu, &ts);
-        if (bg_stop) break;
-        pthread_mutex_unlock(&bg_mu);
+    while (bg_wait()) {
         if (fentry_mode && edgeprobe_func_scan() > fentry_seen) fentry_adopt(); /* dlopen */
         bind_pending();
         if (prof_mode != PROF_MODE_OFF) open_windows();
+        fold_epoch(rdtsc());
         bg_epochs++;
-        pthread_mutex_lock(&bg_mu);
     }
-    pthread_mutex_unlock(&bg_mu);
     return 0;
+}
+NOI void on_stop_signal(int sig) {
+    unsigned char b = (unsigned char)sig;
+    int saved = errno;
+    if (write(bg_pipe[1], &b, 1) != 1) {} /* a full pipe: a report is on its way */
+    errno = saved;
+}
+/* A child forked without exec is not profiled (the command profiles the
+ * process it launched): it never reports, so it cannot overwrite the
+ * parent's report, and it has no epoch thread to stop; the pipe is the
+ * parent's, so the child lets go of it, and of the stop signals it caught
+ * through it. */
+NOI void on_fork_child(void) {
+    static const int sigs[] = {SIGTERM, SIGINT};
+    unsigned i;
+    prof_running = 0;
+    prof_mode = PROF_MODE_NONE;
+    bg_started = 0;
+    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], 0, &old) == 0 && old.sa_handler == on_stop_signal) signal(sigs[i], SIG_DFL);
+    }
+    close(bg_pipe[0]);
+    close(bg_pipe[1]);
+    bg_pipe[0] = bg_pipe[1] = -1;
+}
+/* In a program the command launched, SIGTERM and SIGINT write the report
+ * first; only where the program left them at their default action (one it
+ * installs later replaces ours, and its own exit path writes the report). */
+P_FN void catch_stop_signals(void) {
+    static const int sigs[] = {SIGTERM, SIGINT};
+    unsigned i;
+    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[i], 0, &old) || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_stop_signal;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sigs[i], &sa, 0);
+    }
 }
 
 /* ---- start ------------------------------------------------------------- */
-static uint64_t tsc_start;
-static struct timespec mono_start;
 static struct rusage ru_start;
 
 /* A number from the environment; def when unset or not a number. */
@@ -706,13 +1071,19 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
     getrusage(RUSAGE_SELF, &ru_start);
     tsc_start = rdtsc();
     prof_running = 1;
-    if (edgeprobe_func_scan() > 0) {
+    if (edgeprobe_func_scan() > 0) fentry_adopt();
+    if (sites_discovered) { /* the program's functions, not just ours */
         fentry_mode = 1;
-        fentry_adopt();
+        calibrate();
     } else {
         edgeprobe_set_discovery(prof_discover, 0);
     }
-    if (pthread_create(&bg_thread, 0, bg_main, 0) == 0) bg_started = 1;
+    tick_tsc = rdtsc(); /* the first epoch starts with the windows open */
+    if (pipe2(bg_pipe, O_CLOEXEC | O_NONBLOCK) == 0 && pthread_create(&bg_thread, 0, bg_main, 0) == 0) {
+        bg_started = 1;
+        pthread_atfork(0, 0, on_fork_child);
+        if (pid == (long)getpid()) catch_stop_signals();
+    }
     else fprintf(stderr, "edgeprobe profiler: no background thread; probes will not re-open\n");
 }
 
@@ -793,6 +1164,24 @@ P_FN void resolve_names(void) {
     /* the maps stay mapped: resolved names point into them */
 }
 P_FN const char *fname(const prof_func *f) { return f->resolved ? f->resolved : f->name; }
+
+/* C++ names, demangled by the C++ runtime's own __cxa_demangle when the
+ * program has one loaded (a C program has no mangled names). Report time
+ * only: it allocates. */
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+P_FN void demangle_names(void) {
+    cxa_demangle_fn demangle = (cxa_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    prof_func *f;
+    if (!demangle) return;
+    for (f = fn_all; f; f = f->next_all) {
+        const char *n = fname(f);
+        char *d;
+        int status = -1;
+        if (strncmp(n, "_Z", 2)) continue;
+        if ((d = demangle(n, 0, 0, &status)) && status == 0) f->resolved = d; /* kept until exit */
+        else free(d);
+    }
+}
 
 /* ---- report ------------------------------------------------------------ */
 /* log10 without libm (the profiled program may not link -lm). */
@@ -935,14 +1324,13 @@ P_FN void stop_sampling(run_totals *rt) {
     rt->tsc_end = rdtsc();
     clock_gettime(CLOCK_MONOTONIC, &mono_end);
     getrusage(RUSAGE_SELF, &ru_end);
-    if (bg_started) {
-        pthread_mutex_lock(&bg_mu);
-        bg_stop = 1;
-        pthread_cond_signal(&bg_cv);
-        pthread_mutex_unlock(&bg_mu);
+    if (bg_started && !pthread_equal(pthread_self(), bg_thread)) {
+        unsigned char stop = BG_WAKE_STOP;
+        while (write(bg_pipe[1], &stop, 1) != 1) sched_yield(); /* full of signal bytes: drains soon */
         pthread_join(bg_thread, 0);
     }
     edgeprobe_set_discovery(0, 0);
+    fold_epoch(rt->tsc_end); /* the last epoch's calls */
     rt->run_ns = ts_diff_ns(&mono_start, &mono_end);
     rt->cpu_ns = ru_cpu_ns(&ru_end) - ru_cpu_ns(&ru_start);
     rt->ns_per_tick = rt->tsc_end > tsc_start ? rt->run_ns / (double)(rt->tsc_end - tsc_start) : 1;
@@ -979,9 +1367,13 @@ P_FN void sum_counters(run_totals *rt) {
 }
 
 /* One row per sampled function, hottest first, in *n; NULL if out of memory.
- * Calls made while a function was off are estimated from the call rate of
- * its last window. */
+ * Calls are the counts of the observation intervals, scaled (see COUNTING
+ * CALLS). */
 P_FN row *make_rows(const run_totals *rt, int *n) {
+    /* inclusive time: a recursive function's levels each count it, so the
+     * product can pass what the threads had; no share passes wall time
+     * times the threads that ran handlers */
+    double most = rt->run_ns / rt->ns_per_tick * (double)(rt->threads ? rt->threads : 1);
     prof_func *f;
     row *rows;
     *n = 0;
@@ -996,10 +1388,9 @@ P_FN row *make_rows(const run_totals *rt, int *n) {
         r->mean = (double)f->sum / (double)f->samples;
         r->p50 = hist_pct(f, 50);
         r->p99 = hist_pct(f, 99);
-        r->est_calls = (double)f->entries + f->est_unseen;
-        if (f->close_tsc && f->rate > 0 && rt->tsc_end > f->close_tsc)
-            r->est_calls += f->rate * (double)(rt->tsc_end - f->close_tsc);
+        r->est_calls = f->est_calls;
         r->est_total = r->est_calls * r->mean;
+        if (r->est_total > most) r->est_total = most;
     }
     qsort(rows, (size_t)*n, sizeof *rows, row_cmp);
     return rows;
@@ -1051,6 +1442,10 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
                "%llu stale; stack overflows: %llu; epochs: %llu\n",
             rt->events, rt->events / rt->secs, rt->samples, rt->samples / rt->secs, rt->unmatched, rt->stale,
             rt->overflow, bg_epochs);
+    if (fentry_mode)
+        fprintf(o, "profiler's own cost per event, taken out of latencies and counting intervals: handlers as "
+                   "measured, plus trampolines %llu ticks (entry) and %llu (exit), %llu inside a timed call\n",
+                (unsigned long long)cal_entry, (unsigned long long)cal_exit, (unsigned long long)cal_self);
     fprintf(o, "profiler memory: %.1f KiB (sites, functions, histograms, thread stacks)\n\n",
             (double)arena_used / 1024);
 }
@@ -1059,16 +1454,22 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
 P_FN void write_table(FILE *o, const row *rows, int n, const run_totals *rt) {
     int i, limit = prof_top > 0 && prof_top < n ? prof_top : n;
     double tick = rt->ns_per_tick;
-    fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %7s\n", "function", "sampled", "est.calls",
-            "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "mean(ns)", "p50(ns)", "p99(ns)", "share%");
+    fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %7s %s\n", "function", "sampled", "calls",
+            "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "mean(ns)", "p50(ns)", "p99(ns)", "share%", "counted");
     for (i = 0; i < limit; i++) {
         const row *r = &rows[i];
-        fprintf(o, "%-32.32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %7.2f\n", fname(r->f),
+        /* full names (C++ names are long): the columns stay whitespace-separated */
+        fprintf(o, "%-32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %7.2f %s\n", fname(r->f),
                 (unsigned long long)r->f->samples, r->est_calls, (unsigned long long)r->f->min, r->mean, r->p50,
-                r->p99, r->mean * tick, r->p50 * tick, r->p99 * tick, 100 * r->est_total * tick / rt->run_ns);
+                r->p99, r->mean * tick, r->p50 * tick, r->p99 * tick, 100 * r->est_total * tick / rt->run_ns,
+                r->f->estimated ? "estimated" : "exact");
     }
     if (limit < n) fprintf(o, "... %d more functions (EDGEPROBE_PROF_TOP=0 shows all)\n", n - limit);
-    fprintf(o, "share%% = est.calls x mean / wall time; inclusive (a caller's time contains its callees')\n");
+    fprintf(o, "share%% = calls x mean / wall time, at most 100%% per thread; inclusive (a caller's time "
+               "contains its callees', a recursive function's outer calls their inner ones). counted: "
+               "exact = every call counted; estimated = calls counted in an interval of each epoch, scaled "
+               "(unbiased when the program's threads run steadily; busy machines and threads that are "
+               "descheduled make it less precise)\n");
 }
 
 /* The one-line summary (prof_common.h): last line of the report, and
@@ -1130,12 +1531,14 @@ __attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
     int n;
     FILE *o;
 
-    if (prof_mode == PROF_MODE_NONE || !prof_running) return;
+    /* once: at exit, or on the epoch thread for a stop signal */
+    if (prof_mode == PROF_MODE_NONE || !__atomic_exchange_n(&prof_running, 0, __ATOMIC_ACQ_REL)) return;
     memset(&rt, 0, sizeof rt);
     stop_sampling(&rt);
     sum_counters(&rt);
     if (!(rows = make_rows(&rt, &n))) return;
     resolve_names();
+    demangle_names();
     o = open_report(getenv(PROF_ENV_OUT));
     if (!(quiet && *quiet == '1')) {
         write_header(o, &rt);
