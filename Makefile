@@ -9,6 +9,7 @@
 #   make calibrate   measure Tmax on this machine (the paper's Figure 9)
 #   make bench-real  profile real programs (bzip2, lua) built with -finstrument-functions
 #   make bench-markers  argument probes, handler dispatch, start-up, LTTng-UST (issue 9)
+#   make bench-record   a recorded event against rdtsc, LTTng-UST, TRACE text (issue 18)
 #   make bench-compile  compile CPU and text per file with markers, vs sys/sdt.h and LTTng-UST
 #                    (COMPILE_HEADERS="before=build/bench-compile/before after=include")
 #   make tools       build/edgeprobe (the command) and build/libedgeprobe-prof.so
@@ -97,6 +98,6 @@ clean:
 # installs hyperfine, systemtap-sdt-dev and libclang-rt-14-dev with apt-get
 # when run as root, and names them otherwise; bench-compile does the same
 # for systemtap-sdt-dev and liblttng-ust-dev.
-include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk bench/fprobe.mk bench/size.mk bench/control.mk bench/markers.mk
+include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk bench/fprobe.mk bench/size.mk bench/control.mk bench/markers.mk bench/record.mk
 include bench/compile/compile.mk
-bench: bench-core bench-patch bench-peers bench-size bench-fprobe bench-control bench-markers bench-compile
+bench: bench-core bench-patch bench-peers bench-size bench-fprobe bench-control bench-markers bench-compile bench-record
