@@ -24,8 +24,8 @@ CFLAGS_DEMO := -O2 -Wall -Wextra -Werror -Iinclude -pthread
 all: demo tools
 
 # The edgeprobe command: tools/edgeprobe.c dispatches to tools/cmd_*.c.
-TOOL_SRC := $(wildcard tools/edgeprobe.c tools/cmd_*.c tools/control_*.c)
-$(BUILD)/edgeprobe: $(TOOL_SRC) tools/tool.h tools/control.h tools/prof_common.h include/edgeprobe.h | $(BUILD)
+TOOL_SRC := $(wildcard tools/edgeprobe.c tools/cmd_*.c tools/control_*.c) tools/trace_file.c tools/export.c tools/launch.c
+$(BUILD)/edgeprobe: $(TOOL_SRC) tools/tool.h tools/control.h tools/prof_common.h tools/trace_file.h tools/export.h tools/launch.h include/edgeprobe.h | $(BUILD)
 	$(CC) $(CFLAGS_DEMO) -Itools $(TOOL_SRC) -o $@
 # The profiler `edgeprobe prof` preloads: its agent, beside the command.
 PROF_SRC := tools/prof_agent.c
@@ -34,7 +34,10 @@ $(BUILD)/libedgeprobe-prof.so: $(PROF_SRC) tools/prof_common.h include/edgeprobe
 # Empty hooks for -finstrument-functions programs (see tools/hooks.c).
 $(BUILD)/libedgeprobe-hooks.so: tools/hooks.c | $(BUILD)
 	$(CC) -O2 -Wall -Wextra -Werror -fPIC -shared $< -o $@
-tools: $(BUILD)/edgeprobe $(BUILD)/libedgeprobe-prof.so $(BUILD)/libedgeprobe-hooks.so
+# The recorder `edgeprobe record` preloads (header section 30).
+$(BUILD)/libedgeprobe-record.so: tools/record_agent.c include/edgeprobe.h | $(BUILD)
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -fPIC -shared $< -o $@ -pthread -ldl
+tools: $(BUILD)/edgeprobe $(BUILD)/libedgeprobe-prof.so $(BUILD)/libedgeprobe-hooks.so $(BUILD)/libedgeprobe-record.so
 
 $(BUILD)/demo: examples/demo.c include/edgeprobe.h | $(BUILD)
 	$(CC) $(CFLAGS_DEMO) $< -o $@

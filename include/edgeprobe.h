@@ -7384,6 +7384,8 @@ struct edgeprobe__recorder {
     uint64_t min_ticks;
     size_t ring_bytes;
     edgeprobe__ring *rings;      /* every ring ever made: push-only        */
+    edgeprobe__root *root;
+    int points_written;          /* ids below it have their POINT block    */
     unsigned long thread;
     uint64_t tsc0, mono0, hz;    /* anchors at start; hz estimated there   */
     uint64_t lost_io;            /* events the file never got              */
@@ -7578,9 +7580,11 @@ EDGEPROBE__FN void edgeprobe__rec_drain(struct edgeprobe__recorder *rec, edgepro
     }
     __atomic_store_n(&g->tail, head, __ATOMIC_RELEASE);
 }
+EDGEPROBE__FN void edgeprobe__rec_new_points(struct edgeprobe__recorder *rec);
 EDGEPROBE__FN void edgeprobe__rec_drain_all(struct edgeprobe__recorder *rec);
 EDGEPROBE__FN void edgeprobe__rec_drain_all(struct edgeprobe__recorder *rec) {
     edgeprobe__ring *g;
+    edgeprobe__rec_new_points(rec);
     for (g = __atomic_load_n(&rec->rings, __ATOMIC_ACQUIRE); g; g = g->next) edgeprobe__rec_drain(rec, g);
     edgeprobe__rec_flush(rec);
 }
@@ -7651,15 +7655,24 @@ EDGEPROBE__FN void edgeprobe__rec_point_locked(struct edgeprobe__recorder *rec, 
     for (i = 0; i < 4; i++) edgeprobe__rec_emit(rec, s[i], head[3 + i]);
     edgeprobe__rec_emit(rec, zeros, ((total + 7) & ~(size_t)7) - total);
 }
-EDGEPROBE__FN void edgeprobe__rec_tables(edgeprobe__root *r, struct edgeprobe__recorder *rec);
-EDGEPROBE__FN void edgeprobe__rec_tables(edgeprobe__root *r, struct edgeprobe__recorder *rec) {
+/* POINT blocks for the ids registered since the last drain: written while
+ * their objects are loaded (a library's points leave the registry when it
+ * is unloaded, and the executable's before the last atexit handler). */
+EDGEPROBE__FN void edgeprobe__rec_new_points(struct edgeprobe__recorder *rec);
+EDGEPROBE__FN void edgeprobe__rec_new_points(struct edgeprobe__recorder *rec) {
+    edgeprobe__root *r = rec->root;
+    if (__atomic_load_n(&r->npoints, __ATOMIC_RELAXED) == rec->points_written) return;
+    edgeprobe__lock(&r->lock);
+    for (; rec->points_written < r->npoints; rec->points_written++)
+        if (*edgeprobe__point_slot(r, rec->points_written))
+            edgeprobe__rec_point_locked(rec, *edgeprobe__point_slot(r, rec->points_written));
+    edgeprobe__unlock(&r->lock);
+}
+/* At stop: the threads (with their lost events), then END. */
+EDGEPROBE__FN void edgeprobe__rec_tables(struct edgeprobe__recorder *rec);
+EDGEPROBE__FN void edgeprobe__rec_tables(struct edgeprobe__recorder *rec) {
     edgeprobe__ring *g;
     uint64_t end[4], lost = 0;
-    int id;
-    edgeprobe__lock(&r->lock);
-    for (id = 0; id < r->npoints; id++)
-        if (*edgeprobe__point_slot(r, id)) edgeprobe__rec_point_locked(rec, *edgeprobe__point_slot(r, id));
-    edgeprobe__unlock(&r->lock);
     for (g = __atomic_load_n(&rec->rings, __ATOMIC_ACQUIRE); g; g = g->next) {
         uint64_t l = __atomic_load_n(&g->lost, __ATOMIC_RELAXED);
         lost += l;
@@ -7723,7 +7736,7 @@ EDGEPROBE__FN int edgeprobe__rec_begin_locked(struct edgeprobe__recorder *rec, c
     if (path != rec->path) __builtin_memcpy(rec->path, path, n + 1);
     rec->fd = edgeprobe__libc_open(rec->path, EDGEPROBE__O_REC, 0644);
     if (rec->fd < 0) return -*edgeprobe__libc_errno();
-    rec->err = 0, rec->lost_io = 0, rec->staged = 0, rec->stop = 0;
+    rec->err = 0, rec->lost_io = 0, rec->staged = 0, rec->stop = 0, rec->points_written = 0;
     for (g = rec->rings; g; g = g->next) g->tail = __atomic_load_n(&g->head, __ATOMIC_ACQUIRE), g->lost = 0;
     edgeprobe__rec_header(rec);
     __builtin_memset(all, 0xff, sizeof all);
@@ -7746,6 +7759,7 @@ EDGEPROBE__FN struct edgeprobe__recorder *edgeprobe__rec_get_locked(edgeprobe__r
     rec = (struct edgeprobe__recorder *)EDGEPROBE_OS_ALLOC(sizeof *rec);
     if (!rec) return 0;
     rec->fd = -1;
+    rec->root = r;
     __atomic_store_n(&r->rec, rec, __ATOMIC_RELEASE);
     edgeprobe__libc_pthread_atfork(0, 0, edgeprobe__rec_forked);
     return rec;
@@ -7779,7 +7793,7 @@ EDGEPROBE__FN int edgeprobe_record_stop(void) {
     edgeprobe__unlock(&r->lock);
     edgeprobe__libc_pthread_join(rec->thread, 0);
     edgeprobe__rec_drain_all(rec); /* what came in while the thread ended */
-    edgeprobe__rec_tables(r, rec);
+    edgeprobe__rec_tables(rec);
     edgeprobe__rec_flush(rec);
     rc = rec->err;
     edgeprobe__libc_close(rec->fd);

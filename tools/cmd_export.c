@@ -1,0 +1,143 @@
+/* tools/cmd_export.c - `edgeprobe export --format chrome|folded|pprof
+ * [-o OUT] FILE`: a trace file for the viewers people use.
+ *   chrome   Chrome JSON trace events (chrome://tracing, Perfetto's UI,
+ *            speedscope): one complete event ("X") per call, one instant
+ *            event ("i") with its arguments per marker hit, thread names
+ *   folded   folded stacks weighted by self time in ns (flamegraph.pl,
+ *            inferno, speedscope)
+ *   pprof    profile.proto, samples weighted by self time in ns, with a
+ *            function and a location per name (go tool pprof, Pyroscope) */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "tool.h"
+#include "trace_file.h"
+
+#define MAX_DEPTH 512
+
+/* A JSON string (names come from the program: escape everything). */
+static void json_string(FILE *out, const char *s) {
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+        else if (c < 0x20 || c >= 0x7f) fprintf(out, "\\u%04x", c); /* bytes, not UTF-8: always valid */
+        else fputc(c, out);
+    }
+    fputc('"', out);
+}
+static void chrome_marker(FILE *out, const struct trace *t, const struct trace_event *e, int *first) {
+    const struct trace_point *p = trace_point(t, e->id);
+    char id[24], line[1024];
+    unsigned i;
+    fprintf(out, "%s{\"ph\":\"i\",\"s\":\"t\",\"pid\":%" PRIu64 ",\"tid\":%d,\"ts\":%.3f,\"cat\":\"%s\",\"name\":", *first ? "" : ",\n",
+            t->pid, e->tid, trace_ns(t, e->tsc) / 1e3, trace_kind_name(e->kind));
+    *first = 0;
+    json_string(out, trace_name(t, e->id, id, sizeof id));
+    fputs(",\"args\":{", out);
+    if (e->kind == TRACE_EV_TRACE && p && *p->format) {
+        trace_format(line, sizeof line, p->format, e->args, e->nargs);
+        fputs("\"line\":", out);
+        json_string(out, line);
+    } else {
+        for (i = 0; i < e->nargs; i++) fprintf(out, "%s\"arg%u\":%" PRId64, i ? "," : "", i, (int64_t)e->args[i]);
+    }
+    fputs("}}", out);
+}
+static int write_chrome(FILE *out, const struct trace *t, const struct trace_call *c, long nc) {
+    char id[24];
+    size_t i;
+    long k;
+    int first = 1;
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", out);
+    for (i = 0; i < t->nthreads; i++) {
+        fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRIu64 ",\"tid\":%d,\"args\":{\"name\":",
+                first ? "" : ",\n", t->pid, t->threads[i].tid);
+        json_string(out, t->threads[i].name);
+        fputs("}}", out);
+        first = 0;
+    }
+    for (k = 0; k < nc; k++) {
+        fprintf(out, "%s{\"ph\":\"X\",\"pid\":%" PRIu64 ",\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"name\":", first ? "" : ",\n",
+                t->pid, c[k].tid, trace_ns(t, c[k].start) / 1e3, (double)(c[k].end - c[k].start) * 1e6 / (double)t->hz);
+        json_string(out, trace_name(t, c[k].id, id, sizeof id));
+        fprintf(out, ",\"cat\":\"function\"%s}", c[k].unmatched ? ",\"args\":{\"unmatched\":1}" : "");
+        first = 0;
+    }
+    for (i = 0; i < t->nevents; i++)
+        if (t->events[i].kind != TRACE_EV_ENTRY && t->events[i].kind != TRACE_EV_EXIT && t->events[i].kind != TRACE_EV_CALL)
+            chrome_marker(out, t, &t->events[i], &first);
+    fputs("\n]}\n", out);
+    return fflush(out) || ferror(out) ? -1 : 0;
+}
+/* Every call's stack (its ancestors' names, root first), weighted by its
+ * self time in ns. */
+static struct export_stacks *call_stacks(const struct trace *t, const struct trace_call *c, long nc) {
+    struct export_stacks *s = export_stacks_new();
+    static char ids[MAX_DEPTH][24];
+    const char *frames[MAX_DEPTH];
+    long k, p;
+    for (k = 0; s && k < nc; k++) {
+        uint64_t d = c[k].end - c[k].start, self = d - (c[k].child_ticks < d ? c[k].child_ticks : d);
+        int depth = 0, i;
+        for (p = k; p >= 0 && depth < MAX_DEPTH; p = c[p].parent) depth++;
+        for (p = k, i = depth; p >= 0 && i > 0; p = c[p].parent) --i, frames[i] = trace_name(t, c[p].id, ids[i], sizeof ids[i]);
+        if (export_stacks_add(s, frames, depth, (uint64_t)((double)self * 1e9 / (double)t->hz)))
+            export_stacks_free(s), s = NULL;
+    }
+    return s;
+}
+int cmd_export(int argc, char **argv) {
+    const char *format = NULL, *outpath = NULL, *file = NULL;
+    struct trace t;
+    struct trace_call *c = NULL;
+    struct export_stacks *s = NULL;
+    FILE *out = stdout;
+    char err[512];
+    long nc;
+    int i, rc;
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            printf("usage: edgeprobe %s\n", USAGE_EXPORT);
+            return 0;
+        } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
+            format = argv[++i];
+        } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+            outpath = argv[++i];
+        } else if (argv[i][0] == '-' || file) {
+            break;
+        } else {
+            file = argv[i];
+        }
+    }
+    if (i < argc || !file || !format || (strcmp(format, "chrome") && strcmp(format, "folded") && strcmp(format, "pprof"))) {
+        fprintf(stderr, "usage: edgeprobe %s\n", USAGE_EXPORT);
+        return TOOL_EXIT_USAGE;
+    }
+    if (trace_load(file, &t, err, sizeof err)) {
+        fprintf(stderr, "edgeprobe export: %s\n", err);
+        trace_free(&t);
+        return 1;
+    }
+    if ((nc = trace_calls(&t, &c)) < 0 || (strcmp(format, "chrome") && !(s = call_stacks(&t, c, nc)))) {
+        fprintf(stderr, "edgeprobe export: no memory\n");
+        rc = 1;
+    } else if (outpath && !(out = fopen(outpath, "wb"))) {
+        perror(outpath);
+        rc = 1;
+    } else {
+        rc = !strcmp(format, "chrome")   ? write_chrome(out, &t, c, nc)
+             : !strcmp(format, "folded") ? export_write_folded(s, out)
+                                         : export_write_pprof(s, out, "self_time", "nanoseconds");
+        if (outpath && fclose(out)) rc = -1;
+        if (rc) fprintf(stderr, "edgeprobe export: cannot write %s\n", outpath ? outpath : "the output");
+        rc = rc ? 1 : 0;
+    }
+    export_stacks_free(s);
+    free(c);
+    trace_free(&t);
+    return rc;
+}

@@ -1,0 +1,23 @@
+/* tools/export.h - stacks with weights, written for the tools people read
+ * them with: folded stacks (flamegraph.pl, inferno, speedscope) and pprof's
+ * profile.proto (go tool pprof, Pyroscope, Parca). Shared by `edgeprobe
+ * export` and `report --svg`, and meant for the profiler too: give it
+ * stacks, root frame first, with a weight each. */
+#ifndef EDGEPROBE_EXPORT_H
+#define EDGEPROBE_EXPORT_H
+#include <stdint.h>
+#include <stdio.h>
+
+struct export_stacks;
+struct export_stacks *export_stacks_new(void);
+void export_stacks_free(struct export_stacks *s);
+/* Add weight to one stack (frames[0] is the root). Equal stacks merge.
+ * 0, or -1 on no memory. */
+int export_stacks_add(struct export_stacks *s, const char *const *frames, int depth, uint64_t weight);
+/* "root;child;leaf weight" lines. 0, or -1 on a write error. */
+int export_write_folded(const struct export_stacks *s, FILE *out);
+/* An uncompressed profile.proto: one sample per stack, valued in `unit`
+ * (e.g. "nanoseconds") of `type` (e.g. "self_time"); one function and one
+ * location per frame name. 0, or -1 on a write error. */
+int export_write_pprof(const struct export_stacks *s, FILE *out, const char *type, const char *unit);
+#endif
