@@ -260,6 +260,10 @@
  *   EDGEPROBE_MEMBARRIER=0 handler sync without membarrier: readers fence
  *                          themselves (for kernels without it; tests).
  *   EDGEPROBE_VERBOSE=1    log diagnostics to stderr.
+ *   EDGEPROBE_RECORD=path  record to a trace file from before main to exit
+ *                          (section 7.1), with EDGEPROBE_RECORD_BUFFER,
+ *                          EDGEPROBE_RECORD_FUNCS, EDGEPROBE_RECORD_ARGS and
+ *                          EDGEPROBE_RECORD_MIN_NS.
  *   EDGEPROBE_CONTROL=1    serve the control endpoint (section 8) from start-up.
  *   XDG_RUNTIME_DIR        where the control endpoint puts its socket (8).
  * ====================================================================== */
@@ -2403,8 +2407,9 @@ __asm__(".pushsection .note.edgeprobe,\"aGR\",@note,edgeprobe__note,comdat\n"
 struct edgeprobe__recorder;
 EDGEPROBE__FN void edgeprobe__record_configure(edgeprobe__root *r);
 EDGEPROBE__FN int edgeprobe__record_env_wants(const edgeprobe__root *r);
-EDGEPROBE__FN int edgeprobe__recording(const edgeprobe__point *pt);
-EDGEPROBE__FN void edgeprobe__record_point(const edgeprobe__point *pt, unsigned kind, const uint64_t *args, int n);
+EDGEPROBE__FN struct edgeprobe__recorder *edgeprobe__recording(const edgeprobe__point *pt);
+EDGEPROBE__FN void edgeprobe__record_point(struct edgeprobe__recorder *rec, const edgeprobe__point *pt, unsigned kind,
+                                           const uint64_t *args, int n);
 EDGEPROBE__FN void edgeprobe__record_hit(const edgeprobe__point *pt);
 
 /* ---- 15. small helpers                                   >>helpers ---- */
@@ -7218,14 +7223,15 @@ EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *reg
     edgeprobe__saved saved = {regs, vec, stride};
     uint64_t args[EDGEPROBE_ARGS_MAX];
     struct edgeprobe__binding_full *b;
+    struct edgeprobe__recorder *rec;
     edgeprobe__ticket t;
     if (!r || !pt) return;
     if (pt->kind == EDGEPROBE_KIND_TRACE) { /* no handler: the line itself */
         edgeprobe__trace_args_hit(pt, as, args, edgeprobe__args_read(as, &saved, args));
         return;
     }
-    if (edgeprobe__recording(pt)) { /* section 30; a handler still runs */
-        edgeprobe__record_point(pt, EDGEPROBE_EV_PROBE, args, edgeprobe__args_read(as, &saved, args));
+    if ((rec = edgeprobe__recording(pt)) != 0) { /* section 30; a handler still runs */
+        edgeprobe__record_point(rec, pt, EDGEPROBE_EV_PROBE, args, edgeprobe__args_read(as, &saved, args));
         if (!__atomic_load_n(&pt->binding, __ATOMIC_RELAXED)) return;
     }
     /* No hit count here: at ~5 ticks it would add a fifth to PROBE's path;
@@ -7291,9 +7297,10 @@ EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__ar
     void (*sink)(const char *) = (void (*)(const char *))(uintptr_t)edgeprobe__rel(&as->sink);
     char small[512], *line = small;
     size_t need;
-    if (edgeprobe__recording(pt)) { /* the values; formatted offline (section 30) */
+    struct edgeprobe__recorder *rec = edgeprobe__recording(pt);
+    if (rec) { /* the values; formatted offline (section 30) */
         edgeprobe__trace_point_hit(pt);
-        edgeprobe__record_point(pt, EDGEPROBE_EV_TRACE, args, nargs);
+        edgeprobe__record_point(rec, pt, EDGEPROBE_EV_TRACE, args, nargs);
         return;
     }
     need = edgeprobe__trace_format(small, sizeof small, fmt, args);
@@ -7476,17 +7483,20 @@ EDGEPROBE__FN void edgeprobe_record_event(int id, unsigned kind, const uint64_t 
     if (!rec || id < 0 || nargs < 0 || nargs > EDGEPROBE__EV_ARGS_MAX || (nargs && !args)) return;
     edgeprobe__ring_put(rec, edgeprobe__ticks(), (unsigned)id, kind & 0xff, args, (unsigned)nargs);
 }
-/* The enabled paths' side (sections 24 and 29): is this point recorded? */
-EDGEPROBE__FN int edgeprobe__recording(const edgeprobe__point *pt) {
+/* The enabled paths' side (sections 24 and 29): the recorder, if this
+ * point is recorded now. */
+EDGEPROBE__FN struct edgeprobe__recorder *edgeprobe__recording(const edgeprobe__point *pt) {
     const struct edgeprobe__probe *p = __atomic_load_n(&pt->probe, __ATOMIC_RELAXED);
-    return p && __atomic_load_n(&p->recorded, __ATOMIC_RELAXED) && edgeprobe__rec_live();
+    return p && __atomic_load_n(&p->recorded, __ATOMIC_RELAXED) ? edgeprobe__rec_live() : 0;
 }
-EDGEPROBE__FN void edgeprobe__record_point(const edgeprobe__point *pt, unsigned kind, const uint64_t *args, int n) {
-    edgeprobe_record_event(pt->id_plus_1 - 1, kind, args, n);
+EDGEPROBE__FN void edgeprobe__record_point(struct edgeprobe__recorder *rec, const edgeprobe__point *pt, unsigned kind,
+                                           const uint64_t *args, int n) {
+    edgeprobe__ring_put(rec, edgeprobe__ticks(), (unsigned)pt->id_plus_1 - 1u, kind, args, (unsigned)n);
 }
 /* A BRANCH (or lazy TRACE) hit, from edgeprobe__hit. */
 EDGEPROBE__FN void edgeprobe__record_hit(const edgeprobe__point *pt) {
-    if (edgeprobe__recording(pt)) edgeprobe__record_point(pt, EDGEPROBE_EV_BRANCH, 0, 0);
+    struct edgeprobe__recorder *rec = edgeprobe__recording(pt);
+    if (rec) edgeprobe__record_point(rec, pt, EDGEPROBE_EV_BRANCH, 0, 0);
 }
 
 /* ---- the handlers the recorder binds ---- */
@@ -7914,9 +7924,10 @@ void edgeprobe__record_autostart(void) {
 EDGEPROBE__FN void edgeprobe_record_event(int id, unsigned kind, const uint64_t *args, int nargs) {
     (void)id, (void)kind, (void)args, (void)nargs;
 }
-EDGEPROBE__FN int edgeprobe__recording(const edgeprobe__point *pt) { return (void)pt, 0; }
-EDGEPROBE__FN void edgeprobe__record_point(const edgeprobe__point *pt, unsigned kind, const uint64_t *args, int n) {
-    (void)pt, (void)kind, (void)args, (void)n;
+EDGEPROBE__FN struct edgeprobe__recorder *edgeprobe__recording(const edgeprobe__point *pt) { return (void)pt, 0; }
+EDGEPROBE__FN void edgeprobe__record_point(struct edgeprobe__recorder *rec, const edgeprobe__point *pt, unsigned kind,
+                                           const uint64_t *args, int n) {
+    (void)rec, (void)pt, (void)kind, (void)args, (void)n;
 }
 EDGEPROBE__FN void edgeprobe__record_hit(const edgeprobe__point *pt) { (void)pt; }
 EDGEPROBE__FN void edgeprobe__record_configure(edgeprobe__root *r) { (void)r; }
