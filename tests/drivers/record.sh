@@ -202,3 +202,41 @@ sys.exit(1 if bad else 0)
 PY
 }
 case_ record-fuzz rec_fuzz
+
+# speedscope (npm) in headless Chromium (Debian) loads the Chrome JSON and
+# the folded stacks; the screenshot, read back by tesseract, shows the
+# function names. Root installs the packages; elsewhere "skipped".
+rec_speedscope() {
+    local d="$B/record-speedscope" pkg
+    if [[ $(id -u) == 0 ]]; then
+        for pkg in chromium:chromium tesseract:tesseract-ocr npm:npm; do
+            command -v "${pkg%%:*}" >/dev/null || apt-get install -y "${pkg#*:}" >/dev/null 2>&1
+        done
+    fi
+    for pkg in chromium tesseract npm node; do
+        command -v $pkg >/dev/null || { echo "skipped: $pkg not installed (Debian chromium, tesseract-ocr, npm)"; return 77; }
+    done
+    mkdir -p "$d/npm"
+    [[ -f $d/npm/node_modules/speedscope/dist/release/index.html ]] ||
+        (cd "$d/npm" && npm install --no-audit --no-fund speedscope@1.25.0 >npm.log 2>&1) ||
+        { echo "skipped: npm install speedscope failed"; return 77; }
+    rec_record "$d" s -f 'rec_*' -- "$d/rec_prog" 1 40 || return 1
+    local fmt ok=0
+    for fmt in chrome folded; do
+        ./build/edgeprobe export --format $fmt -o "$d/s.$fmt" "$d/s.trace" || return 1
+        # what speedscope's own command line does: the profile as a script it loads
+        node -e 'const fs = require("fs"); fs.writeFileSync(process.argv[2], "speedscope.loadFileFromBase64(" +
+            JSON.stringify(process.argv[3]) + "," + JSON.stringify(fs.readFileSync(process.argv[1]).toString("base64")) + ")")' \
+            "$d/s.$fmt" "$PWD/$d/s.$fmt.js" "rec.$fmt" || return 1
+        timeout 60 chromium --headless --no-sandbox --disable-gpu --allow-file-access-from-files --hide-scrollbars \
+            --user-data-dir="$PWD/$d/chromium" --window-size=1600,900 --virtual-time-budget=10000 \
+            --screenshot="$PWD/$d/s.$fmt.png" \
+            "file://$PWD/$d/npm/node_modules/speedscope/dist/release/index.html#localProfilePath=$PWD/$d/s.$fmt.js" \
+            >"$d/chromium.$fmt.log" 2>&1 || { echo "chromium failed"; tail -3 "$d/chromium.$fmt.log"; return 1; }
+        tesseract "$d/s.$fmt.png" - 2>/dev/null >"$d/s.$fmt.txt"
+        echo "$fmt: $(tr '\n' ' ' <"$d/s.$fmt.txt" | cut -c1-200)"
+        grep -q 'rec_outer' "$d/s.$fmt.txt" && ok=$((ok + 1)) || echo "$fmt: no rec_outer on the screenshot ($d/s.$fmt.png)"
+    done
+    [[ $ok == 2 ]]
+}
+case_ record-speedscope rec_speedscope
