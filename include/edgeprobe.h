@@ -58,6 +58,7 @@
  *        11.5 handler dispatch, the enabled path            >>dispatch
  *        11.6 argument probes: the marker                   >>args-site
  *        11.7 TRACE as an argument probe: the marker        >>trace-site
+ *        11.8 recording: a thread's ring                    >>ring-layout
  *     The implementation (EDGEPROBE_IMPLEMENTATION only)    >>impl
  *    12. x86-64 instruction lengths                         >>insn
  *    13. OS hooks (hosted, or supplied: freestanding)       >>os
@@ -262,8 +263,9 @@
  *   EDGEPROBE_VERBOSE=1    log diagnostics to stderr.
  *   EDGEPROBE_RECORD=path  record to a trace file from before main to exit
  *                          (section 7.1), with EDGEPROBE_RECORD_BUFFER,
- *                          EDGEPROBE_RECORD_FUNCS, EDGEPROBE_RECORD_ARGS and
- *                          EDGEPROBE_RECORD_MIN_NS.
+ *                          EDGEPROBE_RECORD_FUNCS, EDGEPROBE_RECORD_ARGS,
+ *                          EDGEPROBE_RECORD_MIN_NS, EDGEPROBE_RECORD_FLIGHT and
+ *                          EDGEPROBE_RECORD_SHM.
  *   EDGEPROBE_CONTROL=1    serve the control endpoint (section 8) from start-up.
  *   XDG_RUNTIME_DIR        where the control endpoint puts its socket (8).
  * ====================================================================== */
@@ -724,7 +726,9 @@ EDGEPROBE__ARGS_ONLY int edgeprobe_attach_args(const char *pattern, edgeprobe_ar
  * first event), with plain stores and one release store of its position;
  * no lock, no syscall, no allocation, no formatting, so it may run in a
  * signal handler (an event written there, inside another one, is published
- * with it). A full ring drops the event and counts it for its thread. The
+ * with it). A full ring drops the event and counts it for its thread; in
+ * flight-recorder mode (EDGEPROBE_RECORD_FLIGHT) it overwrites its oldest
+ * events instead, and the rings are written at stop. The
  * recorder thread copies every ring's new events to the file every
  * millisecond, in large sequential writes, and stop writes the tables
  * (points with names, files, lines, kinds, TRACE formats; threads with
@@ -739,6 +743,12 @@ EDGEPROBE__ARGS_ONLY int edgeprobe_attach_args(const char *pattern, edgeprobe_ar
  *   EDGEPROBE_RECORD_FUNCS=globs record these functions (comma-separated)
  *   EDGEPROBE_RECORD_ARGS=1      with the argument and return registers
  *   EDGEPROBE_RECORD_MIN_NS=n    only calls that lasted at least n ns
+ *   EDGEPROBE_RECORD_FLIGHT=1    flight recorder: each ring keeps its
+ *                                thread's last events (overwriting the
+ *                                oldest); they are written at stop
+ *   EDGEPROBE_RECORD_SHM=dir     rings are MAP_SHARED files in dir (ring-TID-N),
+ *                                so that what a crash leaves in them can be
+ *                                added to the trace (`edgeprobe record` does)
  * ====================================================================== */
 enum edgeprobe_event_kind {
     EDGEPROBE_EV_PROBE = 1,     /* EDGEPROBE_PROBE: its arguments          */
@@ -752,6 +762,8 @@ enum edgeprobe_event_kind {
     EDGEPROBE_EV_USER           /* edgeprobe_record_event from user code   */
 };
 #define EDGEPROBE_RECORD_ARGS 1u   /* function entries keep their arguments */
+#define EDGEPROBE_RECORD_FLIGHT 2u /* flight recorder: rings overwrite their
+                                      oldest events and are written at stop */
 typedef struct edgeprobe_record_options {
     size_t ring_bytes;          /* per thread; 0: 1 MiB (power of two)     */
     unsigned flags;             /* EDGEPROBE_RECORD_ARGS                   */
@@ -2021,6 +2033,30 @@ int edgeprobe__trace_format_check(const char *fmt, ...) __attribute__((format(pr
 __attribute__((error("edgeprobe: EDGEPROBE_PROBE is x86-64 only"))) void edgeprobe__probe_x86_64_only(void);
 #define EDGEPROBE__PROBE(...) edgeprobe__probe_x86_64_only()
 #endif
+
+/* ---- 11.8 recording: a thread's ring                   >>ring-layout ----
+ * Section 30 writes it; `edgeprobe record` reads what a crash leaves of it
+ * in a ring file (EDGEPROBE_RECORD_SHM), so its layout is here, for both. */
+#define EDGEPROBE__RING_HEAD 256u          /* bytes before the words       */
+typedef struct edgeprobe__ring {
+    uint64_t wpos, head, lost;
+    uint64_t oldest;             /* flight mode: first whole event kept    */
+    int busy;
+    char pad0[28];
+    uint64_t tail;               /* the consumer's: copied to the file     */
+    uint64_t drained;            /* the consumer's: copied, not yet written */
+    char pad1[48];
+    struct edgeprobe__ring *next;
+    int tid;
+    unsigned flight;             /* 1: overwrite (flight recorder)         */
+    uint64_t mask;
+    char name[16];
+    uint64_t magic;              /* EDGEPROBE__RING_MAGIC: a ring file     */
+} edgeprobe__ring;
+#define EDGEPROBE__RING_MAGIC 0x31474e4952504525ull /* "%EPRING1" */
+EDGEPROBE__INLINE uint64_t *edgeprobe__ring_words(edgeprobe__ring *g) {
+    return (uint64_t *)(void *)((char *)g + EDGEPROBE__RING_HEAD);
+}
 
 #ifdef EDGEPROBE_IMPLEMENTATION
 /* ======================================================================
@@ -7337,16 +7373,17 @@ EDGEPROBE__FN int edgeprobe__args_prepare_locked(edgeprobe__root *r, const edgep
  * producer that loaded it may always use it); rings are never unmapped
  * either: a thread may be writing one whenever, even in a signal handler.
  *
- *   ring (one mapping per thread and object copy)
- *   +-------------------------+ line 0: the producer's (owner writes)
- *   | wpos  head  lost  busy  |   wpos: words reserved; head: words
- *   +-------------------------+   published (release); lost: dropped
- *   | tail                    | line 1: the consumer's (release)
- *   +-------------------------+
- *   | next tid mask name[16]  | line 2: fixed at creation
- *   +-------------------------+ 256
- *   | words[mask + 1]         |   events: tsc | id, kind<<32, n<<40 | args
- *   +-------------------------+
+ *   ring (one mapping per thread and object copy; layout: section 11.8)
+ *   +-------------------------------+ line 0: the producer's (owner writes)
+ *   | wpos head lost oldest busy    |   wpos: words reserved; head: words
+ *   +-------------------------------+   published (release); lost: dropped;
+ *   | tail drained                  |   oldest: flight mode's first event
+ *   +-------------------------------+ line 1: the consumer's (tail: release)
+ *   | next tid flight mask name     | line 2: fixed at creation
+ *   | magic                         |
+ *   +-------------------------------+ 256
+ *   | words[mask + 1]               |   events: tsc | id, kind<<32, n<<40 | args
+ *   +-------------------------------+
  *
  * A signal handler that records while its thread is inside
  * edgeprobe__ring_put sees `busy` set: it reserves after the interrupted
@@ -7354,7 +7391,6 @@ EDGEPROBE__FN int edgeprobe__args_prepare_locked(edgeprobe__root *r, const edgep
  * then looks again (a handler may have come in between). Positions only
  * grow (64 bits: no wrap in practice); words are indexed modulo the size.
  * ====================================================================== */
-#define EDGEPROBE__RING_HEAD 256u          /* bytes before the words       */
 #define EDGEPROBE__RING_DEFAULT ((size_t)1 << 20)
 #define EDGEPROBE__RING_MIN ((size_t)4096)
 #define EDGEPROBE__RING_MAX ((size_t)1 << 30)
@@ -7364,21 +7400,6 @@ EDGEPROBE__FN int edgeprobe__args_prepare_locked(edgeprobe__root *r, const edgep
 #define EDGEPROBE__TRACE_VERSION 1u
 enum { EDGEPROBE__BLK_EVENTS = 1, EDGEPROBE__BLK_POINT, EDGEPROBE__BLK_THREAD, EDGEPROBE__BLK_END };
 
-typedef struct edgeprobe__ring {
-    uint64_t wpos, head, lost;
-    int busy;
-    char pad0[36];
-    uint64_t tail;
-    char pad1[56];
-    struct edgeprobe__ring *next;
-    int tid;
-    unsigned pad2;
-    uint64_t mask;
-    char name[16];
-} edgeprobe__ring;
-EDGEPROBE__INLINE uint64_t *edgeprobe__ring_words(edgeprobe__ring *g) {
-    return (uint64_t *)(void *)((char *)g + EDGEPROBE__RING_HEAD);
-}
 
 #ifndef EDGEPROBE_FREESTANDING
 struct edgeprobe__recorder {
@@ -7392,6 +7413,9 @@ struct edgeprobe__recorder {
     size_t ring_bytes;
     edgeprobe__ring *rings;      /* every ring ever made: push-only        */
     edgeprobe__root *root;
+    int flight;                  /* rings overwrite; drained at stop only  */
+    unsigned nrings;             /* ring files made (their names)          */
+    char shm_dir[256];           /* EDGEPROBE_RECORD_SHM: rings as files   */
     int points_written;          /* ids below it have their POINT block    */
     unsigned long thread;
     uint64_t tsc0, mono0, hz;    /* anchors at start; hz estimated there   */
@@ -7421,17 +7445,42 @@ EDGEPROBE__INLINE struct edgeprobe__recorder *edgeprobe__rec_live(void) {
 }
 
 /* ---- the producer ---- */
+/* Where a thread's ring lives: anonymous memory, or a MAP_SHARED file in
+ * EDGEPROBE_RECORD_SHM (`edgeprobe record` reads what a crash left there).
+ * The name is made without snprintf (this may run in a signal handler). */
+EDGEPROBE__FN void *edgeprobe__ring_map(struct edgeprobe__recorder *rec, size_t bytes, int tid);
+EDGEPROBE__FN void *edgeprobe__ring_map(struct edgeprobe__recorder *rec, size_t bytes, int tid) {
+    char path[sizeof rec->shm_dir + 48];
+    edgeprobe__text t = {path, sizeof path, 0};
+    void *m;
+    int fd;
+    if (!rec->shm_dir[0])
+        return edgeprobe__libc_mmap(0, bytes, 3 /* RW */, EDGEPROBE__MAP_ANON_PRIVATE, -1, 0);
+    edgeprobe__puts(&t, rec->shm_dir);
+    edgeprobe__puts(&t, "/ring-");
+    edgeprobe__putdec(&t, tid);
+    edgeprobe__puts(&t, "-");
+    edgeprobe__putdec(&t, (int)__atomic_fetch_add(&rec->nrings, 1, __ATOMIC_RELAXED));
+    fd = edgeprobe__libc_open(path, 02 | 0100 | 01000 | 02000000 /* RDWR CREAT TRUNC CLOEXEC */, 0600);
+    if (fd < 0) return (void *)-1;
+    m = edgeprobe__libc_ftruncate(fd, (long)bytes) ? (void *)-1
+                                                     : edgeprobe__libc_mmap(0, bytes, 3, 1 /* MAP_SHARED */, fd, 0);
+    edgeprobe__libc_close(fd);
+    return m;
+}
 /* This thread's first event: a ring of its own (mmap: async-signal-safe),
  * pushed on the recorder's list. */
 EDGEPROBE__FN edgeprobe__ring *edgeprobe__ring_new(struct edgeprobe__recorder *rec);
 EDGEPROBE__FN edgeprobe__ring *edgeprobe__ring_new(struct edgeprobe__recorder *rec) {
     size_t bytes = rec->ring_bytes;
-    edgeprobe__ring *g = (edgeprobe__ring *)edgeprobe__libc_mmap(0, EDGEPROBE__RING_HEAD + bytes, 3 /* RW */,
-                                                                 EDGEPROBE__MAP_ANON_PRIVATE, -1, 0);
+    int tid = (int)edgeprobe__libc_syscall(EDGEPROBE__NR_GETTID);
+    edgeprobe__ring *g = (edgeprobe__ring *)edgeprobe__ring_map(rec, EDGEPROBE__RING_HEAD + bytes, tid);
     if (g == (edgeprobe__ring *)-1) return 0;
     g->mask = bytes / 8 - 1;
-    g->tid = (int)edgeprobe__libc_syscall(EDGEPROBE__NR_GETTID);
+    g->tid = tid;
+    g->flight = (unsigned)rec->flight;
     edgeprobe__libc_prctl(EDGEPROBE__PR_GET_NAME, g->name);
+    g->magic = EDGEPROBE__RING_MAGIC;
     g->next = __atomic_load_n(&rec->rings, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&rec->rings, &g->next, g, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
     }
@@ -7465,7 +7514,10 @@ EDGEPROBE__FN void edgeprobe__ring_put(struct edgeprobe__recorder *rec, uint64_t
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     pos = g->wpos;
     m = g->mask;
-    if (pos + 2 + n - __atomic_load_n(&g->tail, __ATOMIC_ACQUIRE) > m + 1) {
+    if (g->flight) { /* overwrite: step the oldest kept event past the room needed */
+        while (pos + 2 + n - g->oldest > m + 1) g->oldest += 2 + ((edgeprobe__ring_words(g)[(g->oldest + 1) & m] >> 40) & 0xff);
+    }
+    if (pos + 2 + n - __atomic_load_n(&g->tail, __ATOMIC_ACQUIRE) > m + 1 && !g->flight) {
         g->lost++; /* discard mode: the consumer is behind */
     } else {
         g->wpos = pos + 2 + n;
@@ -7574,12 +7626,17 @@ EDGEPROBE__FN uint64_t edgeprobe__ring_count(edgeprobe__ring *g, uint64_t from, 
     while (from < to) from += 2 + ((edgeprobe__ring_words(g)[(from + 1) & g->mask] >> 40) & 0xff), n++;
     return n;
 }
-/* Copy one ring's published events to the file, then free their room. */
+/* Copy one ring's published events to the staging buffer; their room is
+ * freed only once they are in the file (rec_release), so that a crash in
+ * between leaves them in a ring file for `edgeprobe record`. A flight ring
+ * is copied from its oldest whole event. */
 EDGEPROBE__FN void edgeprobe__rec_drain(struct edgeprobe__recorder *rec, edgeprobe__ring *g);
 EDGEPROBE__FN void edgeprobe__rec_drain(struct edgeprobe__recorder *rec, edgeprobe__ring *g) {
-    uint64_t head = __atomic_load_n(&g->head, __ATOMIC_ACQUIRE), tail = g->tail, size = g->mask + 1;
-    uint64_t first = tail & g->mask;
+    uint64_t head = __atomic_load_n(&g->head, __ATOMIC_ACQUIRE), tail = g->tail, size = g->mask + 1, first;
+    if (g->flight && __atomic_load_n(&g->oldest, __ATOMIC_RELAXED) > tail) tail = g->oldest;
+    g->drained = head;
     if (head == tail) return;
+    first = tail & g->mask;
     if (rec->err) {
         rec->lost_io += edgeprobe__ring_count(g, tail, head);
     } else {
@@ -7588,21 +7645,23 @@ EDGEPROBE__FN void edgeprobe__rec_drain(struct edgeprobe__recorder *rec, edgepro
         edgeprobe__rec_emit(rec, edgeprobe__ring_words(g) + first, run * 8);
         edgeprobe__rec_emit(rec, edgeprobe__ring_words(g), (n - run) * 8);
     }
-    __atomic_store_n(&g->tail, head, __ATOMIC_RELEASE);
 }
 EDGEPROBE__FN void edgeprobe__rec_new_points(struct edgeprobe__recorder *rec);
-EDGEPROBE__FN void edgeprobe__rec_drain_all(struct edgeprobe__recorder *rec);
-EDGEPROBE__FN void edgeprobe__rec_drain_all(struct edgeprobe__recorder *rec) {
-    edgeprobe__ring *g;
+/* New points, then every ring (flight rings only at stop), written out,
+ * then their room freed. */
+EDGEPROBE__FN void edgeprobe__rec_drain_all(struct edgeprobe__recorder *rec, int final);
+EDGEPROBE__FN void edgeprobe__rec_drain_all(struct edgeprobe__recorder *rec, int final) {
+    edgeprobe__ring *g, *rings = __atomic_load_n(&rec->rings, __ATOMIC_ACQUIRE);
     edgeprobe__rec_new_points(rec);
-    for (g = __atomic_load_n(&rec->rings, __ATOMIC_ACQUIRE); g; g = g->next) edgeprobe__rec_drain(rec, g);
+    for (g = rings; g && (final || !rec->flight); g = g->next) edgeprobe__rec_drain(rec, g);
     edgeprobe__rec_flush(rec);
+    for (g = rings; g && (final || !rec->flight); g = g->next) __atomic_store_n(&g->tail, g->drained, __ATOMIC_RELEASE);
 }
 EDGEPROBE__FN void *edgeprobe__rec_main(void *arg);
 EDGEPROBE__FN void *edgeprobe__rec_main(void *arg) {
     struct edgeprobe__recorder *rec = (struct edgeprobe__recorder *)arg;
     while (!__atomic_load_n(&rec->stop, __ATOMIC_ACQUIRE)) {
-        edgeprobe__rec_drain_all(rec);
+        edgeprobe__rec_drain_all(rec, 0);
         edgeprobe__libc_poll(0, 0, EDGEPROBE__REC_TICK_MS);
     }
     return 0;
@@ -7613,14 +7672,24 @@ EDGEPROBE__FN uint64_t edgeprobe__mono_ns(void) {
     edgeprobe__libc_clock_gettime(1 /* CLOCK_MONOTONIC */, &ts);
     return (uint64_t)ts.sec * 1000000000u + (uint64_t)ts.nsec;
 }
-/* TSC ticks per second over [tsc0, now]; a 2 ms busy wait when less has
- * passed (start, for min_ns). */
+/* A TSC reading and CLOCK_MONOTONIC at the same moment: the pair whose
+ * TSC bracket is shortest of a few (a preemption between the two reads
+ * would skew the frequency of a short recording). */
+EDGEPROBE__FN void edgeprobe__rec_anchor(uint64_t *tsc, uint64_t *mono);
+EDGEPROBE__FN void edgeprobe__rec_anchor(uint64_t *tsc, uint64_t *mono) {
+    uint64_t best = ~(uint64_t)0;
+    int i;
+    for (i = 0; i < 8; i++) {
+        uint64_t a = edgeprobe__ticks(), m = edgeprobe__mono_ns(), b = edgeprobe__ticks();
+        if (b - a < best) best = b - a, *tsc = a + (b - a) / 2, *mono = m;
+    }
+}
+/* TSC ticks per second since the start anchors; at least 2 ms apart (a
+ * busy wait at start, for min_ns). */
 EDGEPROBE__FN uint64_t edgeprobe__rec_hz(struct edgeprobe__recorder *rec, uint64_t *tsc, uint64_t *mono);
 EDGEPROBE__FN uint64_t edgeprobe__rec_hz(struct edgeprobe__recorder *rec, uint64_t *tsc, uint64_t *mono) {
-    do {
-        *tsc = edgeprobe__ticks();
-        *mono = edgeprobe__mono_ns();
-    } while (*mono - rec->mono0 < 2000000u);
+    do edgeprobe__rec_anchor(tsc, mono);
+    while (*mono - rec->mono0 < 2000000u);
     return (uint64_t)((double)(*tsc - rec->tsc0) * 1e9 / (double)(*mono - rec->mono0));
 }
 
@@ -7721,11 +7790,13 @@ EDGEPROBE__FN int edgeprobe__rec_options(struct edgeprobe__recorder *rec, const 
 EDGEPROBE__FN int edgeprobe__rec_options(struct edgeprobe__recorder *rec, const edgeprobe_record_options *opt) {
     size_t bytes = opt && opt->ring_bytes ? opt->ring_bytes : EDGEPROBE__RING_DEFAULT;
     if (bytes < EDGEPROBE__RING_MIN || bytes > EDGEPROBE__RING_MAX || (bytes & (bytes - 1))) return EDGEPROBE_EINVAL;
-    if (opt && (opt->flags & ~EDGEPROBE_RECORD_ARGS)) return EDGEPROBE_EINVAL;
+    if (opt && (opt->flags & ~(EDGEPROBE_RECORD_ARGS | EDGEPROBE_RECORD_FLIGHT))) return EDGEPROBE_EINVAL;
+    if (rec->running) return EDGEPROBE_EBUSY;
     rec->ring_bytes = bytes;
     rec->flags = opt ? opt->flags : 0;
+    rec->flight = (rec->flags & EDGEPROBE_RECORD_FLIGHT) != 0;
     rec->min_ticks = 0;
-    rec->tsc0 = edgeprobe__ticks(), rec->mono0 = edgeprobe__mono_ns();
+    edgeprobe__rec_anchor(&rec->tsc0, &rec->mono0);
     {
         uint64_t t, m;
         rec->hz = edgeprobe__rec_hz(rec, &t, &m);
@@ -7747,8 +7818,12 @@ EDGEPROBE__FN int edgeprobe__rec_begin_locked(struct edgeprobe__recorder *rec, c
     rec->fd = edgeprobe__libc_open(rec->path, EDGEPROBE__O_REC, 0644);
     if (rec->fd < 0) return -*edgeprobe__libc_errno();
     rec->err = 0, rec->lost_io = 0, rec->staged = 0, rec->stop = 0, rec->points_written = 0;
-    for (g = rec->rings; g; g = g->next) g->tail = __atomic_load_n(&g->head, __ATOMIC_ACQUIRE), g->lost = 0;
+    for (g = rec->rings; g; g = g->next) { /* a new recording: old events stay out */
+        g->tail = g->oldest = __atomic_load_n(&g->head, __ATOMIC_ACQUIRE), g->lost = 0;
+        g->flight = (unsigned)rec->flight;
+    }
     edgeprobe__rec_header(rec);
+    edgeprobe__rec_flush(rec); /* a file that a crash cuts short still has its header */
     __builtin_memset(all, 0xff, sizeof all);
     edgeprobe__libc_pthread_sigmask(EDGEPROBE__SIG_SETMASK, all, old);
     rc = edgeprobe__libc_pthread_create(&rec->thread, 0, edgeprobe__rec_main, rec);
@@ -7802,7 +7877,7 @@ EDGEPROBE__FN int edgeprobe_record_stop(void) {
     __atomic_store_n(&rec->stop, 1, __ATOMIC_RELEASE);
     edgeprobe__unlock(&r->lock);
     edgeprobe__libc_pthread_join(rec->thread, 0);
-    edgeprobe__rec_drain_all(rec); /* what came in while the thread ended */
+    edgeprobe__rec_drain_all(rec, 1); /* what came in while the thread ended; flight rings */
     edgeprobe__rec_tables(rec);
     edgeprobe__rec_flush(rec);
     rc = rec->err;
@@ -7864,7 +7939,10 @@ EDGEPROBE__FN void edgeprobe__record_configure(edgeprobe__root *r) {
     if ((s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_BUFFER"))) opt.ring_bytes = (size_t)edgeprobe__parse_u64(s, &ok);
     if (ok && (s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_MIN_NS"))) opt.min_ns = edgeprobe__parse_u64(s, &ok);
     if ((s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_ARGS")) && edgeprobe__streq(s, "1")) opt.flags = EDGEPROBE_RECORD_ARGS;
+    if ((s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_FLIGHT")) && edgeprobe__streq(s, "1")) opt.flags |= EDGEPROBE_RECORD_FLIGHT;
     if (!(rec = edgeprobe__rec_get_locked(r))) return;
+    if ((s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_SHM")) && edgeprobe__strnlen(s, sizeof rec->shm_dir) < sizeof rec->shm_dir)
+        __builtin_memcpy(rec->shm_dir, s, edgeprobe__strnlen(s, sizeof rec->shm_dir) + 1);
     if (!ok || edgeprobe__rec_options(rec, &opt) < 0 || edgeprobe__strnlen(path, sizeof rec->path) >= sizeof rec->path) {
         EDGEPROBE_OS_LOG("EDGEPROBE_RECORD: bad EDGEPROBE_RECORD_BUFFER (a power of two, 4096 to 1 GiB) or "
                          "EDGEPROBE_RECORD_MIN_NS, or too long a path; not recording");

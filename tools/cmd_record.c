@@ -2,12 +2,19 @@
  * preloaded (tools/record_agent.c), then say what the trace file holds.
  * The recording itself is the header's section 30, configured through the
  * environment (EDGEPROBE_RECORD and friends, README "Recording"). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "edgeprobe.h" /* the ring's layout (section 11.8); no implementation */
 #include "launch.h"
 #include "tool.h"
 #include "trace_file.h"
@@ -18,7 +25,8 @@ struct record_opts {
     const char *out;
     char events[GLOBS_MAX + 1], funcs[GLOBS_MAX + 1];
     char min_ns[24], buffer[24];
-    int args;
+    char shm[64];                /* the rings' directory                   */
+    int args, flight;
 };
 
 static int usage_error(const char *msg, const char *arg) {
@@ -71,6 +79,88 @@ static void child_env(void *arg) {
     if (*o->min_ns) setenv("EDGEPROBE_RECORD_MIN_NS", o->min_ns, 1);
     if (*o->buffer) setenv("EDGEPROBE_RECORD_BUFFER", o->buffer, 1);
     if (o->args) setenv("EDGEPROBE_RECORD_ARGS", "1", 1);
+    if (o->flight) setenv("EDGEPROBE_RECORD_FLIGHT", "1", 1);
+    if (*o->shm) setenv("EDGEPROBE_RECORD_SHM", o->shm, 1);
+}
+
+/* ---- after a crash: what the rings in their files still hold ---- */
+static void put_block(FILE *f, uint32_t type, int tid, const void *payload, uint64_t len) {
+    uint32_t head[4] = {type, (uint32_t)tid, (uint32_t)len, (uint32_t)(len >> 32)};
+    fwrite(head, sizeof head, 1, f);
+    fwrite(payload, 1, (size_t)len, f);
+}
+/* One ring file: its unwritten events (a flight ring: from its oldest), and
+ * its thread. Returns the last event's TSC, or 0. */
+static uint64_t salvage_ring(FILE *f, const char *path, uint64_t *lost) {
+    struct stat st;
+    uint64_t last = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    const edgeprobe__ring *g;
+    void *m;
+    if (fd < 0 || fstat(fd, &st) || st.st_size < (off_t)EDGEPROBE__RING_HEAD) {
+        if (fd >= 0) close(fd);
+        return 0;
+    }
+    m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) return 0;
+    g = m;
+    if (g->magic == EDGEPROBE__RING_MAGIC && (uint64_t)st.st_size == EDGEPROBE__RING_HEAD + (g->mask + 1) * 8 &&
+        !((g->mask + 1) & g->mask)) {
+        const uint64_t *w = (const uint64_t *)(const void *)((const char *)m + EDGEPROBE__RING_HEAD);
+        uint64_t size = g->mask + 1, head = g->head, from = g->flight && g->oldest > g->tail ? g->oldest : g->tail, k;
+        uint64_t *events;
+        char thread[24];
+        if (head - from <= size && (events = malloc((size_t)(head - from) * 8 + 8))) {
+            for (k = from; k < head; k++) events[k - from] = w[k & g->mask];
+            if (head > from) put_block(f, 1, g->tid, events, (head - from) * 8);
+            for (k = 0; k + 2 <= head - from; k += 2 + ((events[k + 1] >> 40) & 0xff)) last = events[k];
+            free(events);
+        }
+        memcpy(thread, &g->lost, 8);
+        memcpy(thread + 8, g->name, 16);
+        put_block(f, 3, g->tid, thread, 24);
+        *lost += g->lost;
+    }
+    munmap(m, (size_t)st.st_size);
+    return last;
+}
+/* The program did not stop recording (a crash, _exit, a signal): add what
+ * its ring files hold, the threads and an end block to the trace file. */
+static void salvage(const char *trace, const char *dir) {
+    struct trace t;
+    char err[512], path[PATH_MAX];
+    uint64_t end[4] = {0, 0, 0, 0}, last;
+    struct dirent *e;
+    DIR *d;
+    FILE *f;
+    int rc = trace_load(trace, &t, err, sizeof err);
+    int complete = !rc && t.complete;
+    if (!rc) end[2] = t.hz;
+    trace_free(&t);
+    if (rc || complete || !(d = opendir(dir))) return; /* unreadable (said later), or nothing to add */
+    if (!(f = fopen(trace, "ab"))) {
+        closedir(d);
+        return;
+    }
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, "ring-", 5) && (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path &&
+            (last = salvage_ring(f, path, &end[3])) > end[0])
+            end[0] = last;
+    closedir(d);
+    put_block(f, 4, 0, end, sizeof end);
+    if (fclose(f)) fprintf(stderr, "edgeprobe record: cannot complete %s: %s\n", trace, strerror(errno));
+    else fprintf(stderr, "edgeprobe record: the program did not stop recording; its rings' last events were added\n");
+}
+static void remove_rings(const char *dir) {
+    char path[PATH_MAX];
+    struct dirent *e;
+    DIR *d = opendir(dir);
+    while (d && (e = readdir(d)))
+        if (!strncmp(e->d_name, "ring-", 5) && (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path)
+            unlink(path);
+    if (d) closedir(d);
+    rmdir(dir);
 }
 static void summary(const char *path) {
     struct trace t;
@@ -97,6 +187,9 @@ int cmd_record(int argc, char **argv) {
             return 0;
         } else if (!strcmp(a, "--args")) {
             o.args = 1;
+            continue;
+        } else if (!strcmp(a, "--flight")) {
+            o.flight = 1;
             continue;
         } else if (a[0] != '-') {
             break;
@@ -125,8 +218,15 @@ int cmd_record(int argc, char **argv) {
         fprintf(stderr, "edgeprobe record: cannot find libedgeprobe-record.so (run `make tools`, or set EDGEPROBE_RECORD_LIB)\n");
         return 1;
     }
+    /* rings as files, for what a crash leaves in them */
+    snprintf(o.shm, sizeof o.shm, "/dev/shm/edgeprobe-record-%ld", (long)getpid());
+    if (mkdir(o.shm, 0700)) *o.shm = 0; /* no /dev/shm: anonymous rings */
     status = launch_preloaded("edgeprobe record", lib, argv + i, child_env, &o);
+    if (*o.shm) {
+        if (status >= 0) salvage(o.out, o.shm);
+        remove_rings(o.shm);
+    }
     if (status < 0) return 1;
-    if (status < 126) summary(o.out);
+    if (status != 126 && status != 127) summary(o.out);
     return status;
 }

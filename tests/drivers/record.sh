@@ -240,3 +240,25 @@ rec_speedscope() {
     [[ $ok == 2 ]]
 }
 case_ record-speedscope rec_speedscope
+
+# A program that dies of SIGSEGV: record exits 139, and the trace holds its
+# last events (from the ring files), its names, and dump shows the entry of
+# the function that crashed last on the main thread. --flight: the rings
+# keep each thread's last events (small rings: most were overwritten).
+rec_crash() {
+    local d="$B/record-crash$1" flight=$1
+    rec_record "$d" k -e 'rec_*' -f 'rec_*' --buffer 4K $flight -- "$d/rec_prog" 2 1000 crash
+    local rc=$?
+    cat "$d/k.err"
+    [[ $rc == 139 ]] || { echo "status $rc, not 139"; return 1; }
+    grep -q 'the program did not stop recording' "$d/k.err" || return 1
+    ./build/edgeprobe dump "$d/k.trace" >"$d/dump.txt" || return 1
+    tail -3 "$d/dump.txt"
+    local pid
+    pid=$(sed -n 's/^# pid \([0-9]*\),.*/\1/p' "$d/dump.txt")
+    awk -v pid="$pid" '$2 == pid { last = $3 " " $4 } END { print "main thread last: " last; exit last != "entry rec_crash" }' "$d/dump.txt" || return 1
+    [[ -z $flight ]] || awk '$4 ~ /^rec_probe\(999,/ { n++ } END { exit n != 2 }' "$d/dump.txt" ||
+        { echo "flight: the last events of the workers are missing"; return 1; }
+}
+case_ record-crash rec_crash ""
+case_ record-crash-flight rec_crash --flight

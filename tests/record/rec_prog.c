@@ -6,7 +6,7 @@
  *   rec_trace  EDGEPROBE_TRACE("outer %d of %lu\n", ...)
  *   rec_branch EDGEPROBE_BRANCH
  * Usage: rec_prog [THREADS [CALLS [MODE]]]; MODE "crash" ends with SIGSEGV
- * in rec_crash after the calls, "signals" records from a SIGALRM handler
+ * in rec_crash 200 ms after the calls, "signals" records from a SIGALRM handler
  * while the threads run malloc. Prints what it did for the driver to check. */
 #define EDGEPROBE_IMPLEMENTATION
 #include "edgeprobe.h"
@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 static long calls = 1000;
 __attribute__((noinline)) long rec_inner(long x) {
@@ -70,6 +71,9 @@ int main(int argc, char **argv) {
     }
     printf("rec_prog: %d threads x %ld calls\n", threads, calls);
     fflush(stdout);
-    if (!strcmp(mode, "crash")) rec_crash(NULL);
+    if (!strcmp(mode, "crash")) {
+        usleep(200000); /* the recorder's thread writes the names of points within a few ms */
+        rec_crash(NULL);
+    }
     return 0;
 }
