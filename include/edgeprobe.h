@@ -7414,6 +7414,8 @@ struct edgeprobe__recorder {
     edgeprobe__ring *rings;      /* every ring ever made: push-only        */
     edgeprobe__root *root;
     int flight;                  /* rings overwrite; drained at stop only  */
+    edgeprobe__lock_t io;        /* the staging buffer and the file: the
+                                    thread, stop, and objects' constructors */
     unsigned nrings;             /* ring files made (their names)          */
     char shm_dir[256];           /* EDGEPROBE_RECORD_SHM: rings as files   */
     int points_written;          /* ids below it have their POINT block    */
@@ -7661,7 +7663,9 @@ EDGEPROBE__FN void *edgeprobe__rec_main(void *arg);
 EDGEPROBE__FN void *edgeprobe__rec_main(void *arg) {
     struct edgeprobe__recorder *rec = (struct edgeprobe__recorder *)arg;
     while (!__atomic_load_n(&rec->stop, __ATOMIC_ACQUIRE)) {
+        edgeprobe__lock(&rec->io);
         edgeprobe__rec_drain_all(rec, 0);
+        edgeprobe__unlock(&rec->io);
         edgeprobe__libc_poll(0, 0, EDGEPROBE__REC_TICK_MS);
     }
     return 0;
@@ -7877,9 +7881,11 @@ EDGEPROBE__FN int edgeprobe_record_stop(void) {
     __atomic_store_n(&rec->stop, 1, __ATOMIC_RELEASE);
     edgeprobe__unlock(&r->lock);
     edgeprobe__libc_pthread_join(rec->thread, 0);
+    edgeprobe__lock(&rec->io);
     edgeprobe__rec_drain_all(rec, 1); /* what came in while the thread ended; flight rings */
     edgeprobe__rec_tables(rec);
     edgeprobe__rec_flush(rec);
+    edgeprobe__unlock(&rec->io);
     rc = rec->err;
     edgeprobe__libc_close(rec->fd);
     rec->fd = -1;
@@ -7989,7 +7995,12 @@ void edgeprobe__record_autostart(void) {
         EDGEPROBE_OS_LOG(msg);
         return;
     }
-    if (started) return; /* another object's copy did it */
+    if (started) { /* another object's copy did it: this object's points now, while it is loaded */
+        edgeprobe__lock(&rec->io);
+        if (rec->running) edgeprobe__rec_new_points(rec), edgeprobe__rec_flush(rec);
+        edgeprobe__unlock(&rec->io);
+        return;
+    }
     edgeprobe__libc_atexit(edgeprobe__record_atexit);
     for (s = rec->funcs; (rc = edgeprobe__env_next(&s, glob)) != 0;)
         if (rc < 0 || (rc = edgeprobe_record_funcs(glob)) < 0) {
@@ -8002,7 +8013,9 @@ void edgeprobe__record_autostart(void) {
 EDGEPROBE__FN void edgeprobe_record_event(int id, unsigned kind, const uint64_t *args, int nargs) {
     (void)id, (void)kind, (void)args, (void)nargs;
 }
-EDGEPROBE__FN struct edgeprobe__recorder *edgeprobe__recording(const edgeprobe__point *pt) { return (void)pt, 0; }
+EDGEPROBE__FN struct edgeprobe__recorder *edgeprobe__recording(const edgeprobe__point *pt) {
+    return (void)pt, (struct edgeprobe__recorder *)0;
+}
 EDGEPROBE__FN void edgeprobe__record_point(struct edgeprobe__recorder *rec, const edgeprobe__point *pt, unsigned kind,
                                            const uint64_t *args, int n) {
     (void)rec, (void)pt, (void)kind, (void)args, (void)n;

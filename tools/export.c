@@ -111,34 +111,46 @@ int export_write_folded(const struct export_stacks *s, FILE *out) {
     return fflush(out) || ferror(out) ? -1 : 0;
 }
 
-/* ---- profile.proto, by hand: varints and length-delimited fields ---- */
-struct pb { unsigned char *b; size_t n, cap; int oom; };
-static void pb_byte(struct pb *p, unsigned char c) {
+/* ---- protobuf, by hand: varints and length-delimited fields ---- */
+static void pb_byte(struct export_pb *p, unsigned char c) {
     if (p->n == p->cap && grow((void **)&p->b, &p->cap, p->n + 1, 1)) {
         p->oom = 1;
         return;
     }
     p->b[p->n++] = c;
 }
-static void pb_varint(struct pb *p, uint64_t v) {
+void export_pb_varint(struct export_pb *p, uint64_t v) {
     for (; v >= 0x80; v >>= 7) pb_byte(p, (unsigned char)(v | 0x80));
     pb_byte(p, (unsigned char)v);
 }
-static void pb_tag(struct pb *p, unsigned field, unsigned wire) { pb_varint(p, (uint64_t)field << 3 | wire); }
-static void pb_uint(struct pb *p, unsigned field, uint64_t v) { pb_tag(p, field, 0), pb_varint(p, v); }
-static void pb_bytes(struct pb *p, unsigned field, const void *data, size_t n) {
+static void pb_tag(struct export_pb *p, unsigned field, unsigned wire) { export_pb_varint(p, (uint64_t)field << 3 | wire); }
+void export_pb_uint(struct export_pb *p, unsigned field, uint64_t v) { pb_tag(p, field, 0), export_pb_varint(p, v); }
+void export_pb_bytes(struct export_pb *p, unsigned field, const void *data, size_t n) {
     size_t i;
-    pb_tag(p, field, 2), pb_varint(p, n);
+    pb_tag(p, field, 2), export_pb_varint(p, n);
     for (i = 0; i < n; i++) pb_byte(p, ((const unsigned char *)data)[i]);
 }
-/* A nested message: built in its own buffer, then copied in. */
-static void pb_message(struct pb *p, unsigned field, struct pb *m) {
-    pb_bytes(p, field, m->b, m->n);
+void export_pb_string(struct export_pb *p, unsigned field, const char *s) { export_pb_bytes(p, field, s, strlen(s)); }
+void export_pb_message(struct export_pb *p, unsigned field, struct export_pb *m) {
+    export_pb_bytes(p, field, m->b, m->n);
     p->oom |= m->oom;
-    m->n = 0;
+    m->n = 0, m->oom = 0;
 }
+int export_pb_write(struct export_pb *p, FILE *out) {
+    int rc = p->oom || fwrite(p->b, 1, p->n, out) != p->n || fflush(out) ? -1 : 0;
+    p->n = 0;
+    return rc;
+}
+void export_pb_free(struct export_pb *p) {
+    free(p->b);
+    memset(p, 0, sizeof *p);
+}
+#define pb_uint export_pb_uint
+#define pb_bytes export_pb_bytes
+#define pb_message export_pb_message
+#define pb_varint export_pb_varint
 int export_write_pprof(const struct export_stacks *s, FILE *out, const char *type, const char *unit) {
-    struct pb p = {0}, m = {0}, sub = {0};
+    struct export_pb p = {0}, m = {0}, sub = {0};
     size_t i, j, type_id = s->nnames, unit_id = s->nnames + 1; /* appended to the strings */
     int rc;
     pb_uint(&m, 1, (uint64_t)type_id), pb_uint(&m, 2, (uint64_t)unit_id);
@@ -162,7 +174,7 @@ int export_write_pprof(const struct export_stacks *s, FILE *out, const char *typ
     for (i = 0; i < s->nnames; i++) pb_bytes(&p, 6, s->names[i], strlen(s->names[i]));
     pb_bytes(&p, 6, type, strlen(type));
     pb_bytes(&p, 6, unit, strlen(unit));
-    rc = p.oom || fwrite(p.b, 1, p.n, out) != p.n || fflush(out) ? -1 : 0;
-    free(p.b), free(m.b), free(sub.b);
+    rc = export_pb_write(&p, out);
+    export_pb_free(&p), export_pb_free(&m), export_pb_free(&sub);
     return rc;
 }

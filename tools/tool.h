@@ -30,7 +30,7 @@ int cmd_trace(int argc, char **argv);
 #define USAGE_RECORD "record [-o FILE] [-e PROBE_GLOB]... [-f FUNC_GLOB]... [-t DURATION] [--args] [--buffer SIZE] [--flight] -- PROGRAM [ARGS...]"
 #define USAGE_DUMP "dump FILE"
 #define USAGE_REPORT "report [--sort total|self|calls] [--graph] FILE"
-#define USAGE_EXPORT "export --format chrome|folded|pprof [-o OUT] FILE"
+#define USAGE_EXPORT "export --format perfetto|chrome|folded|pprof [-o OUT] FILE"
 int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -142,6 +142,18 @@ static int parse_header(struct trace *t, const char *path, char *err, size_t err
     t->pid = get64(t->data + 40);
     return 0;
 }
+/* A thread has one ring per copy of the implementation it recorded
+ * through: one entry per tid, the losses summed. */
+static void merge_threads(struct trace *t) {
+    size_t i, j, n = 0;
+    for (i = 0; i < t->nthreads; i++) {
+        for (j = 0; j < n && t->threads[j].tid != t->threads[i].tid; j++) {
+        }
+        if (j < n) t->threads[j].lost += t->threads[i].lost;
+        else t->threads[n++] = t->threads[i];
+    }
+    t->nthreads = n;
+}
 static int cmp_tid(const void *a, const void *b) {
     const struct trace_event *x = a, *y = b;
     if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
@@ -179,6 +191,7 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen) {
     if (!(t->by_id = calloc(t->nids + 1, sizeof *t->by_id))) return fail(err, errlen, "%s: no memory", path);
     for (i = 0; i < t->npoints; i++) t->by_id[t->points[i].id] = &t->points[i];
     qsort(t->events, t->nevents, sizeof *t->events, cmp_tid);
+    merge_threads(t);
     return 0;
 }
 void trace_free(struct trace *t) {

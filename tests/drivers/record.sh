@@ -262,3 +262,31 @@ rec_crash() {
 }
 case_ record-crash rec_crash ""
 case_ record-crash-flight rec_crash --flight
+
+# Perfetto: protoc decodes the export with the published schema's messages
+# and field numbers (tests/record/perfetto_trace.proto): one track per
+# thread, a begin and an end per call, TRACE lines as debug annotations.
+rec_perfetto() {
+    command -v protoc >/dev/null || { [[ $(id -u) == 0 ]] && apt-get install -y protobuf-compiler >/dev/null 2>&1; }
+    command -v protoc >/dev/null || { echo "skipped: protoc (Debian protobuf-compiler) not installed"; return 77; }
+    local d="$B/record-perfetto"
+    rec_record "$d" f -e 'rec_*' -f 'rec_*' -- "$d/rec_prog" 3 400 || { cat "$d/f.err"; return 1; }
+    ./build/edgeprobe export --format perfetto -o "$d/f.pftrace" "$d/f.trace" || return 1
+    protoc -Itests/record --decode=perfetto.protos.Trace tests/record/perfetto_trace.proto <"$d/f.pftrace" >"$d/f.txt" || return 1
+    python3 - "$d/f.txt" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+begins = re.findall(r'type: TYPE_SLICE_BEGIN\n\s*track_uuid: (\d+)\n\s*name: "(\w+)"', text)
+ends = text.count("type: TYPE_SLICE_END")
+threads = set(re.findall(r"tid: (\d+)", text))
+names = {}
+for _, n in begins:
+    names[n] = names.get(n, 0) + 1
+print("threads", len(threads), "slices", names, "ends", ends)
+assert names == {"rec_outer": 1200, "rec_inner": 2400, "rec_leaf_double": 1200}, "wrong slices"
+assert ends == 4800, "unmatched slice ends"
+assert len(threads) == 3, "a track per worker thread"
+assert len(re.findall(r'string_value: "outer \d+ of \d+\\n"', text)) == 1200, "TRACE lines"
+PY
+}
+case_ record-perfetto rec_perfetto
