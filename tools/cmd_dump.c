@@ -41,6 +41,7 @@ int cmd_dump(int argc, char **argv) {
     struct trace_event *ev;
     char err[512];
     size_t i;
+    if (argc == 3 && !strcmp(argv[1], "--raw-names")) trace_raw_names = 1, argc--, argv++;
     if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
         printf("usage: edgeprobe %s\n", USAGE_DUMP);
         return 0;

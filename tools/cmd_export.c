@@ -208,6 +208,8 @@ int cmd_export(int argc, char **argv) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             printf("usage: edgeprobe %s\n", USAGE_EXPORT);
             return 0;
+        } else if (!strcmp(argv[i], "--raw-names")) {
+            trace_raw_names = 1;
         } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
             format = argv[++i];
         } else if (!strcmp(argv[i], "-o") && i + 1 < argc) {

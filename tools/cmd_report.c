@@ -142,6 +142,8 @@ int cmd_report(int argc, char **argv) {
             return 0;
         } else if (!strcmp(argv[i], "--graph")) {
             graph = 1;
+        } else if (!strcmp(argv[i], "--raw-names")) {
+            trace_raw_names = 1;
         } else if (!strcmp(argv[i], "--sort") && i + 1 < argc) {
             const char *v = argv[++i];
             if (!strcmp(v, "total")) sort_key = SORT_TOTAL;

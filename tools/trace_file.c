@@ -4,6 +4,7 @@
  * message naming the offset, never a crash or a hang. */
 #include "trace_file.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -63,6 +64,27 @@ static char *take_string(const unsigned char **p, uint32_t len) {
     *p += len;
     return s;
 }
+int trace_raw_names;
+
+/* A C++ name demangled by the C++ runtime's __cxa_demangle, found at run
+ * time (the command links no C++ library); NULL when it is not a mangled
+ * name, or no runtime is there. */
+static char *demangle(const char *name) {
+    typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+    static demangle_fn fn;
+    static int looked;
+    int status = -1;
+    char *out;
+    if (trace_raw_names || strncmp(name, "_Z", 2)) return NULL;
+    if (!looked) {
+        void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        looked = 1;
+        if (lib) fn = (demangle_fn)(uintptr_t)dlsym(lib, "__cxa_demangle");
+    }
+    out = fn ? fn(name, NULL, NULL, &status) : NULL;
+    if (out && status) free(out), out = NULL;
+    return out;
+}
 static int parse_point(struct trace *t, const unsigned char *p, uint64_t len, size_t at, char *err, size_t errlen) {
     struct trace_point *pt;
     uint64_t need = 28;
@@ -80,6 +102,10 @@ static int parse_point(struct trace *t, const unsigned char *p, uint64_t len, si
     pt->function = take_string(&p, lens[2]);
     pt->format = take_string(&p, lens[3]);
     if (!pt->name || !pt->file || !pt->function || !pt->format) return fail(err, errlen, "no memory");
+    {
+        char *readable = demangle(pt->name);
+        if (readable) free(pt->name), pt->name = readable;
+    }
     return 0;
 }
 /* Events of one EVENTS block: whole events only. */

@@ -47,6 +47,8 @@ struct trace {
     size_t nevents;
 };
 
+/* 1: keep C++ names as the file has them (mangled); 0 (default): demangle. */
+extern int trace_raw_names;
 /* Read and check a whole file. 0, or -1 with a message in err. */
 int trace_load(const char *path, struct trace *t, char *err, size_t errlen);
 void trace_free(struct trace *t);

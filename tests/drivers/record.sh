@@ -290,3 +290,24 @@ assert len(re.findall(r'string_value: "outer \d+ of \d+\\n"', text)) == 1200, "T
 PY
 }
 case_ record-perfetto rec_perfetto
+
+# Calls that leave by longjmp (C) or a C++ exception: exact counts, the
+# skipped exits marked as unmatched entries, nesting kept (the graph), and
+# C++ names demangled (raw on request).
+rec_unwind() {
+    local lang=$1 d="$B/record-unwind-$1"
+    rec_tools && mkdir -p "$d" && g++ -O2 -fpatchable-function-entry=5 -x "$lang" tests/record/rec_unwind.cc -o "$d/unw" || return 1
+    ./build/edgeprobe record -o "$d/u.trace" -f '*rec_*' -- "$d/unw" 500 2>"$d/u.err" || { cat "$d/u.err"; return 1; }
+    ./build/edgeprobe report "$d/u.trace" >"$d/report.txt" && ./build/edgeprobe report --graph "$d/u.trace" >"$d/graph.txt" || return 1
+    cat "$d/report.txt" "$d/graph.txt"
+    local q=""
+    [[ $lang == c++ ]] && q="unwind::"
+    grep -Eq "^ +500 .*  ${q}rec_top(\(int\))?\$" "$d/report.txt" &&
+        grep -Eq "^ +500 .*  ${q}rec_mid(\(int\))? \(unmatched entries\)\$" "$d/report.txt" &&
+        grep -Eq "^ +500 .*  ${q}rec_deep(\(int\))? \(unmatched entries\)\$" "$d/report.txt" &&
+        grep -Eq "^ +500 .*  ${q}rec_leaf(\(int\))?\$" "$d/report.txt" || { echo "report: wrong counts or marks"; return 1; }
+    grep -Eq " 500 :     ${q}rec_deep" "$d/graph.txt" && grep -Eq " 500 : ${q}rec_leaf" "$d/graph.txt" || { echo "graph: nesting"; return 1; }
+    [[ $lang == c ]] || ./build/edgeprobe report --raw-names "$d/u.trace" | grep -q '_ZN6unwind7rec_topEi'
+}
+case_ record-unwind-longjmp rec_unwind c
+case_ record-unwind-exceptions rec_unwind c++
