@@ -202,6 +202,9 @@ sys.exit(1 if bad else 0)
 PY
 }
 case_ record-fuzz rec_fuzz
+# make soak (EDGEPROBE_SOAK=1, cases named *stress*): 20,000 mutations.
+rec_fuzz_soak() { EDGEPROBE_FUZZ_CASES=20000 rec_fuzz; }
+[[ -z ${EDGEPROBE_SOAK:-} ]] || case_ record-fuzz-stress rec_fuzz_soak
 
 # speedscope (npm) in headless Chromium (Debian) loads the Chrome JSON and
 # the folded stacks; the screenshot, read back by tesseract, shows the
@@ -311,3 +314,16 @@ rec_unwind() {
 }
 case_ record-unwind-longjmp rec_unwind c
 case_ record-unwind-exceptions rec_unwind c++
+
+# A library loaded and unloaded three times while recording: its hits and
+# its names are in the file; a forked child records nothing.
+rec_forkdl() {
+    local d="$B/record-forkdl"
+    rec_tools && mkdir -p "$d" || return 1
+    gcc -O2 $WARN $INC -DLIB -fPIC -shared tests/record/rec_forkdl.c -o "$d/libfd.so" -pthread &&
+        gcc -O2 $WARN $INC tests/record/rec_forkdl.c -o "$d/fd" -pthread -ldl || return 1
+    ./build/edgeprobe record -o "$d/fd.trace" -e 'fd_*' -- "$d/fd" "$PWD/$d/libfd.so" 2>"$d/fd.err" || { cat "$d/fd.err"; return 1; }
+    cat "$d/fd.err"
+    python3 tests/record/check_trace.py "$d/fd.trace" fd_lib_probe=300 fd_main_probe=10
+}
+case_ record-fork-dlopen rec_forkdl
