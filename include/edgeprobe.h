@@ -7759,9 +7759,11 @@ EDGEPROBE__FN void edgeprobe__rec_tables(struct edgeprobe__recorder *rec) {
     for (g = __atomic_load_n(&rec->rings, __ATOMIC_ACQUIRE); g; g = g->next) {
         uint64_t l = __atomic_load_n(&g->lost, __ATOMIC_RELAXED);
         lost += l;
-        edgeprobe__rec_block(rec, EDGEPROBE__BLK_THREAD, g->tid, 24);
+        uint64_t bytes = EDGEPROBE__RING_HEAD + (g->mask + 1) * 8;
+        edgeprobe__rec_block(rec, EDGEPROBE__BLK_THREAD, g->tid, 32);
         edgeprobe__rec_emit(rec, &l, 8);
         edgeprobe__rec_emit(rec, g->name, 16);
+        edgeprobe__rec_emit(rec, &bytes, 8);
     }
     end[2] = edgeprobe__rec_hz(rec, &end[0], &end[1]);
     end[3] = lost + rec->lost_io;

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -27,6 +28,8 @@ struct record_opts {
     char min_ns[24], buffer[24];
     char shm[64];                /* the rings' directory                   */
     int args, flight;
+    uint64_t last_bytes;         /* the status line's previous reading     */
+    int status_shown;
 };
 
 static int usage_error(const char *msg, const char *arg) {
@@ -110,7 +113,8 @@ static uint64_t salvage_ring(FILE *f, const char *path, uint64_t *lost) {
         const uint64_t *w = (const uint64_t *)(const void *)((const char *)m + EDGEPROBE__RING_HEAD);
         uint64_t size = g->mask + 1, head = g->head, from = g->flight && g->oldest > g->tail ? g->oldest : g->tail, k;
         uint64_t *events;
-        char thread[24];
+        char thread[32];
+        uint64_t bytes = (uint64_t)st.st_size;
         if (head - from <= size && (events = malloc((size_t)(head - from) * 8 + 8))) {
             for (k = from; k < head; k++) events[k - from] = w[k & g->mask];
             if (head > from) put_block(f, 1, g->tid, events, (head - from) * 8);
@@ -119,7 +123,8 @@ static uint64_t salvage_ring(FILE *f, const char *path, uint64_t *lost) {
         }
         memcpy(thread, &g->lost, 8);
         memcpy(thread + 8, g->name, 16);
-        put_block(f, 3, g->tid, thread, 24);
+        memcpy(thread + 24, &bytes, 8);
+        put_block(f, 3, g->tid, thread, 32);
         *lost += g->lost;
     }
     munmap(m, (size_t)st.st_size);
@@ -151,6 +156,32 @@ static void salvage(const char *trace, const char *dir) {
     put_block(f, 4, 0, end, sizeof end);
     if (fclose(f)) fprintf(stderr, "edgeprobe record: cannot complete %s: %s\n", trace, strerror(errno));
     else fprintf(stderr, "edgeprobe record: the program did not stop recording; its rings' last events were added\n");
+}
+/* Events lost so far: the rings' counters, read from their files. */
+static uint64_t rings_lost(const char *dir) {
+    char path[PATH_MAX];
+    struct dirent *e;
+    uint64_t lost = 0, v;
+    DIR *d = opendir(dir);
+    while (d && (e = readdir(d))) {
+        int fd;
+        if (strncmp(e->d_name, "ring-", 5) || (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path ||
+            (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+            continue;
+        if (pread(fd, &v, 8, offsetof(edgeprobe__ring, lost)) == 8) lost += v;
+        close(fd);
+    }
+    if (d) closedir(d);
+    return lost;
+}
+/* On a terminal: one line kept up to date while the program runs. */
+static void status_line(void *arg) {
+    struct record_opts *o = arg;
+    struct stat st;
+    uint64_t bytes = stat(o->out, &st) ? 0 : (uint64_t)st.st_size;
+    fprintf(stderr, "\redgeprobe record: %.1f MB written, %.1f MB/s, %" PRIu64 " events lost\033[K", (double)bytes / 1e6,
+            (double)(bytes - (bytes >= o->last_bytes ? o->last_bytes : bytes)) * 4 / 1e6, *o->shm ? rings_lost(o->shm) : 0);
+    o->last_bytes = bytes, o->status_shown = 1;
 }
 static void remove_rings(const char *dir) {
     char path[PATH_MAX];
@@ -221,7 +252,9 @@ int cmd_record(int argc, char **argv) {
     /* rings as files, for what a crash leaves in them */
     snprintf(o.shm, sizeof o.shm, "/dev/shm/edgeprobe-record-%ld", (long)getpid());
     if (mkdir(o.shm, 0700)) *o.shm = 0; /* no /dev/shm: anonymous rings */
-    status = launch_preloaded("edgeprobe record", lib, argv + i, child_env, &o);
+    unlink(o.out); /* the status line counts this run's bytes only */
+    status = launch_preloaded("edgeprobe record", lib, argv + i, child_env, isatty(2) ? status_line : NULL, &o);
+    if (o.status_shown) fputc('\n', stderr);
     if (*o.shm) {
         if (status >= 0) salvage(o.out, o.shm);
         remove_rings(o.shm);

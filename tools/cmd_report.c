@@ -173,6 +173,7 @@ int cmd_report(int argc, char **argv) {
         printf("# %s: pid %" PRIu64 ", %zu events, %zu threads, %" PRIu64 " lost%s\n", file, t.pid, t.nevents, t.nthreads,
                t.lost, t.complete ? "" : " (incomplete: the recording did not stop)");
         print_rows(&t, rows, nrows);
+        printf("# rings: %zu, %.1f MiB of memory in the program\n", t.rings, (double)t.ring_bytes / (1 << 20));
     }
     for (j = 0; rows && j < nrows; j++) free(rows[j].durations);
     free(rows), free(c);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 int launch_find_library(const char *name, const char *env_var, char *out, size_t n) {
@@ -29,9 +30,10 @@ int launch_find_library(const char *name, const char *env_var, char *out, size_t
         if ((size_t)snprintf(out, n, "%s%s%s", self, dirs[i], name) < n && access(out, R_OK) == 0) return 0;
     return -1;
 }
-int launch_preloaded(const char *who, const char *lib, char **argv, void (*setup)(void *), void *arg) {
+int launch_preloaded(const char *who, const char *lib, char **argv, void (*setup)(void *), void (*tick)(void *),
+                     void *arg) {
     int status;
-    pid_t pid;
+    pid_t pid, done;
     fflush(0);
     pid = fork();
     if (pid < 0) {
@@ -50,10 +52,16 @@ int launch_preloaded(const char *who, const char *lib, char **argv, void (*setup
     }
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) {
+    while ((done = waitpid(pid, &status, tick ? WNOHANG : 0)) <= 0) {
+        if (done < 0 && errno != EINTR) {
             fprintf(stderr, "%s: waitpid: %s\n", who, strerror(errno));
             return -1;
         }
+        if (done == 0) {
+            struct timespec quarter = {0, 250000000};
+            tick(arg);
+            nanosleep(&quarter, NULL);
+        }
+    }
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }

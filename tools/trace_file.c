@@ -136,6 +136,7 @@ static int parse_thread(struct trace *t, const unsigned char *p, uint64_t len, i
     th->tid = tid, th->lost = get64(p);
     memcpy(th->name, p + 8, 16);
     th->name[16] = 0;
+    th->ring_bytes = len >= 32 ? get64(p + 24) : 0;
     return 0;
 }
 /* First pass: check the blocks' frame and count what to allocate. */
@@ -175,7 +176,8 @@ static void merge_threads(struct trace *t) {
     for (i = 0; i < t->nthreads; i++) {
         for (j = 0; j < n && t->threads[j].tid != t->threads[i].tid; j++) {
         }
-        if (j < n) t->threads[j].lost += t->threads[i].lost;
+        t->ring_bytes += t->threads[i].ring_bytes, t->rings++;
+        if (j < n) t->threads[j].lost += t->threads[i].lost, t->threads[j].ring_bytes += t->threads[i].ring_bytes;
         else t->threads[n++] = t->threads[i];
     }
     t->nthreads = n;

@@ -21,6 +21,8 @@ struct trace_point {
 struct trace_thread {
     int tid;
     uint64_t lost;
+    uint64_t ring_bytes;         /* its rings' memory (one per copy of the
+                                    implementation it recorded through)   */
     char name[17];
 };
 struct trace_event {
@@ -42,6 +44,8 @@ struct trace {
     size_t npoints;
     struct trace_thread *threads;
     size_t nthreads;
+    size_t rings;                /* rings, and their memory in bytes      */
+    uint64_t ring_bytes;
     struct trace_event *events;  /* per thread in recorded order, threads
                                     one after another                     */
     size_t nevents;
