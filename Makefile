@@ -68,7 +68,7 @@ test-aarch64: aarch64-tools
 
 # Packages the tests use (bpftrace: the USDT cases; they skip without it):
 # installed when run as root (CI), named otherwise.
-TEST_PKGS := bpftrace binutils
+TEST_PKGS := bpftrace binutils golang-go protobuf-compiler chromium tesseract-ocr npm
 test-deps:
 	@missing=""; command -v dpkg >/dev/null 2>&1 && for p in $(TEST_PKGS); do \
 	    dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
