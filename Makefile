@@ -66,7 +66,8 @@ test-aarch64: aarch64-tools
 	@$(A64_HAVE) || { echo "make test-aarch64: missing $(A64_PACKAGES)"; exit 1; }
 	bash tests/run.sh aarch64
 
-# Packages the tests use (bpftrace: the USDT cases; they skip without it):
+# Packages the tests use (bpftrace: the USDT cases; golang-go, protobuf-compiler,
+# chromium, tesseract-ocr, npm: the readers of recordings; they skip without them):
 # installed when run as root (CI), named otherwise.
 TEST_PKGS := bpftrace binutils golang-go protobuf-compiler chromium tesseract-ocr npm
 test-deps:
