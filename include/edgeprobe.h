@@ -7432,6 +7432,8 @@ __thread edgeprobe__ring *edgeprobe__my_ring;
 int edgeprobe__libc_prctl(int, ...) __asm__("prctl");
 int edgeprobe__libc_pthread_join(unsigned long, void **) __asm__("pthread_join");
 int edgeprobe__libc_ftruncate(int, long) __asm__("ftruncate");
+typedef struct edgeprobe__iovec { const void *base; size_t len; } edgeprobe__iovec;
+long edgeprobe__libc_writev(int, const edgeprobe__iovec *, int) __asm__("writev");
 #define EDGEPROBE__PR_GET_NAME 16
 #define EDGEPROBE__O_REC (01 | 0100 | 01000 | 02000000) /* WRONLY CREAT TRUNC CLOEXEC */
 #if defined(__x86_64__)
@@ -7604,6 +7606,22 @@ EDGEPROBE__FN void edgeprobe__rec_flush(struct edgeprobe__recorder *rec) {
     }
     rec->staged = 0;
 }
+/* Large runs go from the ring to the file with writev, not through the
+ * staging buffer (one copy less); what is staged goes first. */
+EDGEPROBE__FN void edgeprobe__rec_writev(struct edgeprobe__recorder *rec, edgeprobe__iovec *iov, int n);
+EDGEPROBE__FN void edgeprobe__rec_writev(struct edgeprobe__recorder *rec, edgeprobe__iovec *iov, int n) {
+    edgeprobe__rec_flush(rec);
+    while (n && !rec->err) {
+        long done = edgeprobe__libc_writev(rec->fd, iov, n);
+        if (done < 0 && *edgeprobe__libc_errno() == 4 /* EINTR */) continue;
+        if (done <= 0) {
+            rec->err = done < 0 ? -*edgeprobe__libc_errno() : -28 /* ENOSPC */;
+            return;
+        }
+        for (; n && (size_t)done >= iov->len; n--, iov++) done -= (long)iov->len;
+        if (n) iov->base = (const char *)iov->base + done, iov->len -= (size_t)done;
+    }
+}
 EDGEPROBE__FN void edgeprobe__rec_emit(struct edgeprobe__recorder *rec, const void *data, size_t len);
 EDGEPROBE__FN void edgeprobe__rec_emit(struct edgeprobe__recorder *rec, const void *data, size_t len) {
     const char *p = (const char *)data;
@@ -7643,9 +7661,15 @@ EDGEPROBE__FN void edgeprobe__rec_drain(struct edgeprobe__recorder *rec, edgepro
         rec->lost_io += edgeprobe__ring_count(g, tail, head);
     } else {
         uint64_t n = head - tail, run = size - first < n ? size - first : n;
-        edgeprobe__rec_block(rec, EDGEPROBE__BLK_EVENTS, g->tid, n * 8);
-        edgeprobe__rec_emit(rec, edgeprobe__ring_words(g) + first, run * 8);
-        edgeprobe__rec_emit(rec, edgeprobe__ring_words(g), (n - run) * 8);
+        uint32_t blk[4] = {EDGEPROBE__BLK_EVENTS, (uint32_t)g->tid, (uint32_t)(n * 8), (uint32_t)(n * 8 >> 32)};
+        edgeprobe__iovec iov[3] = {{blk, sizeof blk}, {edgeprobe__ring_words(g) + first, run * 8},
+                                   {edgeprobe__ring_words(g), (n - run) * 8}};
+        if (n * 8 >= EDGEPROBE__REC_STAGE / 4) {
+            edgeprobe__rec_writev(rec, iov, n == run ? 2 : 3);
+        } else {
+            int i;
+            for (i = 0; i < 3; i++) edgeprobe__rec_emit(rec, iov[i].base, iov[i].len);
+        }
     }
 }
 EDGEPROBE__FN void edgeprobe__rec_new_points(struct edgeprobe__recorder *rec);
