@@ -19,8 +19,6 @@
 #include "tool.h"
 #include "trace_file.h"
 
-#define MAX_DEPTH 512
-
 /* A JSON string (names come from the program: escape everything). */
 static void json_string(FILE *out, const char *s) {
     fputc('"', out);
@@ -178,23 +176,6 @@ static int write_perfetto(FILE *out, const struct trace *t, const struct trace_c
     return rc ? -1 : 0;
 }
 
-/* Every call's stack (its ancestors' names, root first), weighted by its
- * self time in ns. */
-static struct export_stacks *call_stacks(const struct trace *t, const struct trace_call *c, long nc) {
-    struct export_stacks *s = export_stacks_new();
-    static char ids[MAX_DEPTH][24];
-    const char *frames[MAX_DEPTH];
-    long k, p;
-    for (k = 0; s && k < nc; k++) {
-        uint64_t d = c[k].end - c[k].start, self = d - (c[k].child_ticks < d ? c[k].child_ticks : d);
-        int depth = 0, i;
-        for (p = k; p >= 0 && depth < MAX_DEPTH; p = c[p].parent) depth++;
-        for (p = k, i = depth; p >= 0 && i > 0; p = c[p].parent) --i, frames[i] = trace_name(t, c[p].id, ids[i], sizeof ids[i]);
-        if (export_stacks_add(s, frames, depth, (uint64_t)((double)self * 1e9 / (double)t->hz)))
-            export_stacks_free(s), s = NULL;
-    }
-    return s;
-}
 int cmd_export(int argc, char **argv) {
     const char *format = NULL, *outpath = NULL, *file = NULL;
     struct trace t;
@@ -231,7 +212,7 @@ int cmd_export(int argc, char **argv) {
         return 1;
     }
     if ((nc = trace_calls(&t, &c)) < 0 ||
-        ((!strcmp(format, "folded") || !strcmp(format, "pprof")) && !(s = call_stacks(&t, c, nc)))) {
+        ((!strcmp(format, "folded") || !strcmp(format, "pprof")) && !(s = trace_stacks(&t, c, nc)))) {
         fprintf(stderr, "edgeprobe export: no memory\n");
         rc = 1;
     } else if (outpath && !(out = fopen(outpath, "wb"))) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export.h"
 #include "tool.h"
 #include "trace_file.h"
 
@@ -126,8 +127,18 @@ static int print_graph(const struct trace *t, const struct trace_call *c, long n
     return 0;
 }
 
+/* --svg: a flame graph of inclusive time. */
+static int write_svg(const struct trace *t, const struct trace_call *c, long nc, const char *path, const char *title) {
+    struct export_stacks *s = trace_stacks(t, c, nc);
+    FILE *out = s ? fopen(path, "w") : NULL;
+    int rc = out ? export_write_flame_svg(s, out, title) : -1;
+    if (out && fclose(out)) rc = -1;
+    if (rc) fprintf(stderr, "edgeprobe report: cannot write %s\n", path);
+    export_stacks_free(s);
+    return rc;
+}
 int cmd_report(int argc, char **argv) {
-    const char *file = NULL;
+    const char *file = NULL, *svg = NULL;
     int graph = 0, i, rc = 0;
     struct trace t;
     struct trace_call *c = NULL;
@@ -144,6 +155,8 @@ int cmd_report(int argc, char **argv) {
             graph = 1;
         } else if (!strcmp(argv[i], "--raw-names")) {
             trace_raw_names = 1;
+        } else if (!strcmp(argv[i], "--svg") && i + 1 < argc) {
+            svg = argv[++i];
         } else if (!strcmp(argv[i], "--sort") && i + 1 < argc) {
             const char *v = argv[++i];
             if (!strcmp(v, "total")) sort_key = SORT_TOTAL;
@@ -175,6 +188,7 @@ int cmd_report(int argc, char **argv) {
         print_rows(&t, rows, nrows);
         printf("# rings: %zu, %.1f MiB of memory in the program\n", t.rings, (double)t.ring_bytes / (1 << 20));
     }
+    if (!rc && svg && write_svg(&t, c, nc, svg, file)) rc = 1;
     for (j = 0; rows && j < nrows; j++) free(rows[j].durations);
     free(rows), free(c);
     trace_free(&t);

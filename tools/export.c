@@ -111,6 +111,88 @@ int export_write_folded(const struct export_stacks *s, FILE *out) {
     return fflush(out) || ferror(out) ? -1 : 0;
 }
 
+/* ---- flame graph: the stacks merged into a tree, drawn as SVG ---- */
+struct flame_node { uint32_t name; long first_child, next; uint64_t total; };
+struct flame { struct flame_node *n; size_t count, cap; };
+static long flame_child(struct flame *f, long parent, uint32_t name) {
+    long k, *link = &f->n[parent].first_child;
+    for (k = *link; k >= 0; link = &f->n[k].next, k = *link)
+        if (f->n[k].name == name) return k;
+    if (grow((void **)&f->n, &f->cap, f->count + 1, sizeof *f->n)) return -1;
+    link = &f->n[parent].first_child; /* the array may have moved */
+    while (*link >= 0) link = &f->n[*link].next;
+    f->n[f->count] = (struct flame_node){name, -1, -1, 0};
+    *link = (long)f->count;
+    return (long)f->count++;
+}
+static void xml_text(FILE *out, const char *s, size_t max) {
+    size_t i;
+    for (i = 0; s[i] && i < max; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '<') fputs("&lt;", out);
+        else if (c == '>') fputs("&gt;", out);
+        else if (c == '&') fputs("&amp;", out);
+        else if (c == '"') fputs("&quot;", out);
+        else if (c < 0x20 || c >= 0x7f) fputc('?', out);
+        else fputc(c, out);
+    }
+    if (s[i]) fputs("..", out);
+}
+#define FLAME_WIDTH 1200.0
+#define FLAME_ROW 17
+static void flame_draw(FILE *out, const struct export_stacks *s, const struct flame *f, long k, double x, int depth,
+                       double scale, int height) {
+    for (; k >= 0; k = f->n[k].next) {
+        double w = (double)f->n[k].total * scale;
+        int y = height - (depth + 2) * FLAME_ROW;
+        const char *name = s->names[f->n[k].name];
+        if (w >= 0.5) {
+            fprintf(out, "<g><title>");
+            xml_text(out, name, 4096);
+            fprintf(out, " (%llu)</title><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"rgb(%d,%d,60)\"/>",
+                    (unsigned long long)f->n[k].total, x, y, w, FLAME_ROW - 1, 205 + (int)(f->n[k].name * 37 % 50),
+                    90 + (int)(f->n[k].name * 53 % 120));
+            if (w > 40) {
+                fprintf(out, "<text x=\"%.1f\" y=\"%d\">", x + 3, y + FLAME_ROW - 5);
+                xml_text(out, name, (size_t)(w / 7) - 2); /* room for ".." */
+                fputs("</text>", out);
+            }
+            fputs("</g>\n", out);
+            flame_draw(out, s, f, f->n[k].first_child, x, depth + 1, scale, height);
+        }
+        x += w;
+    }
+}
+int export_write_flame_svg(const struct export_stacks *s, FILE *out, const char *title) {
+    struct flame f = {NULL, 0, 0};
+    size_t i, j;
+    int depth = 0, height;
+    if (grow((void **)&f.n, &f.cap, 1, sizeof *f.n)) return -1;
+    f.n[f.count++] = (struct flame_node){0, -1, -1, 0}; /* the root: every stack */
+    for (i = 0; i < s->nstacks; i++) {
+        const struct stack *k = &s->stacks[i];
+        long at = 0;
+        f.n[0].total += k->weight;
+        for (j = 0; j < k->depth && at >= 0; j++)
+            if ((at = flame_child(&f, at, s->frames[k->first + j])) >= 0) f.n[at].total += k->weight;
+        if (at < 0) {
+            free(f.n);
+            return -1;
+        }
+        if ((int)k->depth > depth) depth = (int)k->depth;
+    }
+    height = (depth + 3) * FLAME_ROW;
+    fprintf(out, "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                 "font-family=\"monospace\" font-size=\"12\">\n<text x=\"4\" y=\"14\">",
+            (int)FLAME_WIDTH, height);
+    xml_text(out, title, 200);
+    fputs("</text>\n", out);
+    if (f.n[0].total) flame_draw(out, s, &f, f.n[0].first_child, 0, 0, FLAME_WIDTH / (double)f.n[0].total, height);
+    fputs("</svg>\n", out);
+    free(f.n);
+    return fflush(out) || ferror(out) ? -1 : 0;
+}
+
 /* ---- protobuf, by hand: varints and length-delimited fields ---- */
 static void pb_byte(struct export_pb *p, unsigned char c) {
     if (p->n == p->cap && grow((void **)&p->b, &p->cap, p->n + 1, 1)) {

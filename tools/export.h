@@ -17,6 +17,9 @@ void export_stacks_free(struct export_stacks *s);
 int export_stacks_add(struct export_stacks *s, const char *const *frames, int depth, uint64_t weight);
 /* "root;child;leaf weight" lines. 0, or -1 on a write error. */
 int export_write_folded(const struct export_stacks *s, FILE *out);
+/* A flame graph (inclusive weight: each frame as wide as its stacks'
+ * weights) as SVG, titled `title`. 0, or -1 (no memory, write error). */
+int export_write_flame_svg(const struct export_stacks *s, FILE *out, const char *title);
 /* An uncompressed profile.proto: one sample per stack, valued in `unit`
  * (e.g. "nanoseconds") of `type` (e.g. "self_time"); one function and one
  * location per frame name. 0, or -1 on a write error. */

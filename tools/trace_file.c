@@ -4,6 +4,8 @@
  * message naming the offset, never a crash or a hang. */
 #include "trace_file.h"
 
+#include "export.h"
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -378,4 +380,23 @@ long trace_calls(const struct trace *t, struct trace_call **out) {
     nest_calls(c, n);
     *out = c;
     return n;
+}
+
+#define MAX_DEPTH 512
+/* Every call's stack (its ancestors' names, root first), weighted by its
+ * self time in ns. */
+struct export_stacks *trace_stacks(const struct trace *t, const struct trace_call *c, long nc) {
+    struct export_stacks *s = export_stacks_new();
+    static char ids[MAX_DEPTH][24];
+    const char *frames[MAX_DEPTH];
+    long k, p;
+    for (k = 0; s && k < nc; k++) {
+        uint64_t d = c[k].end - c[k].start, self = d - (c[k].child_ticks < d ? c[k].child_ticks : d);
+        int depth = 0, i;
+        for (p = k; p >= 0 && depth < MAX_DEPTH; p = c[p].parent) depth++;
+        for (p = k, i = depth; p >= 0 && i > 0; p = c[p].parent) --i, frames[i] = trace_name(t, c[p].id, ids[i], sizeof ids[i]);
+        if (export_stacks_add(s, frames, depth, (uint64_t)((double)self * 1e9 / (double)t->hz)))
+            export_stacks_free(s), s = NULL;
+    }
+    return s;
 }

@@ -85,4 +85,8 @@ struct trace_call {
 };
 /* Returns the number of calls (and an array to free), or -1 on no memory. */
 long trace_calls(const struct trace *t, struct trace_call **out);
+/* Every call's stack (its ancestors' names, root first), weighted by its
+ * self time in ns (tools/export.h); NULL on no memory. */
+struct export_stacks;
+struct export_stacks *trace_stacks(const struct trace *t, const struct trace_call *c, long nc);
 #endif

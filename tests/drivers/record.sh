@@ -32,6 +32,15 @@ rec_counts() {
     awk '$NF ~ /^rec_/ && $2 != "-" && $3 > $2 + 0.001 { print "self > total: " $0; bad = 1 } END { exit bad }' "$d/report.txt" || return 1
     ./build/edgeprobe report --graph "$d/c.trace" >"$d/graph.txt" && cat "$d/graph.txt" &&
         grep -Eq ' 32000 :   rec_inner$' "$d/graph.txt" || { echo "graph: rec_inner not under rec_outer"; return 1; }
+    # --svg: a flame graph an XML parser reads, rec_inner drawn above rec_outer
+    ./build/edgeprobe report --svg "$d/flame.svg" "$d/c.trace" >/dev/null || return 1
+    python3 - "$d/flame.svg" <<'PY'
+import sys, xml.etree.ElementTree as ET
+ns = {"s": "http://www.w3.org/2000/svg"}
+g = {x.find("s:title", ns).text.split(" (")[0]: float(x.find("s:rect", ns).get("y")) for x in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}g")}
+print(g)
+assert g["rec_inner"] < g["rec_outer"] and g["rec_leaf_double"] < g["rec_outer"], "nesting"
+PY
 }
 case_ record-counts rec_counts
 
