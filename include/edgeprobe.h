@@ -264,8 +264,8 @@
  *   EDGEPROBE_RECORD=path  record to a trace file from before main to exit
  *                          (section 7.1), with EDGEPROBE_RECORD_BUFFER,
  *                          EDGEPROBE_RECORD_FUNCS, EDGEPROBE_RECORD_ARGS,
- *                          EDGEPROBE_RECORD_MIN_NS, EDGEPROBE_RECORD_FLIGHT and
- *                          EDGEPROBE_RECORD_SHM.
+ *                          EDGEPROBE_RECORD_MIN_NS, EDGEPROBE_RECORD_FLIGHT,
+ *                          EDGEPROBE_RECORD_PID and EDGEPROBE_RECORD_SHM.
  *   EDGEPROBE_CONTROL=1    serve the control endpoint (section 8) from start-up.
  *   XDG_RUNTIME_DIR        where the control endpoint puts its socket (8).
  * ====================================================================== */
@@ -746,6 +746,9 @@ EDGEPROBE__ARGS_ONLY int edgeprobe_attach_args(const char *pattern, edgeprobe_ar
  *   EDGEPROBE_RECORD_FLIGHT=1    flight recorder: each ring keeps its
  *                                thread's last events (overwriting the
  *                                oldest); they are written at stop
+ *   EDGEPROBE_RECORD_PID=pid     only the process with that pid records
+ *                                (not the programs it runs, which inherit
+ *                                the environment; `edgeprobe record` sets it)
  *   EDGEPROBE_RECORD_SHM=dir     rings are MAP_SHARED files in dir (ring-TID-N),
  *                                so that what a crash leaves in them can be
  *                                added to the trace (`edgeprobe record` does)
@@ -7968,6 +7971,8 @@ EDGEPROBE__FN void edgeprobe__record_configure(edgeprobe__root *r) {
     edgeprobe_record_options opt = {0, 0, 0};
     int ok = 1;
     if (!path || !*path) return;
+    s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_PID"); /* programs it runs inherit the environment */
+    if (s && *s && (edgeprobe__parse_u64(s, &ok) != (uint64_t)(unsigned)edgeprobe__libc_getpid() || !ok)) return;
     if ((s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_BUFFER"))) opt.ring_bytes = (size_t)edgeprobe__parse_u64(s, &ok);
     if (ok && (s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_MIN_NS"))) opt.min_ns = edgeprobe__parse_u64(s, &ok);
     if ((s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_ARGS")) && edgeprobe__streq(s, "1")) opt.flags = EDGEPROBE_RECORD_ARGS;

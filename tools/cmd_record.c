@@ -76,6 +76,7 @@ static long long parse_size(const char *s) {
 }
 static void child_env(void *arg) {
     const struct record_opts *o = arg;
+    char pid[24];
     setenv("EDGEPROBE_RECORD", o->out, 1);
     if (*o->events) setenv("EDGEPROBE_ENABLE", o->events, 1);
     if (*o->funcs) setenv("EDGEPROBE_RECORD_FUNCS", o->funcs, 1);
@@ -84,6 +85,8 @@ static void child_env(void *arg) {
     if (o->args) setenv("EDGEPROBE_RECORD_ARGS", "1", 1);
     if (o->flight) setenv("EDGEPROBE_RECORD_FLIGHT", "1", 1);
     if (*o->shm) setenv("EDGEPROBE_RECORD_SHM", o->shm, 1);
+    snprintf(pid, sizeof pid, "%ld", (long)getpid()); /* exec keeps it: what PROGRAM runs records nothing */
+    setenv("EDGEPROBE_RECORD_PID", pid, 1);
 }
 
 /* ---- after a crash: what the rings in their files still hold ---- */
