@@ -336,3 +336,14 @@ rec_forkdl() {
     python3 tests/record/check_trace.py "$d/fd.trace" fd_lib_probe=300 fd_main_probe=10
 }
 case_ record-fork-dlopen rec_forkdl
+
+# Programs that PROGRAM runs inherit its environment but do not record
+# (EDGEPROBE_RECORD_PID): the trace holds only PROGRAM's events.
+rec_children() {
+    local d="$B/record-children"
+    rec_record "$d" w -e 'rec_*' -- sh -c "'$d/rec_prog' 1 10; true" || { cat "$d/w.err"; return 1; }
+    cat "$d/w.err"
+    grep -q 'record: 0 events' "$d/w.err" || return 1
+    rec_record "$d" x -e 'rec_*' -- "$d/rec_prog" 1 10 && grep -q 'record: 30 events' "$d/x.err"
+}
+case_ record-children rec_children
