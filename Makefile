@@ -11,6 +11,7 @@
 #   make calibrate   measure Tmax on this machine (the paper's Figure 9)
 #   make bench-real  profile real programs (bzip2, lua) built with -finstrument-functions
 #   make bench-markers  argument probes, handler dispatch, start-up, LTTng-UST (issue 9)
+#   make bench-record   a recorded event against rdtsc, LTTng-UST, TRACE text (issue 18)
 #   make bench-compile  compile CPU and text per file with markers, vs sys/sdt.h and LTTng-UST
 #                    (COMPILE_HEADERS="before=build/bench-compile/before after=include")
 #   make tools       build/edgeprobe (the command) and build/libedgeprobe-prof.so
@@ -25,8 +26,8 @@ CFLAGS_DEMO := -O2 -Wall -Wextra -Werror -Iinclude -pthread
 all: demo tools
 
 # The edgeprobe command: tools/edgeprobe.c dispatches to tools/cmd_*.c.
-TOOL_SRC := $(wildcard tools/edgeprobe.c tools/cmd_*.c tools/control_*.c)
-$(BUILD)/edgeprobe: $(TOOL_SRC) tools/tool.h tools/control.h tools/prof_common.h include/edgeprobe.h | $(BUILD)
+TOOL_SRC := $(wildcard tools/edgeprobe.c tools/cmd_*.c tools/control_*.c) tools/trace_file.c tools/export.c tools/launch.c
+$(BUILD)/edgeprobe: $(TOOL_SRC) tools/tool.h tools/control.h tools/prof_common.h tools/trace_file.h tools/export.h tools/launch.h include/edgeprobe.h | $(BUILD)
 	$(CC) $(CFLAGS_DEMO) -Itools $(TOOL_SRC) -o $@
 # The profiler `edgeprobe prof` preloads: its agent, beside the command.
 PROF_SRC := tools/prof_agent.c
@@ -35,7 +36,10 @@ $(BUILD)/libedgeprobe-prof.so: $(PROF_SRC) tools/prof_common.h include/edgeprobe
 # Empty hooks for -finstrument-functions programs (see tools/hooks.c).
 $(BUILD)/libedgeprobe-hooks.so: tools/hooks.c | $(BUILD)
 	$(CC) -O2 -Wall -Wextra -Werror -fPIC -shared $< -o $@
-tools: $(BUILD)/edgeprobe $(BUILD)/libedgeprobe-prof.so $(BUILD)/libedgeprobe-hooks.so
+# The recorder `edgeprobe record` preloads (header section 30).
+$(BUILD)/libedgeprobe-record.so: tools/record_agent.c include/edgeprobe.h | $(BUILD)
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -fPIC -shared $< -o $@ -pthread -ldl
+tools: $(BUILD)/edgeprobe $(BUILD)/libedgeprobe-prof.so $(BUILD)/libedgeprobe-hooks.so $(BUILD)/libedgeprobe-record.so
 
 $(BUILD)/demo: examples/demo.c include/edgeprobe.h | $(BUILD)
 	$(CC) $(CFLAGS_DEMO) $< -o $@
@@ -64,9 +68,10 @@ test-aarch64: aarch64-tools
 	@$(A64_HAVE) || { echo "make test-aarch64: missing $(A64_PACKAGES)"; exit 1; }
 	bash tests/run.sh aarch64
 
-# Packages the tests use (bpftrace: the USDT cases; they skip without it):
+# Packages the tests use (bpftrace: the USDT cases; golang-go, protobuf-compiler,
+# chromium, tesseract-ocr, npm: the readers of recordings; they skip without them):
 # installed when run as root (CI), named otherwise.
-TEST_PKGS := bpftrace binutils
+TEST_PKGS := bpftrace binutils golang-go protobuf-compiler chromium tesseract-ocr npm
 test-deps:
 	@missing=""; command -v dpkg >/dev/null 2>&1 && for p in $(TEST_PKGS); do \
 	    dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -87,6 +92,7 @@ install: tools
 	install -m 755 $(BUILD)/edgeprobe $(DESTDIR)$(PREFIX)/bin/edgeprobe
 	install -d $(DESTDIR)$(PREFIX)/lib/edgeprobe
 	install -m 644 $(BUILD)/libedgeprobe-prof.so $(DESTDIR)$(PREFIX)/lib/edgeprobe/libedgeprobe-prof.so
+	install -m 644 $(BUILD)/libedgeprobe-record.so $(DESTDIR)$(PREFIX)/lib/edgeprobe/libedgeprobe-record.so
 	install -m 644 $(BUILD)/libedgeprobe-hooks.so $(DESTDIR)$(PREFIX)/lib/libedgeprobe-hooks.so
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/edgeprobe $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 include/edgeprobe.h $(DESTDIR)$(PREFIX)/include/edgeprobe.h
@@ -100,6 +106,6 @@ clean:
 # installs hyperfine, systemtap-sdt-dev and libclang-rt-14-dev with apt-get
 # when run as root, and names them otherwise; bench-compile does the same
 # for systemtap-sdt-dev and liblttng-ust-dev.
-include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk bench/fprobe.mk bench/size.mk bench/control.mk bench/markers.mk
+include bench/core.mk bench/patchbench.mk bench/peers.mk bench/real.mk bench/fprobe.mk bench/size.mk bench/control.mk bench/markers.mk bench/record.mk
 include bench/compile/compile.mk
-bench: bench-core bench-patch bench-peers bench-size bench-fprobe bench-control bench-markers bench-compile
+bench: bench-core bench-patch bench-peers bench-size bench-fprobe bench-control bench-markers bench-compile bench-record

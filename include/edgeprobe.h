@@ -44,6 +44,7 @@
  *     6. function probes: patchable entries, the
  *        -finstrument-functions provider                    >>functions
  *     7. argument probes: EDGEPROBE_PROBE                   >>args
+ *        7.1 recording: per-thread rings, a trace file      >>record
  *     8. control endpoint (hosted): operate from a shell    >>control
  *     9. low-level patching of any instruction (x86-64)     >>patch
  *    (deprecated names, kept for one release               >>renamed)
@@ -57,6 +58,7 @@
  *        11.5 handler dispatch, the enabled path            >>dispatch
  *        11.6 argument probes: the marker                   >>args-site
  *        11.7 TRACE as an argument probe: the marker        >>trace-site
+ *        11.8 recording: a thread's ring                    >>ring-layout
  *     The implementation (EDGEPROBE_IMPLEMENTATION only)    >>impl
  *    12. x86-64 instruction lengths                         >>insn
  *    13. OS hooks (hosted, or supplied: freestanding)       >>os
@@ -88,6 +90,7 @@
  *        29.2 the trampoline                                >>args-tramp
  *        29.3 argument locations                            >>args-locate
  *        29.4 TRACE lines from an argument site             >>trace-format
+ *    30. recording: per-thread rings, the recorder          >>ring
  *
  * ARCHITECTURES. x86-64 and (little-endian) aarch64 share everything but a
  * small back end (section 11.1: marker bytes, site forms, the code store and
@@ -258,6 +261,11 @@
  *   EDGEPROBE_MEMBARRIER=0 handler sync without membarrier: readers fence
  *                          themselves (for kernels without it; tests).
  *   EDGEPROBE_VERBOSE=1    log diagnostics to stderr.
+ *   EDGEPROBE_RECORD=path  record to a trace file from before main to exit
+ *                          (section 7.1), with EDGEPROBE_RECORD_BUFFER,
+ *                          EDGEPROBE_RECORD_FUNCS, EDGEPROBE_RECORD_ARGS,
+ *                          EDGEPROBE_RECORD_MIN_NS, EDGEPROBE_RECORD_FLIGHT,
+ *                          EDGEPROBE_RECORD_PID and EDGEPROBE_RECORD_SHM.
  *   EDGEPROBE_CONTROL=1    serve the control endpoint (section 8) from start-up.
  *   XDG_RUNTIME_DIR        where the control endpoint puts its socket (8).
  * ====================================================================== */
@@ -682,6 +690,106 @@ typedef void (*edgeprobe_args_fn)(const edgeprobe_info *probe, void *user, const
  * PROBE name); EDGEPROBE_EINVAL for a NULL fn. Detach with edgeprobe_detach;
  * edgeprobe_handler_sync before freeing what the old handler used. */
 EDGEPROBE__ARGS_ONLY int edgeprobe_attach_args(const char *pattern, edgeprobe_args_fn fn, void *user);
+/* ======================================================================
+ * 7.1 RECORDING: per-thread rings and a trace file (hosted)      >>record
+ *
+ * What enabled probes see, kept at ring-buffer speed and written to a file
+ * that `edgeprobe dump`, `report` and `export` read (README, "Recording").
+ *
+ *   EDGEPROBE_RECORD=out.trace EDGEPROBE_ENABLE="net_*" ./prog
+ *   edgeprobe record -e 'net_*' -f 'parse_*' -- ./prog     (the same, and
+ *                                     function probes: section 6)
+ *
+ * or from the program itself:
+ *
+ *   edgeprobe_record_start("out.trace", NULL);   // a recorder thread
+ *   edgeprobe_record_enable("net_*");           // markers: switch on, record
+ *   edgeprobe_record_funcs("parse_*");          // function probes (x86-64)
+ *   ...
+ *   edgeprobe_record_stop();                    // drain, tables, close
+ *
+ * While recording, an enabled marker marked for recording (by
+ * edgeprobe_record_enable, or by EDGEPROBE_ENABLE when EDGEPROBE_RECORD is
+ * set) writes one event to its thread's ring instead of what it does
+ * otherwise: a TRACE keeps its argument values, and its format is applied
+ * offline, never in the program (the lazy TRACE form, C++ and aarch64 keep
+ * a hit only); a PROBE keeps its arguments (and still calls its handler, if
+ * any); a BRANCH keeps its hit; a HANDLER keeps its value (edgeprobe_record_
+ * enable binds the recorder as its handler). A recorded function keeps its
+ * entry and exit (with the argument registers at entry and %rax/%rdx at exit
+ * when asked), or, with a minimum duration, one event per call that lasted
+ * at least that long.
+ *
+ * An event is 16 bytes plus 8 per argument: TSC, then point id, kind and
+ * argument count in one word, then the raw 8-byte values. The producer is
+ * edgeprobe_record_event: each thread writes its own ring (mmap'ed at its
+ * first event), with plain stores and one release store of its position;
+ * no lock, no syscall, no allocation, no formatting, so it may run in a
+ * signal handler (an event written there, inside another one, is published
+ * with it). A full ring drops the event and counts it for its thread; in
+ * flight-recorder mode (EDGEPROBE_RECORD_FLIGHT) it overwrites its oldest
+ * events instead, and the rings are written at stop. The
+ * recorder thread copies every ring's new events to the file every
+ * millisecond, in large sequential writes, and stop writes the tables
+ * (points with names, files, lines, kinds, TRACE formats; threads with
+ * names; the TSC frequency and its CLOCK_MONOTONIC anchors). A forked child
+ * records nothing (its parent's recorder does not run there).
+ *
+ * Environment (read when the registry is created; not in privileged
+ * processes):
+ *   EDGEPROBE_RECORD=path        start recording before main; stop at exit
+ *   EDGEPROBE_RECORD_BUFFER=n    ring bytes per thread (power of two,
+ *                                4096 .. 1 GiB; default 1 MiB)
+ *   EDGEPROBE_RECORD_FUNCS=globs record these functions (comma-separated)
+ *   EDGEPROBE_RECORD_ARGS=1      with the argument and return registers
+ *   EDGEPROBE_RECORD_MIN_NS=n    only calls that lasted at least n ns
+ *   EDGEPROBE_RECORD_FLIGHT=1    flight recorder: each ring keeps its
+ *                                thread's last events (overwriting the
+ *                                oldest); they are written at stop
+ *   EDGEPROBE_RECORD_PID=pid     only the process with that pid records
+ *                                (not the programs it runs, which inherit
+ *                                the environment; `edgeprobe record` sets it)
+ *   EDGEPROBE_RECORD_SHM=dir     rings are MAP_SHARED files in dir (ring-TID-N),
+ *                                so that what a crash leaves in them can be
+ *                                added to the trace (`edgeprobe record` does)
+ * ====================================================================== */
+enum edgeprobe_event_kind {
+    EDGEPROBE_EV_PROBE = 1,     /* EDGEPROBE_PROBE: its arguments          */
+    EDGEPROBE_EV_TRACE,         /* EDGEPROBE_TRACE: its arguments          */
+    EDGEPROBE_EV_BRANCH,        /* a BRANCH (or lazy TRACE) hit            */
+    EDGEPROBE_EV_HANDLER,       /* EDGEPROBE_HANDLER: its value            */
+    EDGEPROBE_EV_ENTRY,         /* function entry: [argument registers]    */
+    EDGEPROBE_EV_EXIT,          /* function exit: [%rax, %rdx]             */
+    EDGEPROBE_EV_CALL,          /* a call that lasted the minimum: TSC at
+                                   entry, args[0] = ticks, [%rax, %rdx]    */
+    EDGEPROBE_EV_USER           /* edgeprobe_record_event from user code   */
+};
+#define EDGEPROBE_RECORD_ARGS 1u   /* function entries keep their arguments */
+#define EDGEPROBE_RECORD_FLIGHT 2u /* flight recorder: rings overwrite their
+                                      oldest events and are written at stop */
+typedef struct edgeprobe_record_options {
+    size_t ring_bytes;          /* per thread; 0: 1 MiB (power of two)     */
+    unsigned flags;             /* EDGEPROBE_RECORD_ARGS                   */
+    uint64_t min_ns;            /* functions: record only calls this long  */
+} edgeprobe_record_options;
+/* Start recording to `path` (created or truncated): a recorder thread.
+ * opt may be NULL. EDGEPROBE_EBUSY while a recording runs. Slow. */
+int edgeprobe_record_start(const char *path, const edgeprobe_record_options *opt);
+/* Mark the markers matching pattern for recording and switch them on.
+ * Returns the number of probes matched. Slow. */
+int edgeprobe_record_enable(const char *pattern);
+/* Record the function probes matching pattern (section 6; x86-64).
+ * Returns the number switched on. Slow. */
+int edgeprobe_record_funcs(const char *pattern);
+/* Stop: drain every ring, write the tables, close the file. Returns 0, or
+ * a negative code (the file could not be written, in which case the events
+ * not written are counted by edgeprobe_record_lost). Slow. */
+int edgeprobe_record_stop(void);
+/* The producer: one event on this thread's ring (a no-op while nothing
+ * records). Any thread, signal handlers included. nargs <= 16. */
+void edgeprobe_record_event(int id, unsigned kind, const uint64_t *args, int nargs);
+/* Events dropped so far (rings full, or the file not writable). */
+uint64_t edgeprobe_record_lost(void);
 /* ======================================================================
  * 8. CONTROL ENDPOINT (hosted builds): operate probes from a shell  >>control
  *
@@ -1397,6 +1505,7 @@ struct edgeprobe__probe {
     int npoints, point_cap;
     edgeprobe__point **points;
     int routed;                  /* TRACE lines go to `edgeprobe trace` (section 8) */
+    int recorded;                /* hits go to the recorder's rings (section 30) */
     uint32_t hash;               /* edgeprobe__hash_str(name), computed once */
     const char *name;            /* NUL-terminated, in the arena after the probe */
     edgeprobe__site site0;
@@ -1482,6 +1591,7 @@ typedef struct edgeprobe__root {
     /* hit counts, per chunk of points: [stripe][id % CHUNK] (section 24) */
     uint64_t *hits[EDGEPROBE__CHUNKS];
     struct edgeprobe__control *control; /* section 8; NULL until started */
+    struct edgeprobe__recorder *rec; /* section 30; NULL unless recording was asked for */
     /* registry arena (section 19): probes and names, one block per object's table */
     char *arena_next;
     size_t arena_left;
@@ -1960,6 +2070,30 @@ __attribute__((error("edgeprobe: EDGEPROBE_PROBE is x86-64 only"))) void edgepro
 #define EDGEPROBE__PROBE(...) edgeprobe__probe_x86_64_only()
 #endif
 
+/* ---- 11.8 recording: a thread's ring                   >>ring-layout ----
+ * Section 30 writes it; `edgeprobe record` reads what a crash leaves of it
+ * in a ring file (EDGEPROBE_RECORD_SHM), so its layout is here, for both. */
+#define EDGEPROBE__RING_HEAD 256u          /* bytes before the words       */
+typedef struct edgeprobe__ring {
+    uint64_t wpos, head, lost;
+    uint64_t oldest;             /* flight mode: first whole event kept    */
+    int busy;
+    char pad0[28];
+    uint64_t tail;               /* the consumer's: copied to the file     */
+    uint64_t drained;            /* the consumer's: copied, not yet written */
+    char pad1[48];
+    struct edgeprobe__ring *next;
+    int tid;
+    unsigned flight;             /* 1: overwrite (flight recorder)         */
+    uint64_t mask;
+    char name[16];
+    uint64_t magic;              /* EDGEPROBE__RING_MAGIC: a ring file     */
+} edgeprobe__ring;
+#define EDGEPROBE__RING_MAGIC 0x31474e4952504525ull /* "%EPRING1" */
+EDGEPROBE__INLINE uint64_t *edgeprobe__ring_words(edgeprobe__ring *g) {
+    return (uint64_t *)(void *)((char *)g + EDGEPROBE__RING_HEAD);
+}
+
 #ifdef EDGEPROBE_IMPLEMENTATION
 /* ======================================================================
  * THE IMPLEMENTATION: compiled in the one file of each executable or
@@ -2330,7 +2464,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #endif
 
 /* ---- 14. the root: process-wide state                        >>root ---- */
-#define EDGEPROBE__ABI 6u
+#define EDGEPROBE__ABI 7u
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
 #define EDGEPROBE__HIT_CHUNK_BYTES (EDGEPROBE__STRIPES * EDGEPROBE__CHUNK * sizeof(uint64_t))
 
@@ -2355,6 +2489,15 @@ __asm__(".pushsection .note.edgeprobe,\"aGR\",@note,edgeprobe__note,comdat\n"
         /* what every including file refers to (EDGEPROBE__IMPL_SYM) */
         ".pushsection .rodata\n.globl " EDGEPROBE__IMPL_SYM "\n.hidden " EDGEPROBE__IMPL_SYM "\n"
         EDGEPROBE__IMPL_SYM ": .byte 0\n.popsection\n");
+
+/* Recording (section 30): what the registry and the enabled paths call. */
+struct edgeprobe__recorder;
+EDGEPROBE__FN void edgeprobe__record_configure(edgeprobe__root *r);
+EDGEPROBE__FN int edgeprobe__record_env_wants(const edgeprobe__root *r);
+EDGEPROBE__FN struct edgeprobe__recorder *edgeprobe__recording(const edgeprobe__point *pt);
+EDGEPROBE__FN void edgeprobe__record_point(struct edgeprobe__recorder *rec, const edgeprobe__point *pt, unsigned kind,
+                                           const uint64_t *args, int n);
+EDGEPROBE__FN void edgeprobe__record_hit(const edgeprobe__point *pt);
 
 /* ---- 15. small helpers                                   >>helpers ---- */
 EDGEPROBE__FN void edgeprobe__lock(edgeprobe__lock_t *l);
@@ -2653,6 +2796,7 @@ EDGEPROBE__FN void edgeprobe__root_configure(edgeprobe__root *r) {
         if (n >= sizeof r->env_enable) EDGEPROBE_OS_LOG("EDGEPROBE_ENABLE is longer than 1023 bytes; ignored");
         else __builtin_memcpy(r->env_enable, s, n + 1);
     }
+    edgeprobe__record_configure(r);
 }
 
 EDGEPROBE__FN int edgeprobe__set_sync_locked(edgeprobe__root *r, int mode);
@@ -3210,6 +3354,7 @@ EDGEPROBE__FN struct edgeprobe__probe *edgeprobe__probe_intern(edgeprobe__root *
     p->points = &p->point0;
     p->point_cap = 1;
     p->count = edgeprobe__env_wants(r, copy);
+    p->recorded = p->count && edgeprobe__record_env_wants(r); /* EDGEPROBE_RECORD */
     p->next_hash = r->hash[p->hash & (r->hash_cap - 1)];
     r->hash[p->hash & (r->hash_cap - 1)] = p;
     r->nprobes++;
@@ -4437,6 +4582,7 @@ EDGEPROBE__FN int edgeprobe_call_off(void *site) {
  * How hits are counted, and what a count may miss: section 11.4. */
 EDGEPROBE__FN int edgeprobe__hit(edgeprobe__mark *m) {
     edgeprobe__point *pt = edgeprobe__mark_point(m);
+    if (pt) edgeprobe__record_hit(pt); /* BRANCH, lazy TRACE (section 30) */
     return pt ? edgeprobe__hit_point(pt) : 0;
 }
 /* Sum of one point's stripes. */
@@ -7390,11 +7536,16 @@ EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *reg
     edgeprobe__saved saved = {regs, vec, stride};
     uint64_t args[EDGEPROBE_ARGS_MAX];
     struct edgeprobe__binding_full *b;
+    struct edgeprobe__recorder *rec;
     edgeprobe__ticket t;
     if (!r || !pt) return;
     if (pt->kind == EDGEPROBE_KIND_TRACE) { /* no handler: the line itself */
         edgeprobe__trace_args_hit(pt, as, args, edgeprobe__args_read(as, &saved, args));
         return;
+    }
+    if ((rec = edgeprobe__recording(pt)) != 0) { /* section 30; a handler still runs */
+        edgeprobe__record_point(rec, pt, EDGEPROBE_EV_PROBE, args, edgeprobe__args_read(as, &saved, args));
+        if (!__atomic_load_n(&pt->binding, __ATOMIC_RELAXED)) return;
     }
     /* No hit count here: at ~5 ticks it would add a fifth to PROBE's path;
      * a handler counts what it needs. TRACE counts (formatting dominates). */
@@ -7458,8 +7609,14 @@ EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__ar
     const char *fmt = (const char *)edgeprobe__rel(&as->format);
     void (*sink)(const char *) = (void (*)(const char *))(uintptr_t)edgeprobe__rel(&as->sink);
     char small[512], *line = small;
-    size_t need = edgeprobe__trace_format(small, sizeof small, fmt, args);
-    (void)nargs; /* checked against the format at registration */
+    size_t need;
+    struct edgeprobe__recorder *rec = edgeprobe__recording(pt);
+    if (rec) { /* the values; formatted offline (section 30) */
+        edgeprobe__trace_point_hit(pt);
+        edgeprobe__record_point(rec, pt, EDGEPROBE_EV_TRACE, args, nargs);
+        return;
+    }
+    need = edgeprobe__trace_format(small, sizeof small, fmt, args);
     if (need >= sizeof small && (line = edgeprobe__scratch(need + 1)) != 0) /* no malloc here */
         edgeprobe__trace_format(line, need + 1, fmt, args);
     else
@@ -7486,6 +7643,699 @@ EDGEPROBE__FN int edgeprobe__args_prepare_locked(edgeprobe__root *r, const edgep
     return EDGEPROBE_ENOTSUP;
 }
 #endif /* section 7 */
+/* ======================================================================
+ * 30. RECORDING: per-thread rings, the recorder                  >>ring
+ * What section 7.1 promises. One recorder per process, reached from the
+ * root (r->rec, made when the root is created and never freed, so that a
+ * producer that loaded it may always use it); rings are never unmapped
+ * either: a thread may be writing one whenever, even in a signal handler.
+ *
+ *   ring (one mapping per thread and object copy; layout: section 11.8)
+ *   +-------------------------------+ line 0: the producer's (owner writes)
+ *   | wpos head lost oldest busy    |   wpos: words reserved; head: words
+ *   +-------------------------------+   published (release); lost: dropped;
+ *   | tail drained                  |   oldest: flight mode's first event
+ *   +-------------------------------+ line 1: the consumer's (tail: release)
+ *   | next tid flight mask name     | line 2: fixed at creation
+ *   | magic                         |
+ *   +-------------------------------+ 256
+ *   | words[mask + 1]               |   events: tsc | id, kind<<32, n<<40 | args
+ *   +-------------------------------+
+ *
+ * A signal handler that records while its thread is inside
+ * edgeprobe__ring_put sees `busy` set: it reserves after the interrupted
+ * event and leaves publishing to it; the outer call publishes up to wpos,
+ * then looks again (a handler may have come in between). Positions only
+ * grow (64 bits: no wrap in practice); words are indexed modulo the size.
+ * ====================================================================== */
+#define EDGEPROBE__RING_DEFAULT ((size_t)1 << 20)
+#define EDGEPROBE__RING_MIN ((size_t)4096)
+#define EDGEPROBE__RING_MAX ((size_t)1 << 30)
+#define EDGEPROBE__REC_STAGE ((size_t)1 << 20) /* bytes per write(2)       */
+#define EDGEPROBE__REC_TICK_MS 1               /* drain period             */
+#define EDGEPROBE__EV_ARGS_MAX 16
+#define EDGEPROBE__TRACE_VERSION 1u
+enum { EDGEPROBE__BLK_EVENTS = 1, EDGEPROBE__BLK_POINT, EDGEPROBE__BLK_THREAD, EDGEPROBE__BLK_END };
+
+
+#ifndef EDGEPROBE_FREESTANDING
+struct edgeprobe__recorder {
+    int active;                  /* producers write while 1 (atomic)       */
+    int running;                 /* a recorder thread exists               */
+    int stop;                    /* asks it to finish (atomic)             */
+    int from_env;                /* EDGEPROBE_RECORD: EDGEPROBE_ENABLE records */
+    int fd, err;                 /* err: first failed write, -errno       */
+    unsigned flags;              /* EDGEPROBE_RECORD_ARGS                  */
+    uint64_t min_ticks;
+    size_t ring_bytes;
+    edgeprobe__ring *rings;      /* every ring ever made: push-only        */
+    edgeprobe__root *root;
+    int flight;                  /* rings overwrite; drained at stop only  */
+    edgeprobe__lock_t io;        /* the staging buffer and the file: the
+                                    thread, stop, and objects' constructors */
+    unsigned nrings;             /* ring files made (their names)          */
+    char shm_dir[256];           /* EDGEPROBE_RECORD_SHM: rings as files   */
+    int points_written;          /* ids below it have their POINT block    */
+    unsigned long thread;
+    uint64_t tsc0, mono0, hz;    /* anchors at start; hz estimated there   */
+    uint64_t lost_io;            /* events the file never got              */
+    char *stage;
+    size_t staged;
+    char path[4096];
+    char funcs[1024];            /* EDGEPROBE_RECORD_FUNCS                 */
+};
+__attribute__((weak, visibility("hidden"), tls_model("initial-exec")))
+__thread edgeprobe__ring *edgeprobe__my_ring;
+int edgeprobe__libc_prctl(int, ...) __asm__("prctl");
+int edgeprobe__libc_pthread_join(unsigned long, void **) __asm__("pthread_join");
+int edgeprobe__libc_ftruncate(int, long) __asm__("ftruncate");
+typedef struct edgeprobe__iovec { const void *base; size_t len; } edgeprobe__iovec;
+long edgeprobe__libc_writev(int, const edgeprobe__iovec *, int) __asm__("writev");
+#define EDGEPROBE__PR_GET_NAME 16
+#define EDGEPROBE__O_REC (01 | 0100 | 01000 | 02000000) /* WRONLY CREAT TRUNC CLOEXEC */
+#if defined(__x86_64__)
+#define EDGEPROBE__NR_GETTID 186L
+#else
+#define EDGEPROBE__NR_GETTID 178L
+#endif
+
+EDGEPROBE__INLINE struct edgeprobe__recorder *edgeprobe__rec_live(void) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
+    struct edgeprobe__recorder *rec = r ? __atomic_load_n(&r->rec, __ATOMIC_ACQUIRE) : 0;
+    return rec && __atomic_load_n(&rec->active, __ATOMIC_RELAXED) ? rec : 0;
+}
+
+/* ---- the producer ---- */
+/* Where a thread's ring lives: anonymous memory, or a MAP_SHARED file in
+ * EDGEPROBE_RECORD_SHM (`edgeprobe record` reads what a crash left there).
+ * The name is made without snprintf (this may run in a signal handler). */
+EDGEPROBE__FN void *edgeprobe__ring_map(struct edgeprobe__recorder *rec, size_t bytes, int tid);
+EDGEPROBE__FN void *edgeprobe__ring_map(struct edgeprobe__recorder *rec, size_t bytes, int tid) {
+    char path[sizeof rec->shm_dir + 48];
+    edgeprobe__text t = {path, sizeof path, 0};
+    void *m;
+    int fd;
+    if (!rec->shm_dir[0])
+        return edgeprobe__libc_mmap(0, bytes, 3 /* RW */, EDGEPROBE__MAP_ANON_PRIVATE, -1, 0);
+    edgeprobe__puts(&t, rec->shm_dir);
+    edgeprobe__puts(&t, "/ring-");
+    edgeprobe__putdec(&t, tid);
+    edgeprobe__puts(&t, "-");
+    edgeprobe__putdec(&t, (int)__atomic_fetch_add(&rec->nrings, 1, __ATOMIC_RELAXED));
+    fd = edgeprobe__libc_open(path, 02 | 0100 | 01000 | 02000000 /* RDWR CREAT TRUNC CLOEXEC */, 0600);
+    if (fd < 0) return (void *)-1;
+    m = edgeprobe__libc_ftruncate(fd, (long)bytes) ? (void *)-1
+                                                     : edgeprobe__libc_mmap(0, bytes, 3, 1 /* MAP_SHARED */, fd, 0);
+    edgeprobe__libc_close(fd);
+    return m;
+}
+/* This thread's first event: a ring of its own (mmap: async-signal-safe),
+ * pushed on the recorder's list. */
+EDGEPROBE__FN edgeprobe__ring *edgeprobe__ring_new(struct edgeprobe__recorder *rec);
+EDGEPROBE__FN edgeprobe__ring *edgeprobe__ring_new(struct edgeprobe__recorder *rec) {
+    size_t bytes = rec->ring_bytes;
+    int tid = (int)edgeprobe__libc_syscall(EDGEPROBE__NR_GETTID);
+    edgeprobe__ring *g = (edgeprobe__ring *)edgeprobe__ring_map(rec, EDGEPROBE__RING_HEAD + bytes, tid);
+    if (g == (edgeprobe__ring *)-1) return 0;
+    g->mask = bytes / 8 - 1;
+    g->tid = tid;
+    g->flight = (unsigned)rec->flight;
+    edgeprobe__libc_prctl(EDGEPROBE__PR_GET_NAME, g->name);
+    g->magic = EDGEPROBE__RING_MAGIC;
+    g->next = __atomic_load_n(&rec->rings, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&rec->rings, &g->next, g, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+    }
+    edgeprobe__my_ring = g;
+    return g;
+}
+/* Publish what this thread reserved, including events that signal
+ * handlers wrote while it was busy (see the drawing). */
+EDGEPROBE__INLINE void edgeprobe__ring_publish(edgeprobe__ring *g) {
+    for (;;) {
+        uint64_t end = g->wpos;
+        __atomic_store_n(&g->head, end, __ATOMIC_RELEASE);
+        g->busy = 0;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        if (g->wpos == end) return;
+        g->busy = 1;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    }
+}
+EDGEPROBE__FN void edgeprobe__ring_put(struct edgeprobe__recorder *rec, uint64_t tsc, unsigned id, unsigned kind,
+                                       const uint64_t *args, unsigned n);
+EDGEPROBE__FN void edgeprobe__ring_put(struct edgeprobe__recorder *rec, uint64_t tsc, unsigned id, unsigned kind,
+                                       const uint64_t *args, unsigned n) {
+    edgeprobe__ring *g = edgeprobe__my_ring;
+    uint64_t pos, *w, m;
+    unsigned i;
+    int nested;
+    if (__builtin_expect(!g, 0) && !(g = edgeprobe__ring_new(rec))) return;
+    nested = g->busy;
+    g->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    pos = g->wpos;
+    m = g->mask;
+    if (g->flight) { /* overwrite: step the oldest kept event past the room needed */
+        while (pos + 2 + n - g->oldest > m + 1) g->oldest += 2 + ((edgeprobe__ring_words(g)[(g->oldest + 1) & m] >> 40) & 0xff);
+    }
+    if (pos + 2 + n - __atomic_load_n(&g->tail, __ATOMIC_ACQUIRE) > m + 1 && !g->flight) {
+        g->lost++; /* discard mode: the consumer is behind */
+    } else {
+        g->wpos = pos + 2 + n;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        w = edgeprobe__ring_words(g);
+        w[pos & m] = tsc;
+        w[(pos + 1) & m] = id | (uint64_t)kind << 32 | (uint64_t)n << 40;
+        for (i = 0; i < n; i++) w[(pos + 2 + i) & m] = args[i];
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    }
+    if (!nested) edgeprobe__ring_publish(g);
+}
+EDGEPROBE__FN void edgeprobe_record_event(int id, unsigned kind, const uint64_t *args, int nargs) {
+    struct edgeprobe__recorder *rec = edgeprobe__rec_live();
+    if (!rec || id < 0 || nargs < 0 || nargs > EDGEPROBE__EV_ARGS_MAX || (nargs && !args)) return;
+    edgeprobe__ring_put(rec, edgeprobe__ticks(), (unsigned)id, kind & 0xff, args, (unsigned)nargs);
+}
+/* The enabled paths' side (sections 24 and 29): the recorder, if this
+ * point is recorded now. */
+EDGEPROBE__FN struct edgeprobe__recorder *edgeprobe__recording(const edgeprobe__point *pt) {
+    const struct edgeprobe__probe *p = __atomic_load_n(&pt->probe, __ATOMIC_RELAXED);
+    return p && __atomic_load_n(&p->recorded, __ATOMIC_RELAXED) ? edgeprobe__rec_live() : 0;
+}
+EDGEPROBE__FN void edgeprobe__record_point(struct edgeprobe__recorder *rec, const edgeprobe__point *pt, unsigned kind,
+                                           const uint64_t *args, int n) {
+    edgeprobe__ring_put(rec, edgeprobe__ticks(), (unsigned)pt->id_plus_1 - 1u, kind, args, (unsigned)n);
+}
+/* A BRANCH (or lazy TRACE) hit, from edgeprobe__hit. */
+EDGEPROBE__FN void edgeprobe__record_hit(const edgeprobe__point *pt) {
+    struct edgeprobe__recorder *rec = edgeprobe__recording(pt);
+    if (rec) edgeprobe__record_point(rec, pt, EDGEPROBE_EV_BRANCH, 0, 0);
+}
+
+/* ---- the handlers the recorder binds ---- */
+EDGEPROBE__FN void edgeprobe__record_value(const edgeprobe_info *probe, void *user, uintptr_t value);
+EDGEPROBE__FN void edgeprobe__record_value(const edgeprobe_info *probe, void *user, uintptr_t value) {
+    uint64_t v = value;
+    (void)user;
+    edgeprobe_record_event(probe->id, EDGEPROBE_EV_HANDLER, &v, 1);
+}
+#if EDGEPROBE__HAS_PATCH
+/* Function entry: with a minimum duration, only the TSC (kept in the call);
+ * otherwise an ENTRY event. Always asks for the exit. */
+EDGEPROBE__FN int edgeprobe__record_entry(edgeprobe_func_call *call, void *user);
+EDGEPROBE__FN int edgeprobe__record_entry(edgeprobe_func_call *call, void *user) {
+    struct edgeprobe__recorder *rec = edgeprobe__rec_live();
+    (void)user;
+    if (!rec) return 0;
+    call->data = edgeprobe__ticks();
+    if (!rec->min_ticks)
+        edgeprobe__ring_put(rec, call->data, (unsigned)call->probe->id, EDGEPROBE_EV_ENTRY, call->args,
+                            rec->flags & EDGEPROBE_RECORD_ARGS ? 6u : 0u);
+    return 1;
+}
+EDGEPROBE__FN void edgeprobe__record_exit(const edgeprobe_func_call *call, void *user);
+EDGEPROBE__FN void edgeprobe__record_exit(const edgeprobe_func_call *call, void *user) {
+    struct edgeprobe__recorder *rec = edgeprobe__rec_live();
+    uint64_t now = edgeprobe__ticks(), span[3];
+    unsigned rets = 0;
+    (void)user;
+    if (!rec) return;
+    if (rec->flags & EDGEPROBE_RECORD_ARGS) rets = 2;
+    if (!rec->min_ticks) {
+        edgeprobe__ring_put(rec, now, (unsigned)call->probe->id, EDGEPROBE_EV_EXIT, call->ret, rets);
+        return;
+    }
+    if (now - call->data < rec->min_ticks) return;
+    span[0] = now - call->data, span[1] = call->ret[0], span[2] = call->ret[1];
+    edgeprobe__ring_put(rec, call->data, (unsigned)call->probe->id, EDGEPROBE_EV_CALL, span, 1 + rets);
+}
+#endif
+
+/* ---- the consumer: staging, blocks, the file ---- */
+EDGEPROBE__FN void edgeprobe__rec_flush(struct edgeprobe__recorder *rec);
+EDGEPROBE__FN void edgeprobe__rec_flush(struct edgeprobe__recorder *rec) {
+    size_t done = 0;
+    while (done < rec->staged && !rec->err) {
+        long n = edgeprobe__libc_write(rec->fd, rec->stage + done, rec->staged - done);
+        if (n > 0) done += (size_t)n;
+        else if (n < 0 && *edgeprobe__libc_errno() == 4 /* EINTR */) continue;
+        else rec->err = n < 0 ? -*edgeprobe__libc_errno() : -28 /* ENOSPC */;
+    }
+    rec->staged = 0;
+}
+/* Large runs go from the ring to the file with writev, not through the
+ * staging buffer (one copy less); what is staged goes first. */
+EDGEPROBE__FN void edgeprobe__rec_writev(struct edgeprobe__recorder *rec, edgeprobe__iovec *iov, int n);
+EDGEPROBE__FN void edgeprobe__rec_writev(struct edgeprobe__recorder *rec, edgeprobe__iovec *iov, int n) {
+    edgeprobe__rec_flush(rec);
+    while (n && !rec->err) {
+        long done = edgeprobe__libc_writev(rec->fd, iov, n);
+        if (done < 0 && *edgeprobe__libc_errno() == 4 /* EINTR */) continue;
+        if (done <= 0) {
+            rec->err = done < 0 ? -*edgeprobe__libc_errno() : -28 /* ENOSPC */;
+            return;
+        }
+        for (; n && (size_t)done >= iov->len; n--, iov++) done -= (long)iov->len;
+        if (n) iov->base = (const char *)iov->base + done, iov->len -= (size_t)done;
+    }
+}
+EDGEPROBE__FN void edgeprobe__rec_emit(struct edgeprobe__recorder *rec, const void *data, size_t len);
+EDGEPROBE__FN void edgeprobe__rec_emit(struct edgeprobe__recorder *rec, const void *data, size_t len) {
+    const char *p = (const char *)data;
+    while (len) {
+        size_t room = EDGEPROBE__REC_STAGE - rec->staged, n = len < room ? len : room;
+        __builtin_memcpy(rec->stage + rec->staged, p, n);
+        rec->staged += n, p += n, len -= n;
+        if (rec->staged == EDGEPROBE__REC_STAGE) edgeprobe__rec_flush(rec);
+    }
+}
+/* A block: type, tid, payload bytes (a multiple of 8), then the payload. */
+EDGEPROBE__FN void edgeprobe__rec_block(struct edgeprobe__recorder *rec, unsigned type, int tid, uint64_t bytes);
+EDGEPROBE__FN void edgeprobe__rec_block(struct edgeprobe__recorder *rec, unsigned type, int tid, uint64_t bytes) {
+    uint32_t head[4] = {type, (uint32_t)tid, (uint32_t)bytes, (uint32_t)(bytes >> 32)};
+    edgeprobe__rec_emit(rec, head, sizeof head);
+}
+/* Events in words [from, to) of a ring, for the count of what a failed
+ * write lost. */
+EDGEPROBE__FN uint64_t edgeprobe__ring_count(edgeprobe__ring *g, uint64_t from, uint64_t to);
+EDGEPROBE__FN uint64_t edgeprobe__ring_count(edgeprobe__ring *g, uint64_t from, uint64_t to) {
+    uint64_t n = 0;
+    while (from < to) from += 2 + ((edgeprobe__ring_words(g)[(from + 1) & g->mask] >> 40) & 0xff), n++;
+    return n;
+}
+/* Copy one ring's published events to the staging buffer; their room is
+ * freed only once they are in the file (rec_release), so that a crash in
+ * between leaves them in a ring file for `edgeprobe record`. A flight ring
+ * is copied from its oldest whole event. */
+EDGEPROBE__FN void edgeprobe__rec_drain(struct edgeprobe__recorder *rec, edgeprobe__ring *g);
+EDGEPROBE__FN void edgeprobe__rec_drain(struct edgeprobe__recorder *rec, edgeprobe__ring *g) {
+    uint64_t head = __atomic_load_n(&g->head, __ATOMIC_ACQUIRE), tail = g->tail, size = g->mask + 1, first;
+    if (g->flight && __atomic_load_n(&g->oldest, __ATOMIC_RELAXED) > tail) tail = g->oldest;
+    g->drained = head;
+    if (head == tail) return;
+    first = tail & g->mask;
+    if (rec->err) {
+        rec->lost_io += edgeprobe__ring_count(g, tail, head);
+    } else {
+        uint64_t n = head - tail, run = size - first < n ? size - first : n;
+        uint32_t blk[4] = {EDGEPROBE__BLK_EVENTS, (uint32_t)g->tid, (uint32_t)(n * 8), (uint32_t)(n * 8 >> 32)};
+        edgeprobe__iovec iov[3] = {{blk, sizeof blk}, {edgeprobe__ring_words(g) + first, run * 8},
+                                   {edgeprobe__ring_words(g), (n - run) * 8}};
+        if (n * 8 >= EDGEPROBE__REC_STAGE / 4) {
+            edgeprobe__rec_writev(rec, iov, n == run ? 2 : 3);
+        } else {
+            int i;
+            for (i = 0; i < 3; i++) edgeprobe__rec_emit(rec, iov[i].base, iov[i].len);
+        }
+    }
+}
+EDGEPROBE__FN void edgeprobe__rec_new_points(struct edgeprobe__recorder *rec);
+/* New points, then every ring (flight rings only at stop), written out,
+ * then their room freed. */
+EDGEPROBE__FN void edgeprobe__rec_drain_all(struct edgeprobe__recorder *rec, int final);
+EDGEPROBE__FN void edgeprobe__rec_drain_all(struct edgeprobe__recorder *rec, int final) {
+    edgeprobe__ring *g, *rings = __atomic_load_n(&rec->rings, __ATOMIC_ACQUIRE);
+    edgeprobe__rec_new_points(rec);
+    for (g = rings; g && (final || !rec->flight); g = g->next) edgeprobe__rec_drain(rec, g);
+    edgeprobe__rec_flush(rec);
+    for (g = rings; g && (final || !rec->flight); g = g->next) __atomic_store_n(&g->tail, g->drained, __ATOMIC_RELEASE);
+}
+EDGEPROBE__FN void *edgeprobe__rec_main(void *arg);
+EDGEPROBE__FN void *edgeprobe__rec_main(void *arg) {
+    struct edgeprobe__recorder *rec = (struct edgeprobe__recorder *)arg;
+    while (!__atomic_load_n(&rec->stop, __ATOMIC_ACQUIRE)) {
+        edgeprobe__lock(&rec->io);
+        edgeprobe__rec_drain_all(rec, 0);
+        edgeprobe__unlock(&rec->io);
+        edgeprobe__libc_poll(0, 0, EDGEPROBE__REC_TICK_MS);
+    }
+    return 0;
+}
+EDGEPROBE__FN uint64_t edgeprobe__mono_ns(void);
+EDGEPROBE__FN uint64_t edgeprobe__mono_ns(void) {
+    edgeprobe__timespec ts;
+    edgeprobe__libc_clock_gettime(1 /* CLOCK_MONOTONIC */, &ts);
+    return (uint64_t)ts.sec * 1000000000u + (uint64_t)ts.nsec;
+}
+/* A TSC reading and CLOCK_MONOTONIC at the same moment: the pair whose
+ * TSC bracket is shortest of a few (a preemption between the two reads
+ * would skew the frequency of a short recording). */
+EDGEPROBE__FN void edgeprobe__rec_anchor(uint64_t *tsc, uint64_t *mono);
+EDGEPROBE__FN void edgeprobe__rec_anchor(uint64_t *tsc, uint64_t *mono) {
+    uint64_t best = ~(uint64_t)0;
+    int i;
+    for (i = 0; i < 8; i++) {
+        uint64_t a = edgeprobe__ticks(), m = edgeprobe__mono_ns(), b = edgeprobe__ticks();
+        if (b - a < best) best = b - a, *tsc = a + (b - a) / 2, *mono = m;
+    }
+}
+/* TSC ticks per second since the start anchors; at least 2 ms apart (a
+ * busy wait at start, for min_ns). */
+EDGEPROBE__FN uint64_t edgeprobe__rec_hz(struct edgeprobe__recorder *rec, uint64_t *tsc, uint64_t *mono);
+EDGEPROBE__FN uint64_t edgeprobe__rec_hz(struct edgeprobe__recorder *rec, uint64_t *tsc, uint64_t *mono) {
+    do edgeprobe__rec_anchor(tsc, mono);
+    while (*mono - rec->mono0 < 2000000u);
+    return (uint64_t)((double)(*tsc - rec->tsc0) * 1e9 / (double)(*mono - rec->mono0));
+}
+
+/* ---- the tables, written at stop ---- */
+EDGEPROBE__FN size_t edgeprobe__rec_strlen(const char *s);
+EDGEPROBE__FN size_t edgeprobe__rec_strlen(const char *s) { return s ? edgeprobe__strnlen(s, 65535) : 0; }
+/* A TRACE point's format, read from one of its argument sites (the lock
+ * is held: its object is loaded). */
+EDGEPROBE__FN const char *edgeprobe__rec_format_locked(edgeprobe__point *pt);
+EDGEPROBE__FN const char *edgeprobe__rec_format_locked(edgeprobe__point *pt) {
+#if defined(__x86_64__)
+    struct edgeprobe__probe *p = pt->probe;
+    int i;
+    for (i = 0; p && pt->kind == EDGEPROBE_KIND_TRACE && i < p->nsites; i++) {
+        edgeprobe__site *s = &p->sites[i];
+        if (s->point == pt && (s->flags & EDGEPROBE__F_ARGS)) {
+            edgeprobe__argsite *as = (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(s->target - 4));
+            if (as->format) return (const char *)edgeprobe__rel(&as->format);
+        }
+    }
+#else
+    (void)pt;
+#endif
+    return 0;
+}
+/* POINT: id, kind, line, four lengths, then name, file, function, format
+ * (no NULs), padded to 8 bytes. */
+EDGEPROBE__FN void edgeprobe__rec_point_locked(struct edgeprobe__recorder *rec, edgeprobe__point *pt);
+EDGEPROBE__FN void edgeprobe__rec_point_locked(struct edgeprobe__recorder *rec, edgeprobe__point *pt) {
+    edgeprobe_info info;
+    const char *s[4];
+    uint32_t head[7];
+    size_t total = sizeof head;
+    int i;
+    static const char zeros[8] = {0};
+    edgeprobe__fill_info(pt, &info);
+    s[0] = info.name, s[1] = info.file, s[2] = info.function, s[3] = edgeprobe__rec_format_locked(pt);
+    head[0] = (uint32_t)info.id, head[1] = (uint32_t)info.kind, head[2] = (uint32_t)info.line;
+    for (i = 0; i < 4; i++) total += (head[3 + i] = (uint32_t)edgeprobe__rec_strlen(s[i]));
+    edgeprobe__rec_block(rec, EDGEPROBE__BLK_POINT, 0, (total + 7) & ~(size_t)7);
+    edgeprobe__rec_emit(rec, head, sizeof head);
+    for (i = 0; i < 4; i++) edgeprobe__rec_emit(rec, s[i], head[3 + i]);
+    edgeprobe__rec_emit(rec, zeros, ((total + 7) & ~(size_t)7) - total);
+}
+/* POINT blocks for the ids registered since the last drain: written while
+ * their objects are loaded (a library's points leave the registry when it
+ * is unloaded, and the executable's before the last atexit handler). */
+EDGEPROBE__FN void edgeprobe__rec_new_points(struct edgeprobe__recorder *rec);
+EDGEPROBE__FN void edgeprobe__rec_new_points(struct edgeprobe__recorder *rec) {
+    edgeprobe__root *r = rec->root;
+    if (__atomic_load_n(&r->npoints, __ATOMIC_RELAXED) == rec->points_written) return;
+    edgeprobe__lock(&r->lock);
+    for (; rec->points_written < r->npoints; rec->points_written++)
+        if (*edgeprobe__point_slot(r, rec->points_written))
+            edgeprobe__rec_point_locked(rec, *edgeprobe__point_slot(r, rec->points_written));
+    edgeprobe__unlock(&r->lock);
+}
+/* At stop: the threads (with their lost events), then END. */
+EDGEPROBE__FN void edgeprobe__rec_tables(struct edgeprobe__recorder *rec);
+EDGEPROBE__FN void edgeprobe__rec_tables(struct edgeprobe__recorder *rec) {
+    edgeprobe__ring *g;
+    uint64_t end[4], lost = 0;
+    for (g = __atomic_load_n(&rec->rings, __ATOMIC_ACQUIRE); g; g = g->next) {
+        uint64_t l = __atomic_load_n(&g->lost, __ATOMIC_RELAXED);
+        lost += l;
+        uint64_t bytes = EDGEPROBE__RING_HEAD + (g->mask + 1) * 8;
+        edgeprobe__rec_block(rec, EDGEPROBE__BLK_THREAD, g->tid, 32);
+        edgeprobe__rec_emit(rec, &l, 8);
+        edgeprobe__rec_emit(rec, g->name, 16);
+        edgeprobe__rec_emit(rec, &bytes, 8);
+    }
+    end[2] = edgeprobe__rec_hz(rec, &end[0], &end[1]);
+    end[3] = lost + rec->lost_io;
+    edgeprobe__rec_block(rec, EDGEPROBE__BLK_END, 0, sizeof end);
+    edgeprobe__rec_emit(rec, end, sizeof end);
+}
+/* The file header: magic, version, header bytes, TSC Hz (estimate), the
+ * TSC and CLOCK_MONOTONIC anchors, pid. */
+EDGEPROBE__FN void edgeprobe__rec_header(struct edgeprobe__recorder *rec);
+EDGEPROBE__FN void edgeprobe__rec_header(struct edgeprobe__recorder *rec) {
+    uint64_t h[6];
+    __builtin_memcpy(h, "EPTRACE\0", 8);
+    h[1] = EDGEPROBE__TRACE_VERSION | (uint64_t)sizeof h << 32;
+    h[2] = rec->hz, h[3] = rec->tsc0, h[4] = rec->mono0;
+    h[5] = (uint64_t)(unsigned)edgeprobe__libc_getpid();
+    edgeprobe__rec_emit(rec, h, sizeof h);
+}
+
+/* ---- the API ---- */
+EDGEPROBE__FN void edgeprobe__rec_forked(void);
+EDGEPROBE__FN void edgeprobe__rec_forked(void) { /* the child: its parent's recorder is not here */
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
+    struct edgeprobe__recorder *rec = r ? r->rec : 0;
+    if (!rec) return;
+    rec->active = 0, rec->running = 0;
+    if (rec->fd >= 0) edgeprobe__libc_close(rec->fd);
+    rec->fd = -1;
+}
+EDGEPROBE__FN int edgeprobe__rec_options(struct edgeprobe__recorder *rec, const edgeprobe_record_options *opt);
+EDGEPROBE__FN int edgeprobe__rec_options(struct edgeprobe__recorder *rec, const edgeprobe_record_options *opt) {
+    size_t bytes = opt && opt->ring_bytes ? opt->ring_bytes : EDGEPROBE__RING_DEFAULT;
+    if (bytes < EDGEPROBE__RING_MIN || bytes > EDGEPROBE__RING_MAX || (bytes & (bytes - 1))) return EDGEPROBE_EINVAL;
+    if (opt && (opt->flags & ~(EDGEPROBE_RECORD_ARGS | EDGEPROBE_RECORD_FLIGHT))) return EDGEPROBE_EINVAL;
+    if (rec->running) return EDGEPROBE_EBUSY;
+    rec->ring_bytes = bytes;
+    rec->flags = opt ? opt->flags : 0;
+    rec->flight = (rec->flags & EDGEPROBE_RECORD_FLIGHT) != 0;
+    rec->min_ticks = 0;
+    edgeprobe__rec_anchor(&rec->tsc0, &rec->mono0);
+    {
+        uint64_t t, m;
+        rec->hz = edgeprobe__rec_hz(rec, &t, &m);
+    }
+    if (opt && opt->min_ns) rec->min_ticks = (uint64_t)((double)opt->min_ns * (double)rec->hz / 1e9);
+    if (opt && opt->min_ns && !rec->min_ticks) rec->min_ticks = 1;
+    return 0;
+}
+/* Open the file, start the thread; rings keep their old events out. */
+EDGEPROBE__FN int edgeprobe__rec_begin_locked(struct edgeprobe__recorder *rec, const char *path);
+EDGEPROBE__FN int edgeprobe__rec_begin_locked(struct edgeprobe__recorder *rec, const char *path) {
+    unsigned char all[128], old[128];
+    edgeprobe__ring *g;
+    size_t n = edgeprobe__strnlen(path, sizeof rec->path);
+    int rc;
+    if (n == 0 || n >= sizeof rec->path) return EDGEPROBE_EINVAL;
+    if (!rec->stage && !(rec->stage = (char *)EDGEPROBE_OS_ALLOC(EDGEPROBE__REC_STAGE))) return EDGEPROBE_ENOMEM;
+    if (path != rec->path) __builtin_memcpy(rec->path, path, n + 1);
+    rec->fd = edgeprobe__libc_open(rec->path, EDGEPROBE__O_REC, 0644);
+    if (rec->fd < 0) return -*edgeprobe__libc_errno();
+    rec->err = 0, rec->lost_io = 0, rec->staged = 0, rec->stop = 0, rec->points_written = 0;
+    for (g = rec->rings; g; g = g->next) { /* a new recording: old events stay out */
+        g->tail = g->oldest = __atomic_load_n(&g->head, __ATOMIC_ACQUIRE), g->lost = 0;
+        g->flight = (unsigned)rec->flight;
+    }
+    edgeprobe__rec_header(rec);
+    edgeprobe__rec_flush(rec); /* a file that a crash cuts short still has its header */
+    __builtin_memset(all, 0xff, sizeof all);
+    edgeprobe__libc_pthread_sigmask(EDGEPROBE__SIG_SETMASK, all, old);
+    rc = edgeprobe__libc_pthread_create(&rec->thread, 0, edgeprobe__rec_main, rec);
+    edgeprobe__libc_pthread_sigmask(EDGEPROBE__SIG_SETMASK, old, 0);
+    if (rc) {
+        edgeprobe__libc_close(rec->fd);
+        return EDGEPROBE_ENOMEM;
+    }
+    edgeprobe__libc_pthread_setname_np(rec->thread, "edgeprobe-rec");
+    rec->running = 1;
+    __atomic_store_n(&rec->active, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+EDGEPROBE__FN struct edgeprobe__recorder *edgeprobe__rec_get_locked(edgeprobe__root *r);
+EDGEPROBE__FN struct edgeprobe__recorder *edgeprobe__rec_get_locked(edgeprobe__root *r) {
+    struct edgeprobe__recorder *rec = r->rec;
+    if (rec) return rec;
+    rec = (struct edgeprobe__recorder *)EDGEPROBE_OS_ALLOC(sizeof *rec);
+    if (!rec) return 0;
+    rec->fd = -1;
+    rec->root = r;
+    __atomic_store_n(&r->rec, rec, __ATOMIC_RELEASE);
+    edgeprobe__libc_pthread_atfork(0, 0, edgeprobe__rec_forked);
+    return rec;
+}
+EDGEPROBE__FN int edgeprobe_record_start(const char *path, const edgeprobe_record_options *opt) {
+    struct edgeprobe__recorder *rec;
+    int rc;
+    EDGEPROBE__READY_OR_RETURN(r);
+    if (!path) return EDGEPROBE_EINVAL;
+    edgeprobe__lock(&r->lock);
+    rec = edgeprobe__rec_get_locked(r);
+    if (!rec) rc = EDGEPROBE_ENOMEM;
+    else if (rec->running) rc = EDGEPROBE_EBUSY;
+    else if ((rc = edgeprobe__rec_options(rec, opt)) == 0) rc = edgeprobe__rec_begin_locked(rec, path);
+    edgeprobe__unlock(&r->lock);
+    return rc;
+}
+EDGEPROBE__FN int edgeprobe_record_stop(void) {
+    struct edgeprobe__recorder *rec;
+    int rc;
+    EDGEPROBE__READY_OR_RETURN(r);
+    edgeprobe__lock(&r->lock);
+    rec = r->rec;
+    if (!rec || !rec->running) {
+        edgeprobe__unlock(&r->lock);
+        return 0;
+    }
+    rec->running = 0;
+    __atomic_store_n(&rec->active, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&rec->stop, 1, __ATOMIC_RELEASE);
+    edgeprobe__unlock(&r->lock);
+    edgeprobe__libc_pthread_join(rec->thread, 0);
+    edgeprobe__lock(&rec->io);
+    edgeprobe__rec_drain_all(rec, 1); /* what came in while the thread ended; flight rings */
+    edgeprobe__rec_tables(rec);
+    edgeprobe__rec_flush(rec);
+    edgeprobe__unlock(&rec->io);
+    rc = rec->err;
+    edgeprobe__libc_close(rec->fd);
+    rec->fd = -1;
+    return rc;
+}
+EDGEPROBE__FN uint64_t edgeprobe_record_lost(void) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
+    struct edgeprobe__recorder *rec = r ? __atomic_load_n(&r->rec, __ATOMIC_ACQUIRE) : 0;
+    edgeprobe__ring *g;
+    uint64_t n = 0;
+    if (!rec) return 0;
+    for (g = __atomic_load_n(&rec->rings, __ATOMIC_ACQUIRE); g; g = g->next) n += __atomic_load_n(&g->lost, __ATOMIC_RELAXED);
+    return n + rec->lost_io;
+}
+/* Mark the probes matching pattern as recorded (the lock is held while
+ * edgeprobe_foreach runs its callback). */
+typedef struct edgeprobe__rec_mark { edgeprobe__root *r; const char *pattern; int marked; } edgeprobe__rec_mark;
+EDGEPROBE__FN int edgeprobe__rec_mark_one(const edgeprobe_info *info, void *arg);
+EDGEPROBE__FN int edgeprobe__rec_mark_one(const edgeprobe_info *info, void *arg) {
+    edgeprobe__rec_mark *m = (edgeprobe__rec_mark *)arg;
+    struct edgeprobe__probe *p;
+    if (info->kind == EDGEPROBE_KIND_FUNCTION || !edgeprobe__glob_match(m->pattern, info->name)) return 0;
+    p = edgeprobe__probe_lookup(m->r, info->name);
+    if (p && !p->recorded) __atomic_store_n(&p->recorded, 1, __ATOMIC_RELAXED), m->marked++;
+    return 0;
+}
+EDGEPROBE__FN int edgeprobe_record_enable(const char *pattern) {
+    edgeprobe__rec_mark m;
+    int rc;
+    EDGEPROBE__READY_OR_RETURN(r);
+    if (!pattern || !*pattern) return EDGEPROBE_EINVAL;
+    if ((rc = edgeprobe__check_pattern(pattern)) < 0) return rc;
+    m.r = r, m.pattern = pattern, m.marked = 0;
+    edgeprobe_foreach(edgeprobe__rec_mark_one, &m);
+    if (!m.marked) return edgeprobe_enable(pattern); /* ENOENT for an unknown exact name */
+    (void)edgeprobe_attach(pattern, edgeprobe__record_value, 0); /* HANDLER points, if any */
+    rc = edgeprobe_enable(pattern);
+    return rc < 0 ? rc : m.marked;
+}
+EDGEPROBE__FN int edgeprobe_record_funcs(const char *pattern) {
+#if EDGEPROBE__HAS_PATCH
+    return edgeprobe_func_attach(pattern, edgeprobe__record_entry, edgeprobe__record_exit, 0);
+#else
+    (void)pattern;
+    return EDGEPROBE_ENOTSUP;
+#endif
+}
+
+/* ---- EDGEPROBE_RECORD: from the environment ---- */
+/* At the root's creation: the recorder, configured (not yet running). */
+EDGEPROBE__FN void edgeprobe__record_configure(edgeprobe__root *r) {
+    const char *path = EDGEPROBE__GETENV("EDGEPROBE_RECORD"), *s;
+    struct edgeprobe__recorder *rec;
+    edgeprobe_record_options opt = {0, 0, 0};
+    int ok = 1;
+    if (!path || !*path) return;
+    s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_PID"); /* programs it runs inherit the environment */
+    if (s && *s && (edgeprobe__parse_u64(s, &ok) != (uint64_t)(unsigned)edgeprobe__libc_getpid() || !ok)) return;
+    if ((s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_BUFFER"))) opt.ring_bytes = (size_t)edgeprobe__parse_u64(s, &ok);
+    if (ok && (s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_MIN_NS"))) opt.min_ns = edgeprobe__parse_u64(s, &ok);
+    if ((s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_ARGS")) && edgeprobe__streq(s, "1")) opt.flags = EDGEPROBE_RECORD_ARGS;
+    if ((s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_FLIGHT")) && edgeprobe__streq(s, "1")) opt.flags |= EDGEPROBE_RECORD_FLIGHT;
+    if (!(rec = edgeprobe__rec_get_locked(r))) return;
+    if ((s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_SHM")) && edgeprobe__strnlen(s, sizeof rec->shm_dir) < sizeof rec->shm_dir)
+        __builtin_memcpy(rec->shm_dir, s, edgeprobe__strnlen(s, sizeof rec->shm_dir) + 1);
+    if (!ok || edgeprobe__rec_options(rec, &opt) < 0 || edgeprobe__strnlen(path, sizeof rec->path) >= sizeof rec->path) {
+        EDGEPROBE_OS_LOG("EDGEPROBE_RECORD: bad EDGEPROBE_RECORD_BUFFER (a power of two, 4096 to 1 GiB) or "
+                         "EDGEPROBE_RECORD_MIN_NS, or too long a path; not recording");
+        return;
+    }
+    __builtin_memcpy(rec->path, path, edgeprobe__strnlen(path, sizeof rec->path) + 1);
+    if ((s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_FUNCS")) && edgeprobe__strnlen(s, sizeof rec->funcs) < sizeof rec->funcs)
+        __builtin_memcpy(rec->funcs, s, edgeprobe__strnlen(s, sizeof rec->funcs) + 1);
+    rec->from_env = 1;
+    rec->active = 1; /* the rings take events before the thread runs */
+}
+EDGEPROBE__FN int edgeprobe__record_env_wants(const edgeprobe__root *r) {
+    return r->rec && r->rec->from_env;
+}
+EDGEPROBE__FN void edgeprobe__record_atexit(void);
+EDGEPROBE__FN void edgeprobe__record_atexit(void) {
+    int rc = edgeprobe_record_stop();
+    if (rc < 0) {
+        char msg[160];
+        edgeprobe__snprintf(msg, sizeof msg, "EDGEPROBE_RECORD: the trace file is incomplete: %s", edgeprobe_strerror(rc));
+        EDGEPROBE_OS_LOG(msg);
+    }
+}
+/* Start the thread before main (after this object's sites are registered
+ * by the priority-101 constructor); the first object to get here starts
+ * it. Then the functions of EDGEPROBE_RECORD_FUNCS, one glob at a time. */
+__attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function, constructor(102)))
+void edgeprobe__record_autostart(void);
+__attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function, constructor(102)))
+void edgeprobe__record_autostart(void) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
+    struct edgeprobe__recorder *rec = r ? r->rec : 0;
+    const char *s;
+    char glob[EDGEPROBE_NAME_MAX + 1];
+    int rc, started;
+    if (!rec || !rec->from_env) return;
+    edgeprobe__lock(&r->lock);
+    started = !rec->running && rec->fd < 0 && rec->path[0] ? edgeprobe__rec_begin_locked(rec, rec->path) : 1;
+    if (started < 0) rec->active = 0, rec->from_env = 0;
+    edgeprobe__unlock(&r->lock);
+    if (started < 0) {
+        char msg[160];
+        edgeprobe__snprintf(msg, sizeof msg, "EDGEPROBE_RECORD: cannot record: %s", edgeprobe_strerror(started));
+        EDGEPROBE_OS_LOG(msg);
+        return;
+    }
+    if (started) { /* another object's copy did it: this object's points now, while it is loaded */
+        edgeprobe__lock(&rec->io);
+        if (rec->running) edgeprobe__rec_new_points(rec), edgeprobe__rec_flush(rec);
+        edgeprobe__unlock(&rec->io);
+        return;
+    }
+    edgeprobe__libc_atexit(edgeprobe__record_atexit);
+    for (s = rec->funcs; (rc = edgeprobe__env_next(&s, glob)) != 0;)
+        if (rc < 0 || (rc = edgeprobe_record_funcs(glob)) < 0) {
+            char msg[160];
+            edgeprobe__snprintf(msg, sizeof msg, "EDGEPROBE_RECORD_FUNCS \"%s\": %s", glob, edgeprobe_strerror(rc));
+            EDGEPROBE_OS_LOG(msg);
+        }
+}
+#else /* freestanding: no recorder (no threads, no files) */
+EDGEPROBE__FN void edgeprobe_record_event(int id, unsigned kind, const uint64_t *args, int nargs) {
+    (void)id, (void)kind, (void)args, (void)nargs;
+}
+EDGEPROBE__FN struct edgeprobe__recorder *edgeprobe__recording(const edgeprobe__point *pt) {
+    return (void)pt, (struct edgeprobe__recorder *)0;
+}
+EDGEPROBE__FN void edgeprobe__record_point(struct edgeprobe__recorder *rec, const edgeprobe__point *pt, unsigned kind,
+                                           const uint64_t *args, int n) {
+    (void)rec, (void)pt, (void)kind, (void)args, (void)n;
+}
+EDGEPROBE__FN void edgeprobe__record_hit(const edgeprobe__point *pt) { (void)pt; }
+EDGEPROBE__FN void edgeprobe__record_configure(edgeprobe__root *r) { (void)r; }
+EDGEPROBE__FN int edgeprobe__record_env_wants(const edgeprobe__root *r) { return (void)r, 0; }
+EDGEPROBE__FN int edgeprobe_record_start(const char *path, const edgeprobe_record_options *opt) {
+    return (void)path, (void)opt, EDGEPROBE_ENOTSUP;
+}
+EDGEPROBE__FN int edgeprobe_record_enable(const char *pattern) { return (void)pattern, EDGEPROBE_ENOTSUP; }
+EDGEPROBE__FN int edgeprobe_record_funcs(const char *pattern) { return (void)pattern, EDGEPROBE_ENOTSUP; }
+EDGEPROBE__FN int edgeprobe_record_stop(void) { return EDGEPROBE_ENOTSUP; }
+EDGEPROBE__FN uint64_t edgeprobe_record_lost(void) { return 0; }
+#endif /* section 30 */
 #endif /* EDGEPROBE_IMPLEMENTATION */
 #ifdef __cplusplus
 }

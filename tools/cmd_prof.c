@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "prof_common.h"
+#include "launch.h"
 #include "tool.h"
 
 static const char prof_usage[] =
@@ -48,26 +49,9 @@ static const char prof_usage[] =
     "found beside this command, in ../lib/edgeprobe/, or in $EDGEPROBE_PROF_LIB.\n";
 
 /* The profiler library: $EDGEPROBE_PROF_LIB, beside this executable, or in
- * ../lib/edgeprobe relative to it. */
+ * ../lib/edgeprobe relative to it (tools/launch.c). */
 static int find_library(char *out, size_t n) {
-    static const char *const rel[] = {"libedgeprobe-prof.so", "../lib/edgeprobe/libedgeprobe-prof.so"};
-    const char *env = getenv("EDGEPROBE_PROF_LIB");
-    char self[PATH_MAX - 64], *slash;
-    ssize_t k;
-    size_t i;
-    if (env && *env) {
-        snprintf(out, n, "%s", env);
-        return access(out, R_OK) == 0 ? 0 : -1;
-    }
-    k = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (k <= 0) return -1;
-    self[k] = 0;
-    if (!(slash = strrchr(self, '/'))) return -1;
-    slash[1] = 0;
-    for (i = 0; i < sizeof rel / sizeof rel[0]; i++) {
-        if ((size_t)snprintf(out, n, "%s%s", self, rel[i]) < n && access(out, R_OK) == 0) return 0;
-    }
-    return -1;
+    return launch_find_library("libedgeprobe-prof.so", "EDGEPROBE_PROF_LIB", out, n);
 }
 
 /* A non-negative integer option value, or -1. */

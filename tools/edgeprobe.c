@@ -4,6 +4,9 @@
  *     edgeprobe ps | list | enable | disable | top | trace   operate a running
  *         process through its control endpoint (tools/cmd_{ps,list,enable,top,trace}.c,
  *         tools/control_client.c; include/edgeprobe.h section 9)
+ *     edgeprobe record | dump | report | export   record to a trace file and
+ *         read it (tools/cmd_{record,dump,report,export}.c, tools/trace_file.c,
+ *         tools/export.c; include/edgeprobe.h sections 7.1 and 30)
  *
  * Each subcommand lives in tools/cmd_<name>.c and is listed in the table
  * below. C and libc only. Exit status: the subcommand's (prof: PROGRAM's),
@@ -23,6 +26,10 @@ static const struct tool_command commands[] = {
     {"top", cmd_top, USAGE_TOP, "live hits per second per probe (q or Ctrl-C quits)"},
     {"trace", cmd_trace, USAGE_TRACE,
      "stream the lines of matching TRACE probes, then put their states back"},
+    {"record", cmd_record, USAGE_RECORD, "run PROGRAM recording probes and functions to a trace file"},
+    {"dump", cmd_dump, USAGE_DUMP, "a trace file, one event per line"},
+    {"report", cmd_report, USAGE_REPORT, "calls, total and self time per function; hits per probe"},
+    {"export", cmd_export, USAGE_EXPORT, "a trace file for Chrome/Perfetto, flame graphs or pprof"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

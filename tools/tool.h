@@ -26,5 +26,14 @@ int cmd_enable(int argc, char **argv);
 int cmd_disable(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+/* recording (tools/cmd_record.c, cmd_dump.c, cmd_report.c, cmd_export.c) */
+#define USAGE_RECORD "record [-o FILE] [-e PROBE_GLOB]... [-f FUNC_GLOB]... [-t DURATION] [--args] [--buffer SIZE] [--flight] -- PROGRAM [ARGS...]"
+#define USAGE_DUMP "dump [--raw-names] FILE"
+#define USAGE_REPORT "report [--sort total|self|calls] [--graph] [--svg FILE] [--raw-names] FILE"
+#define USAGE_EXPORT "export --format perfetto|chrome|folded|pprof [-o OUT] [--raw-names] FILE"
+int cmd_record(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

@@ -99,28 +99,9 @@ static const char *const names[] = {
 #define NL ((int)(sizeof loops / sizeof loops[0]))
 
 static void phase(const char *label, size_t reps) {
-    double *s[NL];
-    size_t r;
-    int v, i;
-    char bench[64];
-    for (v = 0; v < NL; v++) s[v] = peers_xcalloc(reps, sizeof(double));
-    for (r = 0; r < 200; r++)
-        for (v = 0; v < NL; v++) loops[v]();
-    for (r = 0; r < reps; r++)
-        for (i = 0; i < NL; i++) {
-            uint64_t t0, t1;
-            v = (int)((i + r) % NL);
-            t0 = peers_tsc();
-            loops[v]();
-            t1 = peers_tsc();
-            s[v][r] = (double)(t1 - t0) / BLOCK;
-        }
+    char bench[96];
     snprintf(bench, sizeof bench, "markers_invoke_%s", label);
-    for (v = 0; v < NL; v++) {
-        peers_stats st = peers_summarize(s[v], reps);
-        peers_emit(bench, names[v], &st, "");
-        free(s[v]);
-    }
+    peers_interleaved(bench, loops, names, NL, reps, BLOCK);
 }
 int main(void) {
     size_t reps = (size_t)peers_env_long("MARKERS_INVOKE_REPS", 20000);

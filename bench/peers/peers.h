@@ -114,4 +114,33 @@ static inline void *peers_xcalloc(size_t n, size_t size) {
     return p;
 }
 
+/* Time n loop functions of `block` iterations each, interleaved sample by
+ * sample (loop v leads in round v, so that drift and a busy neighbour hit
+ * every variant alike), after 200 warm-up rounds; print one JSON line per
+ * loop, named names[v] in benchmark `bench`: ticks per iteration. */
+static inline void peers_interleaved(const char *bench, void (*const *loops)(void), const char *const *names, int n,
+                                     size_t reps, int block) {
+    double **s = peers_xcalloc((size_t)n, sizeof *s);
+    size_t r;
+    int v, i;
+    for (v = 0; v < n; v++) s[v] = peers_xcalloc(reps, sizeof(double));
+    for (r = 0; r < 200; r++)
+        for (v = 0; v < n; v++) loops[v]();
+    for (r = 0; r < reps; r++)
+        for (i = 0; i < n; i++) {
+            uint64_t t0, t1;
+            v = (int)((i + r) % (size_t)n);
+            t0 = peers_tsc();
+            loops[v]();
+            t1 = peers_tsc();
+            s[v][r] = (double)(t1 - t0) / block;
+        }
+    for (v = 0; v < n; v++) {
+        peers_stats st = peers_summarize(s[v], reps);
+        peers_emit(bench, names[v], &st, "");
+        free(s[v]);
+    }
+    free(s);
+}
+
 #endif

@@ -1,0 +1,268 @@
+/* tools/cmd_record.c - `edgeprobe record`: run PROGRAM with the recorder
+ * preloaded (tools/record_agent.c), then say what the trace file holds.
+ * The recording itself is the header's section 30, configured through the
+ * environment (EDGEPROBE_RECORD and friends, README "Recording"). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "edgeprobe.h" /* the ring's layout (section 11.8); no implementation */
+#include "launch.h"
+#include "tool.h"
+#include "trace_file.h"
+
+#define GLOBS_MAX 1000 /* bytes of -e (or -f) globs, joined by commas */
+
+struct record_opts {
+    const char *out;
+    char events[GLOBS_MAX + 1], funcs[GLOBS_MAX + 1];
+    char min_ns[24], buffer[24];
+    char shm[64];                /* the rings' directory                   */
+    int args, flight;
+    uint64_t last_bytes;         /* the status line's previous reading     */
+    int status_shown;
+};
+
+static int usage_error(const char *msg, const char *arg) {
+    fprintf(stderr, "edgeprobe record: %s%s%s\nusage: edgeprobe %s\n", msg, arg ? " " : "", arg ? arg : "", USAGE_RECORD);
+    return TOOL_EXIT_USAGE;
+}
+/* A glob the header accepts: not empty, no ',' (the list separator), every
+ * '[' closed. */
+static int glob_ok(const char *g) {
+    const char *p;
+    if (!*g || strchr(g, ',') || strlen(g) > 255) return 0;
+    for (p = g; *p; p++) {
+        if (*p == '\\' && p[1]) p++;
+        else if (*p == '[' && !strchr(p + 1, ']')) return 0;
+    }
+    return 1;
+}
+static int add_glob(char *list, const char *g) {
+    size_t n = strlen(list);
+    if (!glob_ok(g) || n + strlen(g) + 2 > GLOBS_MAX) return -1;
+    sprintf(list + n, "%s%s", n ? "," : "", g);
+    return 0;
+}
+/* "10us" -> ns; units ns, us, ms, s. -1 when malformed. */
+static long long parse_duration(const char *s) {
+    static const struct { const char *unit; long long ns; } units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    size_t i;
+    if (end == s || *s == '-') return -1;
+    for (i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (!strcmp(end, units[i].unit) && v <= (unsigned long long)LLONG_MAX / (unsigned long long)units[i].ns)
+            return (long long)v * units[i].ns;
+    return -1;
+}
+/* "64K", "1M", "4096" -> bytes, a power of two from 4 KiB to 1 GiB; -1. */
+static long long parse_size(const char *s) {
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = !strcmp(end, "K") ? 10 : !strcmp(end, "M") ? 20 : !strcmp(end, "G") ? 30 : *end ? -1 : 0;
+    if (end == s || *s == '-' || shift < 0 || v > (1ull << 30)) return -1;
+    v <<= shift;
+    return v >= 4096 && v <= (1ull << 30) && !(v & (v - 1)) ? (long long)v : -1;
+}
+static void child_env(void *arg) {
+    const struct record_opts *o = arg;
+    char pid[24];
+    setenv("EDGEPROBE_RECORD", o->out, 1);
+    if (*o->events) setenv("EDGEPROBE_ENABLE", o->events, 1);
+    if (*o->funcs) setenv("EDGEPROBE_RECORD_FUNCS", o->funcs, 1);
+    if (*o->min_ns) setenv("EDGEPROBE_RECORD_MIN_NS", o->min_ns, 1);
+    if (*o->buffer) setenv("EDGEPROBE_RECORD_BUFFER", o->buffer, 1);
+    if (o->args) setenv("EDGEPROBE_RECORD_ARGS", "1", 1);
+    if (o->flight) setenv("EDGEPROBE_RECORD_FLIGHT", "1", 1);
+    if (*o->shm) setenv("EDGEPROBE_RECORD_SHM", o->shm, 1);
+    snprintf(pid, sizeof pid, "%ld", (long)getpid()); /* exec keeps it: what PROGRAM runs records nothing */
+    setenv("EDGEPROBE_RECORD_PID", pid, 1);
+}
+
+/* ---- after a crash: what the rings in their files still hold ---- */
+static void put_block(FILE *f, uint32_t type, int tid, const void *payload, uint64_t len) {
+    uint32_t head[4] = {type, (uint32_t)tid, (uint32_t)len, (uint32_t)(len >> 32)};
+    fwrite(head, sizeof head, 1, f);
+    fwrite(payload, 1, (size_t)len, f);
+}
+/* One ring file: its unwritten events (a flight ring: from its oldest), and
+ * its thread. Returns the last event's TSC, or 0. */
+static uint64_t salvage_ring(FILE *f, const char *path, uint64_t *lost) {
+    struct stat st;
+    uint64_t last = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    const edgeprobe__ring *g;
+    void *m;
+    if (fd < 0 || fstat(fd, &st) || st.st_size < (off_t)EDGEPROBE__RING_HEAD) {
+        if (fd >= 0) close(fd);
+        return 0;
+    }
+    m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) return 0;
+    g = m;
+    if (g->magic == EDGEPROBE__RING_MAGIC && (uint64_t)st.st_size == EDGEPROBE__RING_HEAD + (g->mask + 1) * 8 &&
+        !((g->mask + 1) & g->mask)) {
+        const uint64_t *w = (const uint64_t *)(const void *)((const char *)m + EDGEPROBE__RING_HEAD);
+        uint64_t size = g->mask + 1, head = g->head, from = g->flight && g->oldest > g->tail ? g->oldest : g->tail, k;
+        uint64_t *events;
+        char thread[32];
+        uint64_t bytes = (uint64_t)st.st_size;
+        if (head - from <= size && (events = malloc((size_t)(head - from) * 8 + 8))) {
+            for (k = from; k < head; k++) events[k - from] = w[k & g->mask];
+            if (head > from) put_block(f, 1, g->tid, events, (head - from) * 8);
+            for (k = 0; k + 2 <= head - from; k += 2 + ((events[k + 1] >> 40) & 0xff)) last = events[k];
+            free(events);
+        }
+        memcpy(thread, &g->lost, 8);
+        memcpy(thread + 8, g->name, 16);
+        memcpy(thread + 24, &bytes, 8);
+        put_block(f, 3, g->tid, thread, 32);
+        *lost += g->lost;
+    }
+    munmap(m, (size_t)st.st_size);
+    return last;
+}
+/* The program did not stop recording (a crash, _exit, a signal): add what
+ * its ring files hold, the threads and an end block to the trace file. */
+static void salvage(const char *trace, const char *dir) {
+    struct trace t;
+    char err[512], path[PATH_MAX];
+    uint64_t end[4] = {0, 0, 0, 0}, last;
+    struct dirent *e;
+    DIR *d;
+    FILE *f;
+    int rc = trace_load(trace, &t, err, sizeof err);
+    int complete = !rc && t.complete;
+    if (!rc) end[2] = t.hz;
+    trace_free(&t);
+    if (rc || complete || !(d = opendir(dir))) return; /* unreadable (said later), or nothing to add */
+    if (!(f = fopen(trace, "ab"))) {
+        closedir(d);
+        return;
+    }
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, "ring-", 5) && (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path &&
+            (last = salvage_ring(f, path, &end[3])) > end[0])
+            end[0] = last;
+    closedir(d);
+    put_block(f, 4, 0, end, sizeof end);
+    if (fclose(f)) fprintf(stderr, "edgeprobe record: cannot complete %s: %s\n", trace, strerror(errno));
+    else fprintf(stderr, "edgeprobe record: the program did not stop recording; its rings' last events were added\n");
+}
+/* Events lost so far: the rings' counters, read from their files. */
+static uint64_t rings_lost(const char *dir) {
+    char path[PATH_MAX];
+    struct dirent *e;
+    uint64_t lost = 0, v;
+    DIR *d = opendir(dir);
+    while (d && (e = readdir(d))) {
+        int fd;
+        if (strncmp(e->d_name, "ring-", 5) || (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path ||
+            (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+            continue;
+        if (pread(fd, &v, 8, offsetof(edgeprobe__ring, lost)) == 8) lost += v;
+        close(fd);
+    }
+    if (d) closedir(d);
+    return lost;
+}
+/* On a terminal: one line kept up to date while the program runs. */
+static void status_line(void *arg) {
+    struct record_opts *o = arg;
+    struct stat st;
+    uint64_t bytes = stat(o->out, &st) ? 0 : (uint64_t)st.st_size;
+    fprintf(stderr, "\redgeprobe record: %.1f MB written, %.1f MB/s, %" PRIu64 " events lost\033[K", (double)bytes / 1e6,
+            (double)(bytes - (bytes >= o->last_bytes ? o->last_bytes : bytes)) * 4 / 1e6, *o->shm ? rings_lost(o->shm) : 0);
+    o->last_bytes = bytes, o->status_shown = 1;
+}
+static void remove_rings(const char *dir) {
+    char path[PATH_MAX];
+    struct dirent *e;
+    DIR *d = opendir(dir);
+    while (d && (e = readdir(d)))
+        if (!strncmp(e->d_name, "ring-", 5) && (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path)
+            unlink(path);
+    if (d) closedir(d);
+    rmdir(dir);
+}
+static void summary(const char *path) {
+    struct trace t;
+    char err[512];
+    if (trace_load(path, &t, err, sizeof err)) {
+        fprintf(stderr, "edgeprobe record: no usable trace: %s\n", err);
+    } else {
+        fprintf(stderr, "edgeprobe record: %zu events from %zu threads, %" PRIu64 " lost, %zu bytes in %s%s\n", t.nevents,
+                t.nthreads, t.lost, t.size, path, t.complete ? "" : " (incomplete: the program did not exit normally)");
+    }
+    trace_free(&t);
+}
+int cmd_record(int argc, char **argv) {
+    struct record_opts o;
+    char lib[PATH_MAX];
+    int i, status;
+    memset(&o, 0, sizeof o);
+    o.out = "edgeprobe.trace";
+    for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long long n;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            printf("usage: edgeprobe %s\n", USAGE_RECORD);
+            return 0;
+        } else if (!strcmp(a, "--args")) {
+            o.args = 1;
+            continue;
+        } else if (!strcmp(a, "--flight")) {
+            o.flight = 1;
+            continue;
+        } else if (a[0] != '-') {
+            break;
+        }
+        if (!v) return usage_error("missing value for", a);
+        if (!strcmp(a, "-o")) o.out = v;
+        else if (!strcmp(a, "-e")) {
+            if (add_glob(o.events, v)) return usage_error("bad probe glob", v);
+        } else if (!strcmp(a, "-f")) {
+            if (add_glob(o.funcs, v)) return usage_error("bad function glob", v);
+        } else if (!strcmp(a, "-t")) {
+            if ((n = parse_duration(v)) < 0) return usage_error("-t needs a duration such as 10us, 2ms, 500ns; not", v);
+            snprintf(o.min_ns, sizeof o.min_ns, "%lld", n);
+        } else if (!strcmp(a, "--buffer")) {
+            if ((n = parse_size(v)) < 0) return usage_error("--buffer needs a power of two from 4K to 1G; not", v);
+            snprintf(o.buffer, sizeof o.buffer, "%lld", n);
+        } else {
+            return usage_error("unknown option", a);
+        }
+        i++;
+    }
+    if (i < argc && !strcmp(argv[i], "--")) i++;
+    if (i >= argc) return usage_error("no PROGRAM given", NULL);
+    if (!*o.events && !*o.funcs) return usage_error("nothing to record: give -e PROBE_GLOB or -f FUNC_GLOB", NULL);
+    if (launch_find_library("libedgeprobe-record.so", "EDGEPROBE_RECORD_LIB", lib, sizeof lib) < 0) {
+        fprintf(stderr, "edgeprobe record: cannot find libedgeprobe-record.so (run `make tools`, or set EDGEPROBE_RECORD_LIB)\n");
+        return 1;
+    }
+    /* rings as files, for what a crash leaves in them */
+    snprintf(o.shm, sizeof o.shm, "/dev/shm/edgeprobe-record-%ld", (long)getpid());
+    if (mkdir(o.shm, 0700)) *o.shm = 0; /* no /dev/shm: anonymous rings */
+    unlink(o.out); /* the status line counts this run's bytes only */
+    status = launch_preloaded("edgeprobe record", lib, argv + i, child_env, isatty(2) ? status_line : NULL, &o);
+    if (o.status_shown) fputc('\n', stderr);
+    if (*o.shm) {
+        if (status >= 0) salvage(o.out, o.shm);
+        remove_rings(o.shm);
+    }
+    if (status < 0) return 1;
+    if (status != 126 && status != 127) summary(o.out);
+    return status;
+}
