@@ -1,10 +1,17 @@
 /* tools/control_elf.c - list the probes of an ELF file without running it.
  *
- * The table (include/edgeprobe.h, >>markers) is the section edgeprobe_sites:
- * records laid out as the header's edgeprobe__record, each address an offset
- * from its own field, so the file holds every value as it is (no
- * relocation). Records that share a mark are the sites of one point (one
- * source-level marker, inlined or unrolled). */
+ * Markers: the table (include/edgeprobe.h, >>markers) is the section
+ * edgeprobe_sites: records laid out as the header's edgeprobe__record, each
+ * address an offset from its own field, so the file holds every value as
+ * it is (no relocation). Records that share a mark are the sites of one
+ * point (one source-level marker, inlined or unrolled).
+ *
+ * Function probes: the compiler's __patchable_function_entries sections
+ * (-fpatchable-function-entry=5) list every function entry. In a PIE or a
+ * shared library the file holds those addresses as R_X86_64_RELATIVE
+ * relocations (the address is the addend); elsewhere as they are. Each
+ * entry is named by the function symbol at it (.symtab, else .dynsym), or
+ * at 4 bytes before it (the NOPs follow an endbr64). */
 #include <elf.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -104,16 +111,18 @@ static int check_header(const image *im, const char *file) {
     return 0;
 }
 
+/* Is section i called name? */
+static int section_is(const image *im, int i, const char *name) {
+    const Elf64_Shdr *names = section(im, im->eh->e_shstrndx), *sh = section(im, i);
+    size_t len = strlen(name) + 1;
+    return names->sh_offset + sh->sh_name + len <= im->size &&
+           !memcmp(im->data + names->sh_offset + sh->sh_name, name, len);
+}
 /* The edgeprobe_sites section, or NULL. */
 static const Elf64_Shdr *sites_section(const image *im) {
-    const Elf64_Shdr *names = section(im, im->eh->e_shstrndx);
     int i;
-    for (i = 0; i < im->eh->e_shnum; i++) {
-        const Elf64_Shdr *sh = section(im, i);
-        if (names->sh_offset + sh->sh_name + 16 <= im->size &&
-            !strcmp((const char *)im->data + names->sh_offset + sh->sh_name, "edgeprobe_sites"))
-            return sh;
-    }
+    for (i = 0; i < im->eh->e_shnum; i++)
+        if (section_is(im, i, "edgeprobe_sites")) return section(im, i);
     return NULL;
 }
 
@@ -159,13 +168,142 @@ static int read_table(const image *im, const Elf64_Shdr *sh, const char *file, c
     return 0;
 }
 
+/* ---- function probes ---- */
+typedef struct {
+    uint64_t *v; /* sorted */
+    size_t n, cap;
+} addr_set;
+static int addr_cmp(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+static int addr_add(addr_set *s, uint64_t a) {
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        uint64_t *v = realloc(s->v, cap * sizeof *v);
+        if (!v) return -1;
+        s->v = v, s->cap = cap;
+    }
+    s->v[s->n++] = a;
+    return 0;
+}
+/* The addend of the R_X86_64_RELATIVE relocation at vaddr (relocs sorted
+ * by offset), or 0. */
+static uint64_t relative_at(const Elf64_Rela *relocs, size_t n, uint64_t vaddr) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (relocs[mid].r_offset < vaddr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && relocs[lo].r_offset == vaddr && ELF64_R_TYPE(relocs[lo].r_info) == R_X86_64_RELATIVE
+               ? (uint64_t)relocs[lo].r_addend : 0;
+}
+static int rela_cmp(const void *a, const void *b) {
+    uint64_t x = ((const Elf64_Rela *)a)->r_offset, y = ((const Elf64_Rela *)b)->r_offset;
+    return x < y ? -1 : x > y;
+}
+/* Every function entry the file's __patchable_function_entries name. */
+static int entries_read(const image *im, addr_set *out) {
+    Elf64_Rela *relocs = NULL;
+    size_t nrel = 0, i, k;
+    int s;
+    for (s = 0; s < im->eh->e_shnum; s++) { /* the dynamic relocations, sorted */
+        const Elf64_Shdr *sh = section(im, s);
+        size_t m = sh->sh_size / sizeof(Elf64_Rela);
+        Elf64_Rela *grown;
+        if (sh->sh_type != SHT_RELA || !(sh->sh_flags & SHF_ALLOC) || !in_file(im, sh->sh_offset, sh->sh_size)) continue;
+        if (!(grown = realloc(relocs, (nrel + m + 1) * sizeof *relocs))) {
+            free(relocs);
+            return -1;
+        }
+        relocs = grown;
+        memcpy(relocs + nrel, im->data + sh->sh_offset, m * sizeof *relocs);
+        nrel += m;
+    }
+    if (nrel) qsort(relocs, nrel, sizeof *relocs, rela_cmp);
+    for (s = 0; s < im->eh->e_shnum; s++) {
+        const Elf64_Shdr *sh = section(im, s);
+        if (!section_is(im, s, "__patchable_function_entries") || !in_file(im, sh->sh_offset, sh->sh_size)) continue;
+        for (i = 0; i + 8 <= sh->sh_size; i += 8) {
+            uint64_t a;
+            memcpy(&a, im->data + sh->sh_offset + i, 8);
+            if (!a && sh->sh_type != SHT_NOBITS) a = relative_at(relocs, nrel, sh->sh_addr + i);
+            if (a && addr_add(out, a)) {
+                free(relocs);
+                return -1;
+            }
+        }
+    }
+    free(relocs);
+    qsort(out->v, out->n, sizeof *out->v, addr_cmp);
+    for (i = k = 0; i < out->n; i++) /* one per function */
+        if (!k || out->v[i] != out->v[k - 1]) out->v[k++] = out->v[i];
+    out->n = k;
+    return 0;
+}
+/* The name of the function at entry a (or at a - 4) in symbol table sh. */
+static const char *function_name(const image *im, const Elf64_Shdr *sh, uint64_t a) {
+    const Elf64_Shdr *str;
+    size_t i, n;
+    if (!sh || sh->sh_link >= im->eh->e_shnum || !in_file(im, sh->sh_offset, sh->sh_size)) return NULL;
+    str = section(im, (int)sh->sh_link);
+    n = sh->sh_size / sizeof(Elf64_Sym);
+    for (i = 0; i < n; i++) {
+        const Elf64_Sym *sym = (const Elf64_Sym *)(im->data + sh->sh_offset) + i;
+        if (ELF64_ST_TYPE(sym->st_info) != STT_FUNC || !sym->st_shndx) continue;
+        if ((sym->st_value == a || sym->st_value + 4 == a) && sym->st_name < str->sh_size &&
+            in_file(im, str->sh_offset + sym->st_name, 1))
+            return (const char *)im->data + str->sh_offset + sym->st_name;
+    }
+    return NULL;
+}
+static const Elf64_Shdr *symbols(const image *im, unsigned type) {
+    int i;
+    for (i = 0; i < im->eh->e_shnum; i++)
+        if (section(im, i)->sh_type == type) return section(im, i);
+    return NULL;
+}
+/* One row per function entry, after the markers' rows. Returns how many. */
+static int read_functions(const image *im, const char *file, ctl_probe **out, int *n) {
+    addr_set entries = {0, 0, 0};
+    const Elf64_Shdr *symtab = symbols(im, SHT_SYMTAB), *dynsym = symbols(im, SHT_DYNSYM);
+    ctl_probe *grown;
+    size_t i;
+    if (entries_read(im, &entries) || !entries.n) {
+        free(entries.v);
+        return 0;
+    }
+    if (!(grown = realloc(*out, (*n + entries.n + 1) * sizeof **out))) {
+        free(entries.v);
+        return -1;
+    }
+    *out = grown;
+    for (i = 0; i < entries.n; i++) {
+        ctl_probe *p = &(*out)[*n];
+        const char *name = function_name(im, symtab, entries.v[i]);
+        if (!name) name = function_name(im, dynsym, entries.v[i]);
+        memset(p, 0, sizeof *p);
+        p->id = *n;
+        p->sites = 1;
+        snprintf(p->kind, sizeof p->kind, "function");
+        if (name) snprintf(p->name, sizeof p->name, "%s", name);
+        else snprintf(p->name, sizeof p->name, "0x%llx", (unsigned long long)entries.v[i]);
+        snprintf(p->function, sizeof p->function, "%s", p->name);
+        snprintf(p->file, sizeof p->file, "%s", file);
+        (*n)++;
+    }
+    free(entries.v);
+    return (int)i;
+}
+
 int elf_list(const char *file, ctl_probe **out, int *n) {
     image im;
     FILE *f = fopen(file, "rb");
     long size;
     const Elf64_Shdr *sh;
     unsigned char *data;
-    int rc = -1;
+    int rc = -1, functions = 0;
     memset(&im, 0, sizeof im);
     *out = NULL;
     *n = 0;
@@ -190,11 +328,11 @@ int elf_list(const char *file, ctl_probe **out, int *n) {
     im.size = (size_t)size;
     im.eh = (const Elf64_Ehdr *)data;
     if (check_header(&im, file)) goto done;
-    if (!(sh = sites_section(&im)) || sh->sh_size == 0) {
-        rc = 0; /* no probes */
-        goto done;
-    }
-    rc = read_table(&im, sh, file, out, n);
+    rc = (sh = sites_section(&im)) && sh->sh_size ? read_table(&im, sh, file, out, n) : 0;
+    if (rc == 0 && (functions = read_functions(&im, file, out, n)) < 0) rc = -1;
+    if (rc == 0 && functions == 0)
+        fprintf(stderr, "edgeprobe list: %s has no function entries (build with -fpatchable-function-entry=5 "
+                        "for function probes)%s\n", file, *n ? "" : " and no edgeprobe markers");
 done:
     free(data);
     return rc;

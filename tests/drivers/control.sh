@@ -288,6 +288,46 @@ print(sys.argv[1], "ok:", sorted(probes))' "$f" || return 1
 }
 case_ control-offline-list ctl_offline
 
+# Offline listing of function probes: every function nm lists in .text of a
+# file built with -fpatchable-function-entry=5 (PIE, where the entries are
+# relocations, non-PIE, a shared library); the same file without the flag
+# says so.
+ctl_offline_functions() {
+    shared tools make -s tools >/dev/null || return 1
+    local d=$B/ctl-offline-fn f obj
+    local flag=-fpatchable-function-entry=5
+    mkdir -p "$d"
+    gcc -O2 $flag -fPIC -c tests/fprobe/lib.c -o "$d/lib.o" && gcc -shared "$d/lib.o" -o "$d/lib.so" &&
+        gcc -O2 $flag -fPIE $INC -c examples/control_server.c -o "$d/server.o" &&
+        gcc -pie -pthread "$d/server.o" -o "$d/pie" &&
+        gcc -O2 $flag -fno-pie $INC -c examples/control_server.c -o "$d/server-nopie.o" &&
+        gcc -no-pie -pthread "$d/server-nopie.o" -o "$d/nopie" &&
+        gcc -O2 -fPIC -shared tests/fprobe/lib.c -o "$d/plain.so" || return 1
+    for f in lib.so:lib.o pie:server.o nopie:server-nopie.o; do
+        obj=${f#*:} f=${f%%:*}
+        $EP list "$d/$f" --json >"$d/$f.json" || return 1
+        python3 - "$d/$f" "$d/$f.json" "$d/$obj" <<'PY' || return 1
+import json, subprocess, sys
+path, listing, obj = sys.argv[1], json.load(open(sys.argv[2])), sys.argv[3]
+listed = {p["name"] for p in listing if p["kind"] == "function"}
+def text_symbols(f):
+    out = subprocess.run(["nm", "--defined-only", f], capture_output=True, text=True, check=True).stdout
+    return {l.split()[2] for l in out.splitlines() if len(l.split()) == 3 and l.split()[1] in "tT"}
+# every function compiled here with the flag (not the header's own, built
+# without NOPs, nor cold partitions, which have no entry) is listed
+want = {f for f in text_symbols(obj) if not f.startswith("edgeprobe") and "." not in f}
+missing = want - listed
+assert want and not missing, f"{path}: not listed: {sorted(missing)}"
+assert listed <= text_symbols(path), f"{path}: listed but not functions: {sorted(listed - text_symbols(path))}"
+print(path, "ok:", len(listed), "function probes, e.g.", sorted(listed)[:4])
+PY
+    done
+    $EP list "$d/plain.so" 2>"$d/plain.err" >/dev/null || return 1
+    cat "$d/plain.err"
+    grep -q 'has no function entries (build with -fpatchable-function-entry=5' "$d/plain.err"
+}
+case_ control-offline-function-probes ctl_offline_functions
+
 # Hit counts: exact from several threads, nothing when off; compiled out.
 case_ hits-gcc unit hits-gcc gcc "-O2" tests/t_hits.c
 case_ hits-clang unit hits-clang clang "-O0" tests/t_hits.c
