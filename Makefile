@@ -39,7 +39,11 @@ $(BUILD)/libedgeprobe-hooks.so: tools/hooks.c | $(BUILD)
 # The recorder `edgeprobe record` preloads (header section 30).
 $(BUILD)/libedgeprobe-record.so: tools/record_agent.c include/edgeprobe.h | $(BUILD)
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -fPIC -shared $< -o $@ -pthread -ldl
-tools: $(BUILD)/edgeprobe $(BUILD)/libedgeprobe-prof.so $(BUILD)/libedgeprobe-hooks.so $(BUILD)/libedgeprobe-record.so
+# The agent `edgeprobe attach` loads into a running process.
+$(BUILD)/libedgeprobe-attach.so: tools/attach_agent.c include/edgeprobe.h | $(BUILD)
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -fPIC -shared $< -o $@ -pthread -ldl
+tools: $(BUILD)/edgeprobe $(BUILD)/libedgeprobe-prof.so $(BUILD)/libedgeprobe-hooks.so $(BUILD)/libedgeprobe-record.so \
+	$(BUILD)/libedgeprobe-attach.so
 
 $(BUILD)/demo: examples/demo.c include/edgeprobe.h | $(BUILD)
 	$(CC) $(CFLAGS_DEMO) $< -o $@

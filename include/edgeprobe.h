@@ -3721,10 +3721,20 @@ EDGEPROBE__FN void edgeprobe__fork_child(void) {
 
 /* Constructor and destructor of every object: register its site table with
  * the root, and drop it before the object's code goes away (dlclose). The
- * per-object flag makes a second run (a constructor called again) a no-op. */
-__attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function, constructor(101)))
+ * per-object flag makes a second run (a constructor called again) a no-op.
+ * EDGEPROBE__ROOT_LATER (private: the attach agent, tools/attach_agent.c)
+ * leaves it to the object's first API call: creating the root registers
+ * with membarrier, about 12 ms per command in a multi-threaded process (the
+ * kernel waits for an RCU grace period), which must not stall the thread
+ * `edgeprobe attach` seized to run dlopen. */
+#ifdef EDGEPROBE__ROOT_LATER
+#define EDGEPROBE__CONSTRUCTOR
+#else
+#define EDGEPROBE__CONSTRUCTOR constructor(101),
+#endif
+__attribute__((EDGEPROBE__NOPATCH EDGEPROBE__CONSTRUCTOR weak, visibility("hidden"), no_instrument_function))
 void edgeprobe__object_init(void);
-__attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function, constructor(101)))
+__attribute__((EDGEPROBE__NOPATCH EDGEPROBE__CONSTRUCTOR weak, visibility("hidden"), no_instrument_function))
 void edgeprobe__object_init(void) {
     edgeprobe__root *r;
     int err = 0;

@@ -26,6 +26,8 @@ static const struct tool_command commands[] = {
     {"top", cmd_top, USAGE_TOP, "live hits per second per probe (q or Ctrl-C quits)"},
     {"trace", cmd_trace, USAGE_TRACE,
      "stream the lines of matching TRACE probes, then put their states back"},
+    {"attach", cmd_attach, USAGE_ATTACH,
+     "load the agent into a running process (ptrace, one thread stopped briefly): list, top... reach it"},
     {"record", cmd_record, USAGE_RECORD, "run PROGRAM recording probes and functions to a trace file"},
     {"dump", cmd_dump, USAGE_DUMP, "a trace file, one event per line"},
     {"report", cmd_report, USAGE_REPORT, "calls, total and self time per function; hits per probe"},

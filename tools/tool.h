@@ -26,6 +26,9 @@ int cmd_enable(int argc, char **argv);
 int cmd_disable(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+/* attaching to a process that never opted in (tools/cmd_attach.c) */
+#define USAGE_ATTACH "attach PID [--lib PATH]"
+int cmd_attach(int argc, char **argv);
 /* recording (tools/cmd_record.c, cmd_dump.c, cmd_report.c, cmd_export.c) */
 #define USAGE_RECORD "record [-o FILE] [-e PROBE_GLOB]... [-f FUNC_GLOB]... [-t DURATION] [--args] [--buffer SIZE] [--flight] -- PROGRAM [ARGS...]"
 #define USAGE_DUMP "dump [--raw-names] FILE"
