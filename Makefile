@@ -97,6 +97,7 @@ install: tools
 	install -d $(DESTDIR)$(PREFIX)/lib/edgeprobe
 	install -m 644 $(BUILD)/libedgeprobe-prof.so $(DESTDIR)$(PREFIX)/lib/edgeprobe/libedgeprobe-prof.so
 	install -m 644 $(BUILD)/libedgeprobe-record.so $(DESTDIR)$(PREFIX)/lib/edgeprobe/libedgeprobe-record.so
+	install -m 644 $(BUILD)/libedgeprobe-attach.so $(DESTDIR)$(PREFIX)/lib/edgeprobe/libedgeprobe-attach.so
 	install -m 644 $(BUILD)/libedgeprobe-hooks.so $(DESTDIR)$(PREFIX)/lib/libedgeprobe-hooks.so
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/edgeprobe $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 include/edgeprobe.h $(DESTDIR)$(PREFIX)/include/edgeprobe.h
