@@ -4,6 +4,8 @@
  *     edgeprobe ps | list | enable | disable | top | trace   operate a running
  *         process through its control endpoint (tools/cmd_{ps,list,enable,top,trace}.c,
  *         tools/control_client.c; include/edgeprobe.h section 9)
+ *     edgeprobe attach PID   load the agent into a running process
+ *         (tools/cmd_attach.c, tools/attach_agent.c)
  *     edgeprobe record | dump | report | export   record to a trace file and
  *         read it (tools/cmd_{record,dump,report,export}.c, tools/trace_file.c,
  *         tools/export.c; include/edgeprobe.h sections 7.1 and 30)
