@@ -39,9 +39,10 @@ $(BUILD)/libedgeprobe-hooks.so: tools/hooks.c | $(BUILD)
 # The recorder `edgeprobe record` preloads (header section 30).
 $(BUILD)/libedgeprobe-record.so: tools/record_agent.c include/edgeprobe.h | $(BUILD)
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -fPIC -shared $< -o $@ -pthread -ldl
-# The agent `edgeprobe attach` loads into a running process.
-$(BUILD)/libedgeprobe-attach.so: tools/attach_agent.c include/edgeprobe.h | $(BUILD)
-	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -fPIC -shared $< -o $@ -pthread -ldl
+# The agent `edgeprobe attach` loads into a running process: the profiler,
+# attached (tools/prof_agent.c, ATTACHED).
+$(BUILD)/libedgeprobe-attach.so: $(PROF_SRC) tools/prof_common.h include/edgeprobe.h | $(BUILD)
+	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -DPROF_ATTACHED -fPIC -shared $(PROF_SRC) -o $@ -pthread -ldl
 tools: $(BUILD)/edgeprobe $(BUILD)/libedgeprobe-prof.so $(BUILD)/libedgeprobe-hooks.so $(BUILD)/libedgeprobe-record.so \
 	$(BUILD)/libedgeprobe-attach.so
 

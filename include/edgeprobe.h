@@ -594,7 +594,7 @@ EDGEPROBE__X86_ONLY int edgeprobe_func_scan(void);
  * EDGEPROBE_ENOENT, one that cannot be switched EDGEPROBE_EUNSAFE. */
 EDGEPROBE__X86_ONLY int edgeprobe_func_attach(const char *pattern, edgeprobe_entry_fn entry, edgeprobe_exit_fn exit,
                           void *user);
-EDGEPROBE__X86_ONLY int edgeprobe_func_detach(const char *pattern);  /* off, then unbind      */
+EDGEPROBE__X86_ONLY int edgeprobe_func_detach(const char *pattern);  /* off, then unbind; count unbound */
 /* Switch attached functions on or off without rebinding; count changed. */
 EDGEPROBE__X86_ONLY int edgeprobe_func_enable(const char *pattern);
 EDGEPROBE__X86_ONLY int edgeprobe_func_disable(const char *pattern);
@@ -5524,6 +5524,7 @@ EDGEPROBE__FN void edgeprobe__func_entry_c(edgeprobe__func_point *fp, uint64_t *
     if (!(rd = edgeprobe__func_enter(r))) return;
     b = (edgeprobe__func_bind *)__atomic_load_n(&fp->pt.binding, __ATOMIC_ACQUIRE);
     if (b) {
+        edgeprobe__count_point_hit(&fp->pt); /* `edgeprobe top` */
         call.probe = &b->info;
         call.fn = fp->pt.site;
         call.return_address = *slot;
@@ -6236,8 +6237,15 @@ typedef struct {
     int op;                    /* EDGEPROBE__FUNC_OP_*                            */
     edgeprobe__func_bind *bind;    /* attach: the new binding                     */
     int matched, changed, refused;
+    edgeprobe_entry_fn owner;      /* not NULL: only functions bound with this
+                                    * entry handler (what one tool switched) */
 } edgeprobe__func_op;
-enum { EDGEPROBE__FUNC_OP_ATTACH, EDGEPROBE__FUNC_OP_DETACH, EDGEPROBE__FUNC_OP_ON, EDGEPROBE__FUNC_OP_OFF };
+/* ENABLE: on with the function's binding, or bound to op->bind if it has
+ * none (the control endpoint's `enable`). BIND_FREE: bound to op->bind and
+ * on if it has no binding (or only `enable`'s, and is off), left alone
+ * otherwise (`trace`). */
+enum { EDGEPROBE__FUNC_OP_ATTACH, EDGEPROBE__FUNC_OP_DETACH, EDGEPROBE__FUNC_OP_ON, EDGEPROBE__FUNC_OP_OFF,
+       EDGEPROBE__FUNC_OP_ENABLE, EDGEPROBE__FUNC_OP_BIND_FREE };
 
 /* Publish a binding (or NULL) in a function point; retire the old one. */
 EDGEPROBE__FN void edgeprobe__func_bind_set(edgeprobe__root *r, edgeprobe__func_point *fp, edgeprobe__func_bind *b);
@@ -6248,12 +6256,21 @@ EDGEPROBE__FN void edgeprobe__func_bind_set(edgeprobe__root *r, edgeprobe__func_
         r->retired = old;
     }
 }
+EDGEPROBE__FN int edgeprobe__ctl_count_entry(edgeprobe_func_call *call, void *user); /* section 28 */
 /* Apply op to one function. Returns 1 changed, 0 not, or an error. */
 EDGEPROBE__FN int edgeprobe__func_op_one(edgeprobe__root *r, edgeprobe__func_point *fp, edgeprobe__func_op *op);
 EDGEPROBE__FN int edgeprobe__func_op_one(edgeprobe__root *r, edgeprobe__func_point *fp, edgeprobe__func_op *op) {
-    edgeprobe__func_bind *b;
+    edgeprobe__func_bind *b = (edgeprobe__func_bind *)fp->pt.binding;
     int rc;
+    if (op->owner && (!b || b->entry != op->owner)) return 0;
     switch (op->op) {
+    case EDGEPROBE__FUNC_OP_BIND_FREE: /* an `enable`d function is the endpoint's to take, once off */
+        if (b && (b->entry != edgeprobe__ctl_count_entry || (fp->pt.flags & EDGEPROBE__PF_ON))) return 0;
+        b = 0;
+        /* fall through */
+    case EDGEPROBE__FUNC_OP_ENABLE:
+        if (b) return edgeprobe__func_site_set_locked(r, fp, 1);
+        /* fall through */
     case EDGEPROBE__FUNC_OP_ATTACH:
         if (fp->form == EDGEPROBE__FORM_NONE) return EDGEPROBE_EUNSAFE;
         if (op->bind->exit && edgeprobe__shadow_stack_on()) { /* the return trampoline replaces a return address */
@@ -6273,10 +6290,11 @@ EDGEPROBE__FN int edgeprobe__func_op_one(edgeprobe__root *r, edgeprobe__func_poi
         }
         edgeprobe__func_bind_set(r, fp, b);
         return 1;
-    case EDGEPROBE__FUNC_OP_DETACH:
+    case EDGEPROBE__FUNC_OP_DETACH: /* changed: switched off, or only unbound */
         rc = edgeprobe__func_site_set_locked(r, fp, 0);
-        if (rc >= 0) edgeprobe__func_bind_set(r, fp, 0);
-        return rc;
+        if (rc < 0 || !b) return rc;
+        edgeprobe__func_bind_set(r, fp, 0);
+        return 1;
     case EDGEPROBE__FUNC_OP_ON:
         if (!fp->pt.binding) return EDGEPROBE_EINVAL;
         return edgeprobe__func_site_set_locked(r, fp, 1);
@@ -6340,12 +6358,14 @@ EDGEPROBE__FN int edgeprobe__func_run(edgeprobe__func_op *op) {
     edgeprobe__unlock(&r->lock);
     return rc;
 }
-EDGEPROBE__FN int edgeprobe__func_attach(const char *pattern, int id, edgeprobe_entry_fn entry,
-                                         edgeprobe_exit_fn exit, void *user);
-EDGEPROBE__FN int edgeprobe__func_attach(const char *pattern, int id, edgeprobe_entry_fn entry,
-                                         edgeprobe_exit_fn exit, void *user) {
+/* op (one that binds: ATTACH, ENABLE, BIND_FREE) with these handlers, to
+ * the functions selected by pattern or id. */
+EDGEPROBE__FN int edgeprobe__func_bind_op(const char *pattern, int id, int what, edgeprobe_entry_fn entry,
+                                          edgeprobe_exit_fn exit, void *user);
+EDGEPROBE__FN int edgeprobe__func_bind_op(const char *pattern, int id, int what, edgeprobe_entry_fn entry,
+                                          edgeprobe_exit_fn exit, void *user) {
     edgeprobe__func_bind b;
-    edgeprobe__func_op op = {pattern, id, EDGEPROBE__FUNC_OP_ATTACH, &b, 0, 0, 0};
+    edgeprobe__func_op op = {pattern, id, what, &b, 0, 0, 0, 0};
     if (!entry && !exit) return EDGEPROBE_EINVAL;
     __builtin_memset(&b, 0, sizeof b);
     b.b.user = user;
@@ -6353,9 +6373,22 @@ EDGEPROBE__FN int edgeprobe__func_attach(const char *pattern, int id, edgeprobe_
     b.exit = exit;
     return edgeprobe__func_run(&op);
 }
+EDGEPROBE__FN int edgeprobe__func_attach(const char *pattern, int id, edgeprobe_entry_fn entry,
+                                         edgeprobe_exit_fn exit, void *user);
+EDGEPROBE__FN int edgeprobe__func_attach(const char *pattern, int id, edgeprobe_entry_fn entry,
+                                         edgeprobe_exit_fn exit, void *user) {
+    return edgeprobe__func_bind_op(pattern, id, EDGEPROBE__FUNC_OP_ATTACH, entry, exit, user);
+}
+/* OFF or DETACH of the functions matching pattern that are bound with the
+ * entry handler owner: what one tool switched, and nothing else. */
+EDGEPROBE__FN int edgeprobe__func_owned(const char *pattern, int what, edgeprobe_entry_fn owner);
+EDGEPROBE__FN int edgeprobe__func_owned(const char *pattern, int what, edgeprobe_entry_fn owner) {
+    edgeprobe__func_op op = {pattern, 0, what, 0, 0, 0, 0, owner};
+    return edgeprobe__func_run(&op);
+}
 EDGEPROBE__FN int edgeprobe__func_simple(const char *pattern, int id, int what);
 EDGEPROBE__FN int edgeprobe__func_simple(const char *pattern, int id, int what) {
-    edgeprobe__func_op op = {pattern, id, what, 0, 0, 0, 0};
+    edgeprobe__func_op op = {pattern, id, what, 0, 0, 0, 0, 0};
     return edgeprobe__func_run(&op);
 }
 EDGEPROBE__FN int edgeprobe_func_attach(const char *pattern, edgeprobe_entry_fn entry, edgeprobe_exit_fn exit, void *user) {
@@ -6537,6 +6570,7 @@ struct edgeprobe__control {
     int tracer;                  /* client index, or -1                   */
     struct edgeprobe__probe **traced;
     int ntraced, traced_cap;
+    int ftraced;                 /* functions the session bound (27.7)    */
     edgeprobe__trace_slot *ring; /* allocated by the first trace, kept    */
     unsigned long head;          /* producers: next position to claim    */
     unsigned long tail;          /* control thread: next line to send     */
@@ -6593,6 +6627,67 @@ EDGEPROBE__FN void edgeprobe__route_printf(const char *fmt, ...) {
     __builtin_va_end(ap);
     __atomic_store_n(&slot->seq, pos + 1, __ATOMIC_RELEASE);
 }
+
+/* Function probes from a shell (x86-64): the endpoint binds these entry
+ * and exit handlers, and only ever unbinds functions bound with them (a
+ * program's or the profiler's own handlers are left alone). `enable`
+ * binds one that does nothing: the entry path counts the hit (27.2), which
+ * is what `edgeprobe top` shows. `trace` binds a pair that writes a line
+ * at entry (the first three argument registers) and at exit (the return
+ * value and the call's TSC ticks). Only where this process has listed its
+ * functions (edgeprobe_func_scan: the attach agent and the profiler do). */
+#if EDGEPROBE__HAS_PATCH
+EDGEPROBE__FN int edgeprobe__ctl_count_entry(edgeprobe_func_call *call, void *user);
+EDGEPROBE__FN int edgeprobe__ctl_count_entry(edgeprobe_func_call *call, void *user) {
+    (void)call, (void)user;
+    return 0;
+}
+EDGEPROBE__FN int edgeprobe__ctl_trace_entry(edgeprobe_func_call *call, void *user);
+EDGEPROBE__FN int edgeprobe__ctl_trace_entry(edgeprobe_func_call *call, void *user) {
+    (void)user;
+    edgeprobe__route_printf("%s(%#llx, %#llx, %#llx)\n", call->probe->name, (unsigned long long)call->args[0],
+                            (unsigned long long)call->args[1], (unsigned long long)call->args[2]);
+    call->data = __builtin_ia32_rdtsc();
+    return 1;
+}
+EDGEPROBE__FN void edgeprobe__ctl_trace_exit(const edgeprobe_func_call *call, void *user);
+EDGEPROBE__FN void edgeprobe__ctl_trace_exit(const edgeprobe_func_call *call, void *user) {
+    (void)user;
+    edgeprobe__route_printf("%s = %#llx (%llu ticks)\n", call->probe->name, (unsigned long long)call->ret[0],
+                            (unsigned long long)(__builtin_ia32_rdtsc() - call->data));
+}
+EDGEPROBE__INLINE int edgeprobe__ctl_has_functions(edgeprobe__root *r) {
+    return __atomic_load_n(&r->fstate, __ATOMIC_ACQUIRE) != 0;
+}
+#endif
+/* `enable` and `disable`: the markers, then the functions. An exact name is
+ * EDGEPROBE_ENOENT only when it names neither. */
+EDGEPROBE__FN int edgeprobe__ctl_switch(edgeprobe__root *r, const char *pattern, int on);
+EDGEPROBE__FN int edgeprobe__ctl_switch(edgeprobe__root *r, const char *pattern, int on) {
+    int rc = edgeprobe__set_matching(pattern, on);
+#if EDGEPROBE__HAS_PATCH
+    int frc;
+    if (!edgeprobe__ctl_has_functions(r) || (rc < 0 && rc != EDGEPROBE_ENOENT)) return rc;
+    frc = on ? edgeprobe__func_bind_op(pattern, 0, EDGEPROBE__FUNC_OP_ENABLE, edgeprobe__ctl_count_entry, 0, 0)
+             : edgeprobe__func_simple(pattern, 0, EDGEPROBE__FUNC_OP_OFF);
+    if (frc == EDGEPROBE_ENOENT) return rc;
+    if (frc < 0) return frc;
+    return (rc > 0 ? rc : 0) + frc;
+#else
+    (void)r;
+    return rc;
+#endif
+}
+/* A tool's own requests (the profiler agent's `prof ...`, tools/prof_agent.c,
+ * which sets these in the same translation unit). ext is called with a
+ * request the endpoint does not know: it writes its reply (whole lines)
+ * into reply, at most cap bytes, and returns the bytes written, or -1 for
+ * a request that is not its own. ext_detach is called by `detach`: it
+ * switches off what the tool switched on and returns how many functions.
+ * Both run on the control thread, lock not held. */
+typedef int (*edgeprobe__ctl_ext_fn)(char **args, int nargs, char *reply, unsigned cap);
+static edgeprobe__ctl_ext_fn edgeprobe__ctl_ext;
+static int (*edgeprobe__ctl_ext_detach)(void);
 
 /* ---- 28.2 client output ---- */
 EDGEPROBE__INLINE unsigned edgeprobe__out_room(const edgeprobe__client *c) {
@@ -6722,7 +6817,25 @@ EDGEPROBE__FN int edgeprobe__trace_begin(edgeprobe__root *r, struct edgeprobe__c
     if (rc < 0) edgeprobe__trace_switch_off_locked(r, ctl);
     edgeprobe__unlock(&r->lock);
     if (rc < 0) edgeprobe__trace_unroute(ctl);
-    return rc < 0 ? rc : ctl->ntraced;
+#if EDGEPROBE__HAS_PATCH
+    for (i = 0; rc >= 0 && edgeprobe__ctl_has_functions(r) && i < (unsigned)n; i++) {
+        int f = edgeprobe__func_bind_op(globs[i], 0, EDGEPROBE__FUNC_OP_BIND_FREE, edgeprobe__ctl_trace_entry,
+                                        edgeprobe__ctl_trace_exit, 0);
+        if (f > 0) ctl->ftraced += f;
+    }
+#endif
+    return rc < 0 ? rc : ctl->ntraced + ctl->ftraced;
+}
+/* Unbind the functions the session bound, and wait for their handlers. */
+EDGEPROBE__FN void edgeprobe__trace_unbind_functions(struct edgeprobe__control *ctl);
+EDGEPROBE__FN void edgeprobe__trace_unbind_functions(struct edgeprobe__control *ctl) {
+#if EDGEPROBE__HAS_PATCH
+    if (ctl->ftraced) {
+        edgeprobe__func_owned("*", EDGEPROBE__FUNC_OP_DETACH, edgeprobe__ctl_trace_entry);
+        edgeprobe_handler_sync();
+    }
+#endif
+    ctl->ftraced = 0;
 }
 /* Move complete lines from the ring to the tracer's output while it has
  * room; lines stay in the ring (and new ones drop) while it has none. */
@@ -6785,12 +6898,37 @@ EDGEPROBE__FN void edgeprobe__trace_end(edgeprobe__root *r, struct edgeprobe__co
     edgeprobe__lock(&r->lock);
     edgeprobe__trace_switch_off_locked(r, ctl);
     edgeprobe__unlock(&r->lock);
+    edgeprobe__trace_unbind_functions(ctl);
     edgeprobe__libc_poll(0, 0, EDGEPROBE__CTL_GRACE_MS);
     edgeprobe__trace_unroute(ctl);
     edgeprobe__trace_drain(ctl, c);
     if (c) edgeprobe__out(c, "dropped %lu\nend\n", __atomic_load_n(&ctl->dropped, __ATOMIC_RELAXED));
     edgeprobe__trace_drain(ctl, 0); /* whatever did not fit */
     ctl->tracer = -1;
+}
+
+/* `detach`: switch off and unbind what the endpoint and its tool switched
+ * on (a trace session ends first), then wait for handlers in flight. Return
+ * trampolines are code of this object, which is never unloaded (pinned):
+ * calls in flight return through them safely, their exit handlers skipped.
+ * The endpoint stays up, dormant, for the next `edgeprobe` command. */
+EDGEPROBE__FN void edgeprobe__detach_request(edgeprobe__root *r, struct edgeprobe__control *ctl, edgeprobe__client *c);
+EDGEPROBE__FN void edgeprobe__detach_request(edgeprobe__root *r, struct edgeprobe__control *ctl, edgeprobe__client *c) {
+    int n = 0, ext = 0;
+    if (ctl->tracer >= 0) {
+        edgeprobe__client *t = &ctl->clients[ctl->tracer];
+        edgeprobe__trace_end(r, ctl, t);
+        t->state = EDGEPROBE__CLIENT_CLOSING;
+    }
+    if (edgeprobe__ctl_ext_detach) ext = edgeprobe__ctl_ext_detach();
+#if EDGEPROBE__HAS_PATCH
+    if (edgeprobe__ctl_has_functions(r)) {
+        n = edgeprobe__func_owned("*", EDGEPROBE__FUNC_OP_DETACH, edgeprobe__ctl_count_entry);
+        edgeprobe_handler_sync();
+    }
+#endif
+    if (n < 0) edgeprobe__out_error(c, n, "detach");
+    else edgeprobe__out(c, "ok %d\n", n + (ext > 0 ? ext : 0));
 }
 
 /* One request line (NUL-terminated, no '\n'). */
@@ -6824,13 +6962,17 @@ EDGEPROBE__FN void edgeprobe__request(edgeprobe__root *r, struct edgeprobe__cont
         c->state = EDGEPROBE__CLIENT_LISTING;
         c->cursor = c->listed = 0;
     } else if ((edgeprobe__streq(args[0], "enable") || edgeprobe__streq(args[0], "disable")) && nargs == 2) {
-        rc = edgeprobe__set_matching(args[1], args[0][0] == 'e');
+        rc = edgeprobe__ctl_switch(r, args[1], args[0][0] == 'e');
         if (rc < 0) edgeprobe__out_error(c, rc, args[1]);
         else edgeprobe__out(c, "ok %d\n", rc);
     } else if (edgeprobe__streq(args[0], "trace"))
         edgeprobe__trace_request(r, ctl, index, args + 1, nargs - 1);
-    else
+    else if (edgeprobe__streq(args[0], "detach") && nargs == 1)
+        edgeprobe__detach_request(r, ctl, c);
+    else if (!edgeprobe__ctl_ext || (rc = edgeprobe__ctl_ext(args, nargs, c->out + c->out_len, edgeprobe__out_room(c))) < 0)
         edgeprobe__out_error(c, EDGEPROBE_EINVAL, "unknown request or wrong number of arguments");
+    else
+        c->out_len += (unsigned)rc;
 }
 
 /* ---- 28.4 connections ---- */

@@ -16,11 +16,8 @@ static void print_table(const ctl_probe *p, int n, int live) {
     for (i = 0; i < n; i++) {
         char hits[24] = "-", where[540];
         if (live) snprintf(hits, sizeof hits, "%llu", p[i].hits);
-        /* a function probe has its object's file, no line: "FILE", not "FILE:0" */
-        if (p[i].line > 0) snprintf(where, sizeof where, "%s:%d", p[i].file, p[i].line);
-        else snprintf(where, sizeof where, "%s", p[i].file[0] ? p[i].file : "-");
         printf("%4d %-9s %-5s %12s %5d  %-24s %s %s\n", p[i].id, p[i].kind, p[i].on ? "on" : "off", hits, p[i].sites,
-               p[i].name, where, p[i].function);
+               p[i].name, ctl_where(&p[i], where, sizeof where), p[i].function);
     }
 }
 

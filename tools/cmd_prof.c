@@ -12,7 +12,14 @@
  * (preferred: nothing to link, nothing runs while a probe is off), or with
  * -finstrument-functions and the hooks left to the preloaded library
  * (link with -Wl,--unresolved-symbols=ignore-in-object-files). Only the
- * profiled process itself is profiled, not the programs it runs. */
+ * profiled process itself is profiled, not the programs it runs.
+ *
+ *     edgeprobe prof -p PID [-d SECONDS] [-o REPORT] [--svg FILE] [-k K] [--epoch MS] [--stay]
+ *
+ * profiles a running process for SECONDS (default 10; Ctrl-C ends it
+ * early) through its control endpoint, attaching first when it has none
+ * (tools/cmd_detach.c): `prof start`, wait, `prof stop REPORT` (the
+ * process writes it), then `detach` unless --stay. The process runs on. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
@@ -20,9 +27,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "prof_common.h"
 #include "launch.h"
 #include "tool.h"
@@ -43,6 +52,13 @@ static const char prof_usage[] =
     "  --mode MODE          sample (default) | on: never switch off |\n"
     "                       off: attach and switch off (disabled cost)\n"
     "  -q, --quiet          do not say where the report is\n"
+    "\n"
+    "usage: edgeprobe prof -p PID [-d SECONDS] [options] [--stay]\n"
+    "\n"
+    "Profile a running process for SECONDS (default 10; Ctrl-C ends it early),\n"
+    "attaching the agent first if it has no control endpoint. The process runs\n"
+    "on; everything is switched off again at the end (--stay: the functions\n"
+    "stay bound, off, for the next profile). -o, --svg, -k, --epoch as above.\n"
     "\n"
     "PROGRAM is built with -fpatchable-function-entry=5 (gcc or clang), or\n"
     "with -finstrument-functions (see the README). The profiler library is\n"
@@ -94,9 +110,58 @@ static int usage_error(const char *msg, const char *arg) {
     return TOOL_EXIT_USAGE;
 }
 
+/* prof -p: what the command line asked for a running process. */
+struct prof_pid {
+    int pid, stay;
+    double seconds;
+    long k, epoch;
+    const char *report, *svg;
+};
+/* Wait the profile's span, or until Ctrl-C. */
+static void prof_wait(double seconds) {
+    double end = ctl_now() + seconds;
+    struct timespec slice = {0, 50 * 1000 * 1000};
+    ctl_catch_stop_signals();
+    while (!ctl_stop_requested && ctl_now() < end) nanosleep(&slice, 0);
+}
+/* Report paths are opened by the process: absolute, from our directory. */
+static int absolute(const char *path, char *out, size_t n) {
+    char cwd[PATH_MAX];
+    if (path[0] == '/') return snprintf(out, n, "%s", path) >= (int)n ? -1 : 0;
+    if (!getcwd(cwd, sizeof cwd)) return -1;
+    return snprintf(out, n, "%s/%s", cwd, path) >= (int)n ? -1 : 0;
+}
+static int prof_running_process(const struct prof_pid *o) {
+    char request[2 * PATH_MAX + 16], report[PATH_MAX], svg[PATH_MAX] = "";
+    const char *reply;
+    int rc = 1;
+    ctl_conn *c;
+    if (absolute(o->report, report, sizeof report) || (o->svg && absolute(o->svg, svg, sizeof svg)) ||
+        strchr(report, ' ') || strchr(svg, ' ') || strlen(report) + strlen(svg) > 480) {
+        /* one request line carries both (the endpoint's limit: 511 bytes) */
+        fprintf(stderr, "edgeprobe prof: report paths must not hold spaces, and fit 480 bytes together\n");
+        return TOOL_EXIT_USAGE;
+    }
+    if (!(c = ctl_attach_connect(o->pid))) return 1;
+    snprintf(request, sizeof request, "prof start %ld %ld", o->k, o->epoch);
+    if (ctl_send(c, request) || !(reply = ctl_expect_ok_within(c, "prof", 4 * CTL_TIMEOUT_MS))) goto out;
+    fprintf(stderr, "edgeprobe prof: profiling process %d (%s functions) for %.1f s%s\n", o->pid, reply, o->seconds,
+            isatty(2) ? "; Ctrl-C ends it early" : "");
+    prof_wait(o->seconds);
+    snprintf(request, sizeof request, "prof stop %s%s%s", report, *svg ? " " : "", svg);
+    if (ctl_send(c, request) || !ctl_expect_ok_within(c, "prof", 12 * CTL_TIMEOUT_MS)) goto out;
+    fprintf(stderr, "edgeprobe prof: report in %s%s%s\n", report, *svg ? ", chart in " : "", svg);
+    rc = 0;
+out:
+    if (!o->stay && (ctl_send(c, "detach") || !ctl_expect_ok_within(c, "detach", 4 * CTL_TIMEOUT_MS))) rc = 1;
+    ctl_disconnect(c);
+    return rc;
+}
+
 int cmd_prof(int argc, char **argv) {
     const char *report = "edgeprobe-prof.txt", *svg = 0, *summary = 0, *mode = 0;
     long k = PROF_DEFAULT_K, epoch = PROF_DEFAULT_EPOCH_MS, top = PROF_DEFAULT_TOP;
+    struct prof_pid running = {0, 0, 10, 0, 0, 0, 0};
     int i, quiet = 0, status;
     char lib[PATH_MAX], preload[2 * PATH_MAX + 2], buf[32];
     pid_t pid;
@@ -112,6 +177,9 @@ int cmd_prof(int argc, char **argv) {
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
             quiet = 1;
             continue;
+        } else if (!strcmp(a, "--stay")) {
+            running.stay = 1;
+            continue;
         } else if (a[0] != '-') {
             break; /* PROGRAM without "--" */
         }
@@ -119,6 +187,15 @@ int cmd_prof(int argc, char **argv) {
         if (!strcmp(a, "-o") || !strcmp(a, "--output")) report = v;
         else if (!strcmp(a, "--svg")) svg = v;
         else if (!strcmp(a, "--summary")) summary = v;
+        else if (!strcmp(a, "-p") || !strcmp(a, "--pid")) {
+            if (!ctl_is_pid(v)) return usage_error("-p needs a process id, not", v);
+            running.pid = atoi(v);
+        } else if (!strcmp(a, "-d") || !strcmp(a, "--duration")) {
+            char *end;
+            running.seconds = strtod(v, &end);
+            if (*end || !(running.seconds > 0) || running.seconds > 86400)
+                return usage_error("-d needs a number of seconds, not", v);
+        }
         else if (!strcmp(a, "--mode")) {
             int m = prof_mode_parse(v);
             if (m < 0 || m == PROF_MODE_NONE) return usage_error("unknown mode", v);
@@ -133,6 +210,13 @@ int cmd_prof(int argc, char **argv) {
             return usage_error("unknown option", a);
         }
         i++;
+    }
+    if (running.pid) {
+        if (i < argc) return usage_error("-p profiles a running process: no PROGRAM, not", argv[i]);
+        if (mode || summary) return usage_error("not with -p:", mode ? "--mode" : "--summary");
+        running.k = k, running.epoch = epoch, running.report = report, running.svg = svg;
+        (void)quiet, (void)top;
+        return prof_running_process(&running);
     }
     if (i >= argc) return usage_error("no PROGRAM given", 0);
     if (find_library(lib, sizeof lib) < 0) {

@@ -39,6 +39,7 @@ static int by_rate(const void *a, const void *b) {
 static void show(const sample *before, const sample *now, int pid, int max_rows, int screen) {
     row *rows = calloc((size_t)now->n + 1, sizeof *rows);
     double dt = now->when - before->when;
+    char where[540];
     int i, j = 0;
     if (!rows) return;
     for (i = 0; i < now->n; i++) {
@@ -53,8 +54,8 @@ static void show(const sample *before, const sample *now, int pid, int max_rows,
     printf("edgeprobe top - pid %d - %d probes - %.1f s sample%s\n", pid, now->n, dt, screen ? " - q quits" : "");
     printf("%12s %14s %-5s %-9s %-24s %s\n", "HITS/S", "HITS", "STATE", "KIND", "NAME", "FILE:LINE");
     for (i = 0; i < now->n && (max_rows <= 0 || i < max_rows); i++)
-        printf("%12.0f %14llu %-5s %-9s %-24s %s:%d\n", rows[i].rate, rows[i].p->hits, rows[i].p->on ? "on" : "off",
-               rows[i].p->kind, rows[i].p->name, rows[i].p->file, rows[i].p->line);
+        printf("%12.0f %14llu %-5s %-9s %-24s %s\n", rows[i].rate, rows[i].p->hits, rows[i].p->on ? "on" : "off",
+               rows[i].p->kind, rows[i].p->name, ctl_where(rows[i].p, where, sizeof where));
     fflush(stdout);
     free(rows);
 }

@@ -94,7 +94,7 @@ int cmd_trace(int argc, char **argv) {
         return 1;
     }
     if (on == 0) {
-        fprintf(stderr, "edgeprobe trace: no TRACE probe that is off matches%s\n",
+        fprintf(stderr, "edgeprobe trace: no TRACE probe or function probe that is off matches%s\n",
                 already ? " (some that match are on: disable them first to trace them here)" : "");
         ctl_disconnect(c);
         return 1;

@@ -35,6 +35,14 @@ int ctl_line(ctl_conn *c, char **line, int timeout_ms);
 /* A reply that must be "ok ...": returns the text after "ok " or NULL after
  * printing the error the process sent (or the connection's failure). */
 const char *ctl_expect_ok(ctl_conn *c, const char *command);
+/* The same, for a request that works before it replies (a report). */
+const char *ctl_expect_ok_within(ctl_conn *c, const char *command, int timeout_ms);
+/* Does process pid serve an endpoint this user can reach? Prints nothing. */
+int ctl_reachable(int pid);
+/* A connection to process pid; when it serves no endpoint, `edgeprobe
+ * attach` loads the agent first and the endpoint is waited for
+ * (tools/cmd_detach.c). NULL after printing why. */
+ctl_conn *ctl_attach_connect(int pid);
 
 /* Candidate socket directories (see ctl_dirs in control_client.c). */
 int ctl_dirs(char dirs[][256], int max);
@@ -48,6 +56,9 @@ typedef struct ctl_probe {
 } ctl_probe;
 /* Every point of the process ("list"); *out is malloc'd. 0 or -1. */
 int ctl_list(ctl_conn *c, ctl_probe **out, int *n);
+/* Where a probe is, for tables: "FILE:LINE"; a function probe has its
+ * object's file and no line: "FILE"; "-" when there is no file. */
+const char *ctl_where(const ctl_probe *p, char *buf, size_t n);
 /* Every point in an ELF executable or shared library, offline. 0 or -1
  * with a message. hits is 0 and on is the default state. */
 int elf_list(const char *file, ctl_probe **out, int *n);

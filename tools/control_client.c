@@ -199,9 +199,15 @@ int ctl_line(ctl_conn *c, char **line, int timeout_ms) {
     }
 }
 
-const char *ctl_expect_ok(ctl_conn *c, const char *command) {
+int ctl_reachable(int pid) {
+    char path[300];
+    return find_socket(pid, path, sizeof path) == 0 && kill(pid, 0) == 0;
+}
+
+const char *ctl_expect_ok(ctl_conn *c, const char *command) { return ctl_expect_ok_within(c, command, CTL_TIMEOUT_MS); }
+const char *ctl_expect_ok_within(ctl_conn *c, const char *command, int timeout_ms) {
     char *line;
-    int rc = ctl_line(c, &line, CTL_TIMEOUT_MS);
+    int rc = ctl_line(c, &line, timeout_ms);
     if (rc <= 0) {
         fprintf(stderr, "edgeprobe %s: no reply from %s: %s\n", command, c->path,
                 rc == 0 ? "connection closed" : strerror(errno));
@@ -302,4 +308,10 @@ double ctl_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+const char *ctl_where(const ctl_probe *p, char *buf, size_t n) {
+    if (p->line > 0) snprintf(buf, n, "%s:%d", p->file, p->line);
+    else snprintf(buf, n, "%s", p->file[0] ? p->file : "-");
+    return buf;
 }

@@ -4,8 +4,9 @@
  *     edgeprobe ps | list | enable | disable | top | trace   operate a running
  *         process through its control endpoint (tools/cmd_{ps,list,enable,top,trace}.c,
  *         tools/control_client.c; include/edgeprobe.h section 9)
- *     edgeprobe attach PID   load the agent into a running process
- *         (tools/cmd_attach.c, tools/attach_agent.c)
+ *     edgeprobe attach PID, detach PID, prof -p PID   load the agent (the
+ *         profiler, attached) into a running process, switch it all off
+ *         again (tools/cmd_attach.c, cmd_detach.c, prof_agent.c ATTACHED)
  *     edgeprobe record | dump | report | export   record to a trace file and
  *         read it (tools/cmd_{record,dump,report,export}.c, tools/trace_file.c,
  *         tools/export.c; include/edgeprobe.h sections 7.1 and 30)
@@ -19,8 +20,9 @@
 #include "tool.h"
 
 static const struct tool_command commands[] = {
-    {"prof", cmd_prof, "prof [-o REPORT] [--svg FILE] [-k K] [--epoch MS] -- PROGRAM [ARGS...]",
-     "run PROGRAM under the sampling latency profiler"},
+    {"prof", cmd_prof, "prof [-o REPORT] [--svg FILE] [-k K] [--epoch MS] -- PROGRAM [ARGS...]\n"
+                       "      edgeprobe prof -p PID [-d SECONDS] [-o REPORT] [--svg FILE] [--stay]",
+     "run PROGRAM under the sampling latency profiler, or profile a running process for SECONDS"},
     {"ps", cmd_ps, USAGE_PS, "processes serving a control endpoint (removes stale sockets)"},
     {"list", cmd_list, USAGE_LIST, "probes of a running process, or of an ELF file (offline)"},
     {"enable", cmd_enable, USAGE_ENABLE, "switch on matching probes of a running process"},
@@ -30,6 +32,8 @@ static const struct tool_command commands[] = {
      "stream the lines of matching TRACE probes, then put their states back"},
     {"attach", cmd_attach, USAGE_ATTACH,
      "load the agent into a running process (ptrace, one thread stopped briefly): list, top... reach it"},
+    {"detach", cmd_detach, USAGE_DETACH,
+     "switch off what the agent and the endpoint switched on; the agent stays, dormant"},
     {"record", cmd_record, USAGE_RECORD, "run PROGRAM recording probes and functions to a trace file"},
     {"dump", cmd_dump, USAGE_DUMP, "a trace file, one event per line"},
     {"report", cmd_report, USAGE_REPORT, "calls, total and self time per function; hits per probe"},

@@ -79,7 +79,11 @@
  * preloaded library, or a program it is linked into) that carries the
  * header's implementation and the provider's hooks. */
 #define EDGEPROBE_IMPLEMENTATION
+#ifdef PROF_ATTACHED /* libedgeprobe-attach.so: see ATTACHED at the end */
+#define EDGEPROBE__ROOT_LATER /* no registration in the seized thread: the header, section 19 */
+#else
 #define EDGEPROBE_PROVIDER
+#endif
 #include "edgeprobe.h"
 #include "prof_common.h"
 
@@ -136,8 +140,16 @@ P_FN void *arena_alloc(size_t n) {
     if (off + n > ARENA_BYTES) return 0;
     return arena + off;
 }
+/* Reserved well below the loaded objects (a hint the kernel takes when
+ * the range is free): not where the kernel would put it, just under them,
+ * which in a process with many threads (attached) can be the very range
+ * where gcc-form functions need their mirror pages (header 27.4: text less
+ * 0x6f6f6f6b), this library's own calibration target among them. */
+#define RESERVE_BELOW (8ull << 30)
 P_FN void *reserve(size_t n) {
-    void *p = mmap(0, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    uintptr_t here = (uintptr_t)&arena_alloc;
+    void *hint = here > RESERVE_BELOW + n + (1ull << 32) ? (void *)((here - RESERVE_BELOW - n) & ~0xfffffull) : 0;
+    void *p = mmap(hint, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     return p == MAP_FAILED ? 0 : p;
 }
 
@@ -1019,6 +1031,7 @@ NOI void on_fork_child(void) {
     close(bg_pipe[1]);
     bg_pipe[0] = bg_pipe[1] = -1;
 }
+#ifndef PROF_ATTACHED
 /* In a program the command launched, SIGTERM and SIGINT write the report
  * first; only where the program left them at their default action (one it
  * installs later replaces ours, and its own exit path writes the report). */
@@ -1035,16 +1048,52 @@ P_FN void catch_stop_signals(void) {
         sigaction(sigs[i], &sa, 0);
     }
 }
+#endif
 
 /* ---- start ------------------------------------------------------------- */
 static struct rusage ru_start;
 
+
+/* The profiler's tables: reserved once (address space; pages come as used). */
+P_FN int reserve_tables(void) {
+    if (!arena) arena = (char *)reserve(ARENA_BYTES);
+    if (!site_by_id) site_by_id = (prof_site **)reserve(MAX_IDS * sizeof *site_by_id);
+    if (!fn_table) fn_table = (prof_func **)reserve(FN_HASH * sizeof *fn_table);
+    return arena && site_by_id && fn_table ? 0 : -1;
+}
+P_FN void clocks_start(void) {
+    clock_gettime(CLOCK_MONOTONIC, &mono_start);
+    getrusage(RUSAGE_SELF, &ru_start);
+    tsc_start = rdtsc();
+}
+/* The epoch thread (its pipe and the fork handler are made once). */
+P_FN int bg_start(void) {
+    static int once;
+    if (bg_pipe[0] < 0 && pipe2(bg_pipe, O_CLOEXEC | O_NONBLOCK)) return -1;
+    if (pthread_create(&bg_thread, 0, bg_main, 0)) return -1;
+    bg_started = 1;
+    if (!once++) pthread_atfork(0, 0, on_fork_child);
+    return 0;
+}
+/* The program's function probes switched on with the profiler's handlers
+ * (fentry mode), or the provider's discovery callback when there are none;
+ * the first time, the calibration. */
+P_FN void adopt_functions(void) {
+    if (edgeprobe_func_scan() > 0) fentry_adopt();
+    if (sites_discovered) { /* the program's functions, not just ours */
+        if (!fentry_mode) calibrate();
+        fentry_mode = 1;
+    } else {
+        edgeprobe_set_discovery(prof_discover, 0);
+    }
+}
+
+#ifndef PROF_ATTACHED /* launched by `edgeprobe prof`, configured by its environment */
 /* A number from the environment; def when unset or not a number. */
 P_FN long env_long(const char *name, long def) {
     long v;
     return prof_parse_long(getenv(name), &v) ? def : v;
 }
-
 __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
     const char *tg = getenv("EDGEPROBE_PROF_TOGGLE");
     int m = prof_mode_parse(getenv(PROF_ENV_MODE));
@@ -1059,33 +1108,22 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
     prof_k = k > 0 ? (unsigned)k : PROF_DEFAULT_K;
     prof_epoch_ms = ep > 0 ? (unsigned)ep : PROF_DEFAULT_EPOCH_MS;
     prof_top = (int)env_long(PROF_ENV_TOP, PROF_DEFAULT_TOP);
-    arena = (char *)reserve(ARENA_BYTES);
-    site_by_id = (prof_site **)reserve(MAX_IDS * sizeof *site_by_id);
-    fn_table = (prof_func **)reserve(FN_HASH * sizeof *fn_table);
-    if (!arena || !site_by_id || !fn_table) {
+    if (reserve_tables()) {
         fprintf(stderr, "edgeprobe profiler: cannot reserve memory; not started\n");
         prof_mode = PROF_MODE_NONE;
         return;
     }
-    clock_gettime(CLOCK_MONOTONIC, &mono_start);
-    getrusage(RUSAGE_SELF, &ru_start);
-    tsc_start = rdtsc();
+    clocks_start();
     prof_running = 1;
-    if (edgeprobe_func_scan() > 0) fentry_adopt();
-    if (sites_discovered) { /* the program's functions, not just ours */
-        fentry_mode = 1;
-        calibrate();
-    } else {
-        edgeprobe_set_discovery(prof_discover, 0);
-    }
+    adopt_functions();
     tick_tsc = rdtsc(); /* the first epoch starts with the windows open */
-    if (pipe2(bg_pipe, O_CLOEXEC | O_NONBLOCK) == 0 && pthread_create(&bg_thread, 0, bg_main, 0) == 0) {
-        bg_started = 1;
-        pthread_atfork(0, 0, on_fork_child);
+    if (bg_start() == 0) {
         if (pid == (long)getpid()) catch_stop_signals();
+    } else {
+        fprintf(stderr, "edgeprobe profiler: no background thread; probes will not re-open\n");
     }
-    else fprintf(stderr, "edgeprobe profiler: no background thread; probes will not re-open\n");
 }
+#endif
 
 /* ---- names from the ELF symbol table (report time only) ------------------ */
 typedef struct symq { uintptr_t addr; const char *found; const char *path; uintptr_t base; } symq;
@@ -1328,6 +1366,7 @@ P_FN void stop_sampling(run_totals *rt) {
         unsigned char stop = BG_WAKE_STOP;
         while (write(bg_pipe[1], &stop, 1) != 1) sched_yield(); /* full of signal bytes: drains soon */
         pthread_join(bg_thread, 0);
+        bg_started = 0;
     }
     edgeprobe_set_discovery(0, 0);
     fold_epoch(rt->tsc_end); /* the last epoch's calls */
@@ -1343,7 +1382,7 @@ P_FN void sum_counters(run_totals *rt) {
     const tstate *t;
     const prof_func *f;
     for (t = ts_all; t; t = t->next) {
-        rt->threads++;
+        rt->threads += t->events != 0; /* since the profile started (ATTACHED: a thread may predate it) */
         rt->events += t->events;
         rt->samples += t->samples;
         rt->toggles += t->toggles;
@@ -1524,30 +1563,191 @@ P_FN FILE *open_report(const char *path) {
     return stderr;
 }
 
-__attribute__((destructor(101))) NOI void edgeprobe_profiler_stop(void) {
-    const char *quiet = getenv("EDGEPROBE_PROF_QUIET"), *svg = getenv(PROF_ENV_SVG);
-    run_totals rt;
+/* The report of a stopped profile: table (unless quiet) and summary to o,
+ * the chart to svg when given. */
+P_FN void write_report(FILE *o, const char *svg, int quiet, run_totals *rt) {
     row *rows;
     int n;
+    sum_counters(rt);
+    if (!(rows = make_rows(rt, &n))) return;
+    resolve_names();
+    demangle_names();
+    if (!quiet) {
+        write_header(o, rt);
+        write_table(o, rows, n, rt);
+    }
+    append_summary(getenv(PROF_ENV_SUMMARY), rt);
+    write_summary(o, rt);
+    if (getenv("EDGEPROBE_PROF_DEBUG")) write_debug(o);
+    if (svg && *svg && n) write_chart(svg, rows, n, rt);
+    free(rows);
+}
+
+/* At exit, or on the epoch thread for a stop signal. ATTACHED: never at
+ * exit (a profile ends by `prof stop` or `detach`), and no stop signals. */
+#ifdef PROF_ATTACHED
+#define PROF_AT_EXIT
+#else
+#define PROF_AT_EXIT destructor(101),
+#endif
+__attribute__((PROF_AT_EXIT noinline)) NOI void edgeprobe_profiler_stop(void) {
+    const char *quiet = getenv("EDGEPROBE_PROF_QUIET");
+    run_totals rt;
     FILE *o;
 
-    /* once: at exit, or on the epoch thread for a stop signal */
+    /* once */
     if (prof_mode == PROF_MODE_NONE || !__atomic_exchange_n(&prof_running, 0, __ATOMIC_ACQ_REL)) return;
     memset(&rt, 0, sizeof rt);
     stop_sampling(&rt);
-    sum_counters(&rt);
-    if (!(rows = make_rows(&rt, &n))) return;
-    resolve_names();
-    demangle_names();
     o = open_report(getenv(PROF_ENV_OUT));
-    if (!(quiet && *quiet == '1')) {
-        write_header(o, &rt);
-        write_table(o, rows, n, &rt);
-    }
-    append_summary(getenv(PROF_ENV_SUMMARY), &rt);
-    write_summary(o, &rt);
-    if (getenv("EDGEPROBE_PROF_DEBUG")) write_debug(o);
+    write_report(o, getenv(PROF_ENV_SVG), quiet && *quiet == '1', &rt);
     if (o != stderr) fclose(o);
-    if (svg && *svg && n) write_chart(svg, rows, n, &rt);
-    free(rows);
 }
+
+#ifdef PROF_ATTACHED
+/* ---- ATTACHED: libedgeprobe-attach.so, what `edgeprobe attach` loads -------
+ * The same profiler, built with -DPROF_ATTACHED, in a process that never
+ * opted in (tools/cmd_attach.c injects a dlopen of it). Its constructor runs
+ * in the thread the command seized, which stays stopped as briefly as
+ * possible: it only starts a thread (the header's own constructor is left
+ * out, EDGEPROBE__ROOT_LATER: making the root registers with membarrier,
+ * about 25 ms in a multi-threaded process). That thread lists the function
+ * entries of every loaded object built with -fpatchable-function-entry=5
+ * (function probes, off) and serves the control endpoint, so that
+ * `edgeprobe list|enable|top|trace PID` reach the process, and adds the
+ * profiler's requests to it (edgeprobe__ctl_ext, header section 28):
+ *
+ *     prof start K EPOCH_MS   ok <functions>   every function on, windows open
+ *     prof stop PATH [SVG]    ok               the report written to PATH
+ *                                              (absolute), everything off
+ *
+ * A profile is a span of the process's life: its figures count from `prof
+ * start` (the counters of functions and threads are reset, the windows'
+ * numbers go on, so a frame of an earlier profile never pairs). Between
+ * profiles every function is off and bound to the profiler's handlers,
+ * which do nothing while no profile runs. `detach` (the endpoint's own
+ * request) ends a profile without a report and unbinds them. Nothing is
+ * written at exit. The library pins itself: it is never unloaded, so
+ * return trampolines of calls in flight stay valid after any detach. */
+/* A function's figures, for a new profile. */
+P_FN void reset_function(prof_func *f) {
+    f->samples = f->sum = f->entries = f->windows = f->closes = f->ignored = f->min = 0;
+    f->win_samples = f->win_entries = 0;
+    f->obs_count = 0;
+    f->obs_len = PROF_OBS_ALL;
+    f->obs_open = 1;
+    f->obs_rate = f->est_calls = f->obs_seen = 0;
+    f->estimated = 0;
+    if (f->hist) memset(f->hist, 0, NBUCKETS * sizeof *f->hist);
+}
+P_FN void reset_thread(tstate *t) {
+    t->events = t->samples = t->toggles = t->toggle_calls = t->toggle_ticks = 0;
+    t->stale = t->unmatched = t->overflow = t->toggle_errors = 0;
+}
+P_FN void reset_counters(void) {
+    tstate *t;
+    for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) reset_thread(t);
+    reset_thread(&bg_ts);
+    bg_epochs = 0;
+}
+/* Every function of an earlier profile: figures reset, bound (`detach` may
+ * have unbound it) and on, window open. */
+P_FN void resume_functions(void) {
+    prof_func *f;
+    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) {
+        prof_site *s;
+        reset_function(f);
+        for (s = f->sites; s; s = s->next)
+            if (s->state == 1 && edgeprobe_func_attach_id(s->id, fentry_on_entry, fentry_on_exit, s) < 0) bind_errors++;
+        if (!(f->seq & 1)) {
+            f->windows++;
+            __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE);
+        }
+    }
+}
+/* Every window shut and every function off. No profile runs (program
+ * threads no longer close windows) and the epoch thread has ended. */
+P_FN void park_functions(void) {
+    prof_func *f;
+    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) {
+        prof_site *s;
+        unsigned seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
+        while (__atomic_load_n(&f->busy, __ATOMIC_ACQUIRE)) sched_yield(); /* a close in flight */
+        if (seq & 1) __atomic_store_n(&f->seq, seq + 1, __ATOMIC_RELEASE);
+        for (s = f->sites; s; s = s->next)
+            if (s->state == 1) site_off(s);
+    }
+}
+P_FN int attached_begin(long k, long epoch_ms) {
+    if (reserve_tables()) return EDGEPROBE_ENOMEM;
+    prof_mode = PROF_MODE_SAMPLE;
+    prof_k = (unsigned)k;
+    prof_epoch_ms = (unsigned)epoch_ms;
+    reset_counters();
+    clocks_start();
+    __atomic_store_n(&prof_running, 1, __ATOMIC_RELEASE);
+    resume_functions();
+    adopt_functions(); /* the first profile's functions, and those of objects loaded since */
+    if (my_ts) reset_thread(my_ts); /* the calibration's calls, on this (the control) thread */
+    tick_tsc = rdtsc();
+    if (bg_start()) fprintf(stderr, "edgeprobe profiler: no background thread; probes will not re-open\n");
+    return (int)fn_count;
+}
+/* End the profile: sampling stops, every function goes off, handlers in
+ * flight are waited for; then the report (o NULL: none). */
+P_FN void attached_end(FILE *o, const char *svg) {
+    run_totals rt;
+    memset(&rt, 0, sizeof rt);
+    __atomic_store_n(&prof_running, 0, __ATOMIC_RELEASE);
+    stop_sampling(&rt);
+    park_functions();
+    edgeprobe_handler_sync();
+    if (o) write_report(o, svg, 0, &rt);
+}
+/* "prof start K EPOCH_MS" and "prof stop PATH [SVG]" (see above). */
+P_FN int attached_request(char **args, int nargs, char *reply, unsigned cap) {
+    long k, epoch;
+    FILE *o;
+    if (nargs < 2 || strcmp(args[0], "prof")) return -1;
+    if (!strcmp(args[1], "start") && nargs == 4) {
+        if (prof_parse_long(args[2], &k) || k < 1 || prof_parse_long(args[3], &epoch) || epoch < 1)
+            return snprintf(reply, cap, "error EDGEPROBE_EINVAL prof start wants K and EPOCH_MS, both positive\n");
+        if (prof_running) return snprintf(reply, cap, "error EDGEPROBE_EBUSY a profile is running\n");
+        return snprintf(reply, cap, "ok %d\n", attached_begin(k, epoch));
+    }
+    if (!strcmp(args[1], "stop") && (nargs == 3 || nargs == 4)) {
+        if (!prof_running) return snprintf(reply, cap, "error EDGEPROBE_ENOENT no profile is running\n");
+        if (args[2][0] != '/' || !(o = fopen(args[2], "w")))
+            return snprintf(reply, cap, "error EDGEPROBE_EINVAL cannot write the report to %s: %s\n", args[2],
+                            args[2][0] != '/' ? "not an absolute path" : strerror(errno));
+        attached_end(o, nargs == 4 ? args[3] : 0);
+        fclose(o);
+        return snprintf(reply, cap, "ok\n");
+    }
+    return -1;
+}
+/* `detach`: the profile ends unreported; every function is unbound. */
+P_FN int attached_detach(void) {
+    if (__atomic_load_n(&prof_running, __ATOMIC_ACQUIRE)) attached_end(0, 0);
+    return edgeprobe__func_owned("*", EDGEPROBE__FUNC_OP_DETACH, fentry_on_entry);
+}
+P_FN void *attached_main(void *arg) {
+    int rc;
+    (void)arg;
+    rc = edgeprobe_func_scan(); /* EDGEPROBE_ENOFUNC: no object built with the flag; markers still served */
+    if (rc < 0 && rc != EDGEPROBE_ENOFUNC) fprintf(stderr, "edgeprobe attach agent: %s\n", edgeprobe_strerror(rc));
+    edgeprobe__ctl_ext = attached_request;
+    edgeprobe__ctl_ext_detach = attached_detach;
+    if ((rc = edgeprobe_control_start()) < 0)
+        fprintf(stderr, "edgeprobe attach agent: no control endpoint: %s\n", edgeprobe_strerror(rc));
+    return 0;
+}
+__attribute__((constructor)) NOI void attached_start(void) {
+    pthread_t t;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* the program's signals are not ours to take */
+    if (pthread_create(&t, 0, attached_main, 0) == 0) pthread_detach(t);
+    pthread_sigmask(SIG_SETMASK, &old, 0);
+}
+#endif

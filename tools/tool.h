@@ -28,7 +28,9 @@ int cmd_top(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 /* attaching to a process that never opted in (tools/cmd_attach.c) */
 #define USAGE_ATTACH "attach PID [--lib PATH]"
+#define USAGE_DETACH "detach PID"
 int cmd_attach(int argc, char **argv);
+int cmd_detach(int argc, char **argv); /* tools/cmd_detach.c */
 /* recording (tools/cmd_record.c, cmd_dump.c, cmd_report.c, cmd_export.c) */
 #define USAGE_RECORD "record [-o FILE] [-e PROBE_GLOB]... [-f FUNC_GLOB]... [-t DURATION] [--args] [--buffer SIZE] [--flight] -- PROGRAM [ARGS...]"
 #define USAGE_DUMP "dump [--raw-names] FILE"

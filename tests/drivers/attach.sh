@@ -69,3 +69,98 @@ attach_refusals() {
     fi
 }
 case_ attach-refused-cleanly attach_refusals
+
+# ---- by PID: the server of tests/attach/server.c under load ----------------
+# start_loaded_server DIR: builds the server (with the flag, without the
+# header), the client and the stop watch; starts the server, two client
+# connections and the watch. Sets SERVER, CLIENT and WATCH (pids); DIR/stop
+# ends the client and the watch.
+start_loaded_server() {
+    local d=$1 port
+    gcc -O2 -fpatchable-function-entry=5 -pthread tests/attach/server.c -o "$d/server" &&
+        gcc -O2 tests/attach/client.c -o "$d/client" && gcc -O2 tests/attach/stopwatch.c -o "$d/stopwatch" || return 1
+    rm -f "$d/port" "$d/stop"
+    "./$d/server" "$d/port" &
+    SERVER=$!
+    for _ in $(seq 50); do [[ -s $d/port ]] && break; sleep 0.1; done
+    port=$(cat "$d/port") || return 1
+    "./$d/stopwatch" $SERVER "$d/stop" >"$d/watch.txt" &
+    WATCH=$!
+    "./$d/client" "$port" 2 "$d/stop" >"$d/client.txt" &
+    CLIENT=$!
+    sleep 0.3
+}
+# stop_loaded_server DIR: ends the load; 0 when the client saw no error and
+# the watch never saw two threads stopped (nor one twice over the run).
+stop_loaded_server() {
+    local d=$1 rc=0
+    touch "$d/stop"
+    wait $CLIENT || rc=1
+    wait $WATCH
+    kill $SERVER
+    wait $SERVER 2>/dev/null
+    cat "$d/client.txt" "$d/watch.txt"
+    grep -q '^requests [1-9][0-9]* errors 0$' "$d/client.txt" || { echo "the client saw errors"; rc=1; }
+    grep -Eq 'tracing stop: [01]; most at once: [01];' "$d/watch.txt" || { echo "more than one thread was stopped"; rc=1; }
+    return $rc
+}
+rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+
+# Attach, `prof -p -d 2 --stay`, detach; 20 times, under load. The agent
+# stays loaded (dormant) after the first detach: later attaches find it.
+# Memory bound: the server's RSS after the 20th cycle is at most 2 MiB above
+# its RSS after the first (the profiler's tables are made once; each profile
+# resets them).
+attach_under_load() {
+    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
+    shared tools make -s tools >/dev/null || return 1
+    local d=$B/attach-load i rss1= rss rc=0
+    mkdir -p "$d"
+    start_loaded_server "$d" || return 1
+    for i in $(seq 20); do
+        $EP attach $SERVER >"$d/attach-$i.txt" &&
+            $EP prof -p $SERVER -d 2 --stay -o "$d/report-$i.txt" 2>"$d/prof-$i.txt" &&
+            $EP detach $SERVER >"$d/detach-$i.txt" || { echo "cycle $i failed"; cat "$d"/*-$i.txt; rc=1; break; }
+        grep -q '^handle_request ' "$d/report-$i.txt" && grep -q '^request_checksum ' "$d/report-$i.txt" ||
+            { echo "report $i does not name the server's functions"; cat "$d/report-$i.txt"; rc=1; break; }
+        rss=$(rss_kb $SERVER)
+        [[ -n $rss1 ]] || rss1=$rss
+        echo "cycle $i: $(head -c 80 "$d/attach-$i.txt" | head -1); server RSS $rss kB"
+    done
+    stop_loaded_server "$d" || rc=1
+    [[ $rc == 0 ]] || return 1
+    echo "RSS after cycle 1: $rss1 kB, after cycle 20: $rss kB (bound: +2048 kB)"
+    ((rss <= rss1 + 2048))
+}
+case_ attach-under-load attach_under_load
+
+# enable, top, trace and disable over the function probes of an attached
+# process, then detach: everything off again, hits no longer move.
+attach_commands_by_pid() {
+    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
+    shared tools make -s tools >/dev/null || return 1
+    local d=$B/attach-commands rc=0 h1= h2=
+    mkdir -p "$d"
+    start_loaded_server "$d" || return 1
+    {
+        $EP attach $SERVER &&
+            for _ in $(seq 50); do $EP list $SERVER >/dev/null 2>&1 && break; sleep 0.1; done &&
+            $EP enable $SERVER 'handle_*' | tee "$d/enable.txt" && grep -q '^enabled 1 probe$' "$d/enable.txt" &&
+            $EP top $SERVER --once -i 0.5 | tee "$d/top.txt" &&
+            grep -Eq '^ +[1-9][0-9]* +[0-9]+ on +function +handle_request ' "$d/top.txt" &&
+            $EP disable $SERVER 'handle_*' &&
+            $EP trace $SERVER format_reply -d 1 >"$d/trace.txt" &&
+            head -3 "$d/trace.txt" && grep -q '^format_reply(0x' "$d/trace.txt" &&
+            grep -Eq '^format_reply = 0x[0-9a-f]+ \([0-9]+ ticks\)$' "$d/trace.txt" &&
+            $EP enable $SERVER 'parse_*' && $EP detach $SERVER | tee "$d/detach.txt" &&
+            grep -q ": 2 function probes switched off" "$d/detach.txt" &&
+            h1=$($EP list $SERVER | awk '$2 == "function" {s += $4} END {print s}') && sleep 0.3 &&
+            h2=$($EP list $SERVER | awk '$2 == "function" {s += $4} END {print s}') &&
+            ! $EP list $SERVER | awk '$2 == "function"' | grep -q ' on '
+    } || { echo "a command by PID failed"; rc=1; }
+    echo "function hits after detach: $h1, then $h2"
+    [[ ${h1:-x} == "${h2:-y}" ]] || rc=1
+    stop_loaded_server "$d" || rc=1
+    return $rc
+}
+case_ attach-commands-by-pid attach_commands_by_pid
