@@ -839,6 +839,16 @@ uint64_t edgeprobe_record_lost(void);
  *                          "stop" from the client ends it: the probes are
  *                          switched off, then "dropped <n>" and "end". A
  *                          client that disconnects ends it the same way.
+ *     detach               ok <function probes switched off and unbound>
+ * Function probes (x86-64, where edgeprobe_func_scan has listed them): the
+ * GLOBs of enable, disable and trace match function names too. enable binds
+ * a handler that does nothing (the hit is counted) to a function that has
+ * none; trace binds a pair that writes "name(rdi, rsi, rdx)" and
+ * "name = rax (N ticks)" to functions that are off and free; detach
+ * unbinds every function the endpoint bound (never another handler's),
+ * ends a trace session and the profiler's profile, and waits for handlers
+ * in flight. A tool's agent may add requests of its own (the profiler's
+ * "prof start K EPOCH_MS", "prof stop PATH [SVG]": tools/prof_agent.c).
  * One trace session at a time (a second gets EDGEPROBE_EBUSY). Trace lines
  * longer than EDGEPROBE__TRACE_TEXT - 1 bytes are cut.
  * ====================================================================== */

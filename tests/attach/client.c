@@ -1,8 +1,10 @@
 /* The load for tests/attach/server.c: CONNS connections over loopback, each
  * sending one request at a time and checking the answer, until STOPFILE
  * exists (or 600 s pass). Prints "requests R errors E" and exits 1 if any
- * answer was wrong, late (5 s) or a connection failed.
- *     client PORT CONNS STOPFILE */
+ * answer was wrong, late (5 s) or a connection failed. With LOG, appends
+ * "<CLOCK_MONOTONIC ms> <requests so far>" to it every 50 ms (for
+ * bench/attach_prof.sh).
+ *     client PORT CONNS STOPFILE [LOG] */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -42,18 +44,31 @@ static int exchange(int fd, unsigned long n) {
     ans[have] = 0;
     return strtoul(ans, 0, 10) == request_checksum(n) ? 0 : -1;
 }
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 int main(int argc, char **argv) {
     int fds[MAX_CONNS], conns, i;
     unsigned long requests = 0, errors = 0;
     time_t start = time(0);
-    if (argc != 4 || (conns = atoi(argv[2])) < 1 || conns > MAX_CONNS) return 2;
+    FILE *log = argc == 5 ? fopen(argv[4], "w") : 0;
+    double logged = 0;
+    if (argc < 4 || argc > 5 || (conns = atoi(argv[2])) < 1 || conns > MAX_CONNS) return 2;
     for (i = 0; i < conns; i++)
         if ((fds[i] = connect_to(atoi(argv[1]))) < 0) {
             printf("requests 0 errors 1 (cannot connect)\n");
             return 1;
         }
-    while (access(argv[3], F_OK) != 0 && time(0) - start < 600)
+    while (access(argv[3], F_OK) != 0 && time(0) - start < 600) {
         for (i = 0; i < conns; i++, requests++) errors += exchange(fds[i], requests) != 0;
+        if (log && now_ms() - logged >= 50) {
+            logged = now_ms();
+            fprintf(log, "%.1f %lu\n", logged, requests);
+            fflush(log);
+        }
+    }
     printf("requests %lu errors %lu\n", requests, errors);
     return errors != 0;
 }
