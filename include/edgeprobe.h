@@ -840,6 +840,8 @@ uint64_t edgeprobe_record_lost(void);
  *                          switched off, then "dropped <n>" and "end". A
  *                          client that disconnects ends it the same way.
  *     detach               ok <function probes switched off and unbound>
+ *     record start PATH RING_BYTES FLAGS MIN_NS FUNCS EVENTS, record stop
+ *                          `edgeprobe record -p` (section 28.3.1)
  * Function probes (x86-64, where edgeprobe_func_scan has listed them): the
  * GLOBs of enable, disable and trace match function names too. enable binds
  * a handler that does nothing (the hit is counted) to a function that has
@@ -6581,6 +6583,8 @@ struct edgeprobe__control {
     struct edgeprobe__probe **traced;
     int ntraced, traced_cap;
     int ftraced;                 /* functions the session bound (27.7)    */
+    int recording;               /* `record start` ran, `record stop` not */
+    char rec_events[EDGEPROBE__CTL_LINE]; /* its marker globs, to switch off */
     edgeprobe__trace_slot *ring; /* allocated by the first trace, kept    */
     unsigned long head;          /* producers: next position to claim    */
     unsigned long tail;          /* control thread: next line to send     */
@@ -6917,6 +6921,81 @@ EDGEPROBE__FN void edgeprobe__trace_end(edgeprobe__root *r, struct edgeprobe__co
     ctl->tracer = -1;
 }
 
+/* ---- 28.3.1 recording from a shell: `edgeprobe record -p` ----
+ *     record start PATH RING_BYTES FLAGS MIN_NS FUNCS EVENTS
+ *                          ok <functions bound + markers marked>
+ *     record stop          ok <events lost>
+ * FUNCS and EVENTS are comma-separated globs, or "-". FLAGS: the bits of
+ * edgeprobe_record_options.flags. The functions matched are bound to the
+ * recorder where they are off and free (as `trace` does) and unbound at
+ * stop; the markers are marked and switched on (edgeprobe_record_enable),
+ * and switched off at stop. The recording runs in the process: its
+ * recorder thread writes PATH. */
+EDGEPROBE__FN int edgeprobe__record_entry(edgeprobe_func_call *call, void *user); /* section 30 */
+EDGEPROBE__FN void edgeprobe__record_exit(const edgeprobe_func_call *call, void *user);
+/* The next glob of a comma-separated list (cut in place), or NULL. */
+EDGEPROBE__FN char *edgeprobe__next_glob(char **list);
+EDGEPROBE__FN char *edgeprobe__next_glob(char **list) {
+    char *g = *list, *s;
+    if (!g || !*g || edgeprobe__streq(g, "-")) return 0;
+    for (s = g; *s && *s != ','; s++) {}
+    *list = *s ? s + 1 : 0;
+    *s = 0;
+    return g;
+}
+EDGEPROBE__FN int edgeprobe__ctl_record_stop(struct edgeprobe__control *ctl);
+EDGEPROBE__FN int edgeprobe__ctl_record_stop(struct edgeprobe__control *ctl) {
+    char events[EDGEPROBE__CTL_LINE], *list = events, *g;
+    int rc;
+    if (!ctl->recording) return EDGEPROBE_ENOENT;
+#if EDGEPROBE__HAS_PATCH
+    edgeprobe__func_owned("*", EDGEPROBE__FUNC_OP_DETACH, edgeprobe__record_entry);
+#endif
+    __builtin_memcpy(events, ctl->rec_events, sizeof events);
+    while ((g = edgeprobe__next_glob(&list))) (void)edgeprobe_disable(g);
+    edgeprobe_handler_sync();
+    rc = edgeprobe_record_stop();
+    ctl->recording = 0;
+    return rc < 0 ? rc : (int)(edgeprobe_record_lost() & 0x7fffffff);
+}
+EDGEPROBE__FN int edgeprobe__ctl_record_start(struct edgeprobe__control *ctl, char **args);
+EDGEPROBE__FN int edgeprobe__ctl_record_start(struct edgeprobe__control *ctl, char **args) {
+    edgeprobe_record_options opt;
+    char *list, *g;
+    int ok = 1, rc, n = 0;
+    if (ctl->recording) return EDGEPROBE_EBUSY;
+    opt.ring_bytes = (size_t)edgeprobe__parse_u64(args[1], &ok);
+    opt.flags = (unsigned)edgeprobe__parse_u64(args[2], &ok) & (EDGEPROBE_RECORD_ARGS | EDGEPROBE_RECORD_FLIGHT);
+    opt.min_ns = edgeprobe__parse_u64(args[3], &ok);
+    if (!ok) return EDGEPROBE_EINVAL;
+    __builtin_memcpy(ctl->rec_events, args[5], edgeprobe__strnlen(args[5], sizeof ctl->rec_events - 1) + 1);
+    if ((rc = edgeprobe_record_start(args[0], &opt)) < 0) return rc;
+    ctl->recording = 1;
+#if EDGEPROBE__HAS_PATCH
+    for (list = args[4]; rc >= 0 && (g = edgeprobe__next_glob(&list));)
+        if ((rc = edgeprobe__func_bind_op(g, 0, EDGEPROBE__FUNC_OP_BIND_FREE, edgeprobe__record_entry,
+                                          edgeprobe__record_exit, 0)) > 0)
+            n += rc;
+#endif
+    for (list = args[5]; rc >= 0 && (g = edgeprobe__next_glob(&list));)
+        if ((rc = edgeprobe_record_enable(g)) > 0) n += rc;
+    if (rc < 0) (void)edgeprobe__ctl_record_stop(ctl);
+    return rc < 0 ? rc : n;
+}
+EDGEPROBE__FN void edgeprobe__record_request(struct edgeprobe__control *ctl, edgeprobe__client *c, char **args, int nargs);
+EDGEPROBE__FN void edgeprobe__record_request(struct edgeprobe__control *ctl, edgeprobe__client *c, char **args, int nargs) {
+    int rc, start = nargs == 8 && edgeprobe__streq(args[1], "start");
+    const char *why = 0;
+    if (start && args[2][0] != '/') rc = EDGEPROBE_EINVAL, why = "PATH must be absolute (the process's directory is not the client's)";
+    else if (start) rc = edgeprobe__ctl_record_start(ctl, args + 2);
+    else if (nargs == 2 && edgeprobe__streq(args[1], "stop")) rc = edgeprobe__ctl_record_stop(ctl);
+    else rc = EDGEPROBE_EINVAL, why = "record start PATH RING_BYTES FLAGS MIN_NS FUNCS EVENTS, or record stop";
+    if (rc == EDGEPROBE_EBUSY) why = "a recording is running";
+    else if (rc == EDGEPROBE_ENOENT) why = start ? "an exact name matches no probe" : "no recording runs";
+    if (rc < 0) edgeprobe__out_error(c, rc, why);
+    else edgeprobe__out(c, "ok %d\n", rc);
+}
+
 /* `detach`: switch off and unbind what the endpoint and its tool switched
  * on (a trace session ends first), then wait for handlers in flight. Return
  * trampolines are code of this object, which is never unloaded (pinned):
@@ -6930,6 +7009,7 @@ EDGEPROBE__FN void edgeprobe__detach_request(edgeprobe__root *r, struct edgeprob
         edgeprobe__trace_end(r, ctl, t);
         t->state = EDGEPROBE__CLIENT_CLOSING;
     }
+    if (ctl->recording) (void)edgeprobe__ctl_record_stop(ctl);
     if (edgeprobe__ctl_ext_detach) ext = edgeprobe__ctl_ext_detach();
 #if EDGEPROBE__HAS_PATCH
     if (edgeprobe__ctl_has_functions(r)) {
@@ -6979,6 +7059,8 @@ EDGEPROBE__FN void edgeprobe__request(edgeprobe__root *r, struct edgeprobe__cont
         edgeprobe__trace_request(r, ctl, index, args + 1, nargs - 1);
     else if (edgeprobe__streq(args[0], "detach") && nargs == 1)
         edgeprobe__detach_request(r, ctl, c);
+    else if (edgeprobe__streq(args[0], "record"))
+        edgeprobe__record_request(ctl, c, args, nargs);
     else if (!edgeprobe__ctl_ext || (rc = edgeprobe__ctl_ext(args, nargs, c->out + c->out_len, edgeprobe__out_room(c))) < 0)
         edgeprobe__out_error(c, EDGEPROBE_EINVAL, "unknown request or wrong number of arguments");
     else
