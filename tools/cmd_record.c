@@ -13,8 +13,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "edgeprobe.h" /* the ring's layout (section 11.8); no implementation */
 #include "launch.h"
 #include "tool.h"
@@ -28,6 +30,8 @@ struct record_opts {
     char min_ns[24], buffer[24];
     char shm[64];                /* the rings' directory                   */
     int args, flight;
+    int pid;                     /* -p: a running process                  */
+    double seconds;              /* -d: how long, with -p                  */
     uint64_t last_bytes;         /* the status line's previous reading     */
     int status_shown;
 };
@@ -207,6 +211,40 @@ static void summary(const char *path) {
     }
     trace_free(&t);
 }
+/* record -p: the process records itself through its control endpoint
+ * (header section 28.3.1), attaching first when it has none; its recorder
+ * thread writes the file, at an absolute path. */
+static int record_running_process(struct record_opts *o) {
+    char request[2 * GLOBS_MAX + PATH_MAX + 128], path[PATH_MAX], cwd[PATH_MAX];
+    const char *reply;
+    int rc = 1;
+    ctl_conn *c;
+    double end;
+    if (o->out[0] == '/') snprintf(path, sizeof path, "%s", o->out);
+    else if (!getcwd(cwd, sizeof cwd) || (size_t)snprintf(path, sizeof path, "%s/%s", cwd, o->out) >= sizeof path)
+        return usage_error("output path too long:", o->out);
+    if ((size_t)snprintf(request, sizeof request, "record start %s %s %u %s %s %s", path, *o->buffer ? o->buffer : "0",
+                         (o->args ? 1u : 0u) | (o->flight ? 2u : 0u), *o->min_ns ? o->min_ns : "0",
+                         *o->funcs ? o->funcs : "-", *o->events ? o->events : "-") > 500 || strchr(path, ' '))
+        return usage_error("with -p, the output path and globs must fit one 511-byte request, without spaces", NULL);
+    if (!(c = ctl_attach_connect(o->pid))) return 1;
+    unlink(path);
+    if (ctl_send(c, request) || !(reply = ctl_expect_ok(c, "record"))) goto out;
+    fprintf(stderr, "edgeprobe record: recording %s functions and probes in process %d for %.1f s%s\n", reply, o->pid, o->seconds,
+            isatty(2) ? "; Ctrl-C ends it early" : "");
+    ctl_catch_stop_signals();
+    for (end = ctl_now() + o->seconds; !ctl_stop_requested && ctl_now() < end;) {
+        struct timespec slice = {0, 50 * 1000 * 1000};
+        nanosleep(&slice, 0);
+    }
+    if (ctl_send(c, "record stop") || !ctl_expect_ok_within(c, "record", 12 * CTL_TIMEOUT_MS)) goto out;
+    summary(path);
+    rc = 0;
+out:
+    ctl_disconnect(c);
+    return rc;
+}
+
 int cmd_record(int argc, char **argv) {
     struct record_opts o;
     char lib[PATH_MAX];
@@ -230,6 +268,14 @@ int cmd_record(int argc, char **argv) {
         }
         if (!v) return usage_error("missing value for", a);
         if (!strcmp(a, "-o")) o.out = v;
+        else if (!strcmp(a, "-p")) {
+            if (!ctl_is_pid(v)) return usage_error("-p needs a process id, not", v);
+            o.pid = atoi(v);
+        } else if (!strcmp(a, "-d")) {
+            char *end;
+            o.seconds = strtod(v, &end);
+            if (*end || !(o.seconds > 0) || o.seconds > 86400) return usage_error("-d needs a number of seconds, not", v);
+        }
         else if (!strcmp(a, "-e")) {
             if (add_glob(o.events, v)) return usage_error("bad probe glob", v);
         } else if (!strcmp(a, "-f")) {
@@ -246,8 +292,13 @@ int cmd_record(int argc, char **argv) {
         i++;
     }
     if (i < argc && !strcmp(argv[i], "--")) i++;
-    if (i >= argc) return usage_error("no PROGRAM given", NULL);
     if (!*o.events && !*o.funcs) return usage_error("nothing to record: give -e PROBE_GLOB or -f FUNC_GLOB", NULL);
+    if (o.pid) {
+        if (i < argc) return usage_error("-p records a running process: no PROGRAM, not", argv[i]);
+        if (o.seconds <= 0) o.seconds = 10;
+        return record_running_process(&o);
+    }
+    if (i >= argc) return usage_error("no PROGRAM given", NULL);
     if (launch_find_library("libedgeprobe-record.so", "EDGEPROBE_RECORD_LIB", lib, sizeof lib) < 0) {
         fprintf(stderr, "edgeprobe record: cannot find libedgeprobe-record.so (run `make tools`, or set EDGEPROBE_RECORD_LIB)\n");
         return 1;

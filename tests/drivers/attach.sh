@@ -164,3 +164,26 @@ attach_commands_by_pid() {
     return $rc
 }
 case_ attach-commands-by-pid attach_commands_by_pid
+
+# `record -p`: the attached server records its functions into a trace file
+# that `report` reads; then nothing stays on, and a second recording works.
+attach_record_by_pid() {
+    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
+    shared tools make -s tools >/dev/null || return 1
+    local d=$B/attach-record rc=0 i
+    mkdir -p "$d"
+    start_loaded_server "$d" || return 1
+    for i in 1 2; do
+        $EP record -p $SERVER -d 1 -f 'handle_*' -f format_reply -o "$d/run-$i.trace" &&
+            $EP report "$d/run-$i.trace" | tee "$d/report-$i.txt" &&
+            grep -Eq '^ +[1-9][0-9]* .* handle_request$' "$d/report-$i.txt" &&
+            grep -Eq '^ +[1-9][0-9]* .* format_reply$' "$d/report-$i.txt" &&
+            ! $EP list $SERVER | awk '$2 == "function"' | grep -q ' on ' || { echo "recording $i failed"; rc=1; break; }
+    done
+    # bad input changes nothing: an exact name that matches nothing
+    $EP record -p $SERVER -d 1 -e no_such_probe -o "$d/bad.trace" 2>"$d/bad.txt" && rc=1
+    grep -q 'EDGEPROBE_ENOENT' "$d/bad.txt" || { cat "$d/bad.txt"; rc=1; }
+    stop_loaded_server "$d" || rc=1
+    return $rc
+}
+case_ attach-record-by-pid attach_record_by_pid
