@@ -60,6 +60,11 @@ static const char prof_usage[] =
     "on; everything is switched off again at the end (--stay: the functions\n"
     "stay bound, off, for the next profile). -o, --svg, -k, --epoch as above.\n"
     "\n"
+    "usage: edgeprobe prof --report-now PID [-o REPORT] [--svg FILE]\n"
+    "\n"
+    "The report so far of a process being profiled (one launched by prof with\n"
+    "EDGEPROBE_CONTROL=1 in its environment, or during prof -p); it goes on.\n"
+    "\n"
     "PROGRAM is built with -fpatchable-function-entry=5 (gcc or clang), or\n"
     "with -finstrument-functions (see the README). The profiler library is\n"
     "found beside this command, in ../lib/edgeprobe/, or in $EDGEPROBE_PROF_LIB.\n";
@@ -131,29 +136,55 @@ static int absolute(const char *path, char *out, size_t n) {
     if (!getcwd(cwd, sizeof cwd)) return -1;
     return snprintf(out, n, "%s/%s", cwd, path) >= (int)n ? -1 : 0;
 }
-static int prof_running_process(const struct prof_pid *o) {
-    char request[2 * PATH_MAX + 16], report[PATH_MAX], svg[PATH_MAX] = "";
-    const char *reply;
-    int rc = 1;
-    ctl_conn *c;
-    if (absolute(o->report, report, sizeof report) || (o->svg && absolute(o->svg, svg, sizeof svg)) ||
+/* "prof VERB REPORT [SVG]", the paths made absolute; -1 after saying why. */
+static int report_request(const char *verb, const struct prof_pid *o, char *request, size_t n, char *report) {
+    char svg[PATH_MAX] = "";
+    if (absolute(o->report, report, PATH_MAX) || (o->svg && absolute(o->svg, svg, sizeof svg)) ||
         strchr(report, ' ') || strchr(svg, ' ') || strlen(report) + strlen(svg) > 480) {
         /* one request line carries both (the endpoint's limit: 511 bytes) */
         fprintf(stderr, "edgeprobe prof: report paths must not hold spaces, and fit 480 bytes together\n");
-        return TOOL_EXIT_USAGE;
+        return -1;
     }
+    snprintf(request, n, "prof %s %s%s%s", verb, report, *svg ? " " : "", svg);
+    return 0;
+}
+static void say_report(const char *report, const struct prof_pid *o) {
+    fprintf(stderr, "edgeprobe prof: report in %s%s%s\n", report, o->svg ? ", chart in " : "", o->svg ? o->svg : "");
+}
+static int prof_running_process(const struct prof_pid *o) {
+    char start[64], stop[2 * PATH_MAX + 16], report[PATH_MAX];
+    const char *reply;
+    int rc = 1;
+    ctl_conn *c;
+    if (report_request("stop", o, stop, sizeof stop, report)) return TOOL_EXIT_USAGE;
     if (!(c = ctl_attach_connect(o->pid))) return 1;
-    snprintf(request, sizeof request, "prof start %ld %ld", o->k, o->epoch);
-    if (ctl_send(c, request) || !(reply = ctl_expect_ok_within(c, "prof", 4 * CTL_TIMEOUT_MS))) goto out;
+    snprintf(start, sizeof start, "prof start %ld %ld", o->k, o->epoch);
+    if (ctl_send(c, start) || !(reply = ctl_expect_ok_within(c, "prof", 4 * CTL_TIMEOUT_MS))) goto out;
     fprintf(stderr, "edgeprobe prof: profiling process %d (%s functions) for %.1f s%s\n", o->pid, reply, o->seconds,
             isatty(2) ? "; Ctrl-C ends it early" : "");
     prof_wait(o->seconds);
-    snprintf(request, sizeof request, "prof stop %s%s%s", report, *svg ? " " : "", svg);
-    if (ctl_send(c, request) || !ctl_expect_ok_within(c, "prof", 12 * CTL_TIMEOUT_MS)) goto out;
-    fprintf(stderr, "edgeprobe prof: report in %s%s%s\n", report, *svg ? ", chart in " : "", svg);
+    if (ctl_send(c, stop) || !ctl_expect_ok_within(c, "prof", 12 * CTL_TIMEOUT_MS)) goto out;
+    say_report(report, o);
     rc = 0;
 out:
     if (!o->stay && (ctl_send(c, "detach") || !ctl_expect_ok_within(c, "detach", 4 * CTL_TIMEOUT_MS))) rc = 1;
+    ctl_disconnect(c);
+    return rc;
+}
+/* --report-now PID: the report so far of a profiled process (launched by
+ * `prof` with EDGEPROBE_CONTROL=1, or profiled by `prof -p --stay`... while
+ * a profile runs); it goes on. */
+static int prof_report_now(const struct prof_pid *o) {
+    char request[2 * PATH_MAX + 16], report[PATH_MAX], pid[16];
+    int rc = 1;
+    ctl_conn *c;
+    if (report_request("report", o, request, sizeof request, report)) return TOOL_EXIT_USAGE;
+    snprintf(pid, sizeof pid, "%d", o->pid);
+    if (!(c = ctl_connect(pid))) return 1;
+    if (!ctl_send(c, request) && ctl_expect_ok_within(c, "prof", 12 * CTL_TIMEOUT_MS)) {
+        say_report(report, o);
+        rc = 0;
+    }
     ctl_disconnect(c);
     return rc;
 }
@@ -162,7 +193,7 @@ int cmd_prof(int argc, char **argv) {
     const char *report = "edgeprobe-prof.txt", *svg = 0, *summary = 0, *mode = 0;
     long k = PROF_DEFAULT_K, epoch = PROF_DEFAULT_EPOCH_MS, top = PROF_DEFAULT_TOP;
     struct prof_pid running = {0, 0, 10, 0, 0, 0, 0};
-    int i, quiet = 0, status;
+    int i, quiet = 0, status, report_now = 0;
     char lib[PATH_MAX], preload[2 * PATH_MAX + 2], buf[32];
     pid_t pid;
     for (i = 1; i < argc; i++) {
@@ -187,9 +218,10 @@ int cmd_prof(int argc, char **argv) {
         if (!strcmp(a, "-o") || !strcmp(a, "--output")) report = v;
         else if (!strcmp(a, "--svg")) svg = v;
         else if (!strcmp(a, "--summary")) summary = v;
-        else if (!strcmp(a, "-p") || !strcmp(a, "--pid")) {
-            if (!ctl_is_pid(v)) return usage_error("-p needs a process id, not", v);
+        else if (!strcmp(a, "-p") || !strcmp(a, "--pid") || !strcmp(a, "--report-now")) {
+            if (!ctl_is_pid(v)) return usage_error("a process id is needed, not", v);
             running.pid = atoi(v);
+            report_now = !strcmp(a, "--report-now");
         } else if (!strcmp(a, "-d") || !strcmp(a, "--duration")) {
             char *end;
             running.seconds = strtod(v, &end);
@@ -216,7 +248,7 @@ int cmd_prof(int argc, char **argv) {
         if (mode || summary) return usage_error("not with -p:", mode ? "--mode" : "--summary");
         running.k = k, running.epoch = epoch, running.report = report, running.svg = svg;
         (void)quiet, (void)top;
-        return prof_running_process(&running);
+        return report_now ? prof_report_now(&running) : prof_running_process(&running);
     }
     if (i >= argc) return usage_error("no PROGRAM given", 0);
     if (find_library(lib, sizeof lib) < 0) {

@@ -1088,6 +1088,7 @@ P_FN void adopt_functions(void) {
     }
 }
 
+P_FN int prof_request(char **args, int nargs, char *reply, unsigned cap);
 #ifndef PROF_ATTACHED /* launched by `edgeprobe prof`, configured by its environment */
 /* A number from the environment; def when unset or not a number. */
 P_FN long env_long(const char *name, long def) {
@@ -1115,6 +1116,7 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
     }
     clocks_start();
     prof_running = 1;
+    edgeprobe__ctl_ext = prof_request; /* `edgeprobe prof --report-now PID`, with EDGEPROBE_CONTROL=1 */
     adopt_functions();
     tick_tsc = rdtsc(); /* the first epoch starts with the windows open */
     if (bg_start() == 0) {
@@ -1355,13 +1357,20 @@ typedef struct run_totals {
 } run_totals;
 
 /* No sample is recorded from here on; the epoch thread ends; the clocks stop. */
-P_FN void stop_sampling(run_totals *rt) {
+P_FN void read_clocks(run_totals *rt) {
     struct timespec mono_end;
     struct rusage ru_end;
-    prof_running = 0;
     rt->tsc_end = rdtsc();
     clock_gettime(CLOCK_MONOTONIC, &mono_end);
     getrusage(RUSAGE_SELF, &ru_end);
+    rt->run_ns = ts_diff_ns(&mono_start, &mono_end);
+    rt->cpu_ns = ru_cpu_ns(&ru_end) - ru_cpu_ns(&ru_start);
+    rt->ns_per_tick = rt->tsc_end > tsc_start ? rt->run_ns / (double)(rt->tsc_end - tsc_start) : 1;
+    rt->secs = rt->run_ns / 1e9;
+}
+P_FN void stop_sampling(run_totals *rt) {
+    prof_running = 0;
+    read_clocks(rt);
     if (bg_started && !pthread_equal(pthread_self(), bg_thread)) {
         unsigned char stop = BG_WAKE_STOP;
         while (write(bg_pipe[1], &stop, 1) != 1) sched_yield(); /* full of signal bytes: drains soon */
@@ -1370,10 +1379,6 @@ P_FN void stop_sampling(run_totals *rt) {
     }
     edgeprobe_set_discovery(0, 0);
     fold_epoch(rt->tsc_end); /* the last epoch's calls */
-    rt->run_ns = ts_diff_ns(&mono_start, &mono_end);
-    rt->cpu_ns = ru_cpu_ns(&ru_end) - ru_cpu_ns(&ru_start);
-    rt->ns_per_tick = rt->tsc_end > tsc_start ? rt->run_ns / (double)(rt->tsc_end - tsc_start) : 1;
-    rt->secs = rt->run_ns / 1e9;
 }
 
 /* Every thread's counters (the epoch thread's toggles too) and the functions. */
@@ -1583,6 +1588,50 @@ P_FN void write_report(FILE *o, const char *svg, int quiet, run_totals *rt) {
     free(rows);
 }
 
+/* One report at a time: `prof report` from the control endpoint may meet
+ * the one written at exit. */
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The report file a client named, or NULL with the error reply in reply. */
+P_FN FILE *open_client_report(const char *path, char *reply, unsigned cap, int *n) {
+    FILE *o = path[0] == '/' ? fopen(path, "w") : 0;
+    if (!o)
+        *n = snprintf(reply, cap, "error EDGEPROBE_EINVAL cannot write the report to %s: %s\n", path,
+                      path[0] != '/' ? "not an absolute path" : strerror(errno));
+    return o;
+}
+/* "prof report PATH [SVG]": the report so far (calls of the epoch under way
+ * not yet counted); the profile goes on. */
+P_FN int report_now(const char *path, const char *svg, char *reply, unsigned cap) {
+    run_totals rt;
+    FILE *o;
+    int n;
+    if (!prof_running) return snprintf(reply, cap, "error EDGEPROBE_ENOENT no profile is running\n");
+    if (!(o = open_client_report(path, reply, cap, &n))) return n;
+    memset(&rt, 0, sizeof rt);
+    pthread_mutex_lock(&report_lock);
+    read_clocks(&rt);
+    write_report(o, svg, 0, &rt);
+    pthread_mutex_unlock(&report_lock);
+    fclose(o);
+    return snprintf(reply, cap, "ok\n");
+}
+#ifdef PROF_ATTACHED
+P_FN int attached_request(char **args, int nargs, char *reply, unsigned cap);
+#endif
+/* The profiler's requests on the control endpoint (header section 28,
+ * edgeprobe__ctl_ext): "prof report", and, attached, "prof start|stop". */
+P_FN int prof_request(char **args, int nargs, char *reply, unsigned cap) {
+    if (nargs < 2 || strcmp(args[0], "prof")) return -1;
+    if (!strcmp(args[1], "report") && (nargs == 3 || nargs == 4))
+        return report_now(args[2], nargs == 4 ? args[3] : 0, reply, cap);
+#ifdef PROF_ATTACHED
+    return attached_request(args, nargs, reply, cap);
+#else
+    return -1;
+#endif
+}
+
 /* At exit, or on the epoch thread for a stop signal. ATTACHED: never at
  * exit (a profile ends by `prof stop` or `detach`), and no stop signals. */
 #ifdef PROF_ATTACHED
@@ -1598,10 +1647,12 @@ __attribute__((PROF_AT_EXIT noinline)) NOI void edgeprobe_profiler_stop(void) {
     /* once */
     if (prof_mode == PROF_MODE_NONE || !__atomic_exchange_n(&prof_running, 0, __ATOMIC_ACQ_REL)) return;
     memset(&rt, 0, sizeof rt);
+    pthread_mutex_lock(&report_lock);
     stop_sampling(&rt);
     o = open_report(getenv(PROF_ENV_OUT));
     write_report(o, getenv(PROF_ENV_SVG), quiet && *quiet == '1', &rt);
     if (o != stderr) fclose(o);
+    pthread_mutex_unlock(&report_lock);
 }
 
 #ifdef PROF_ATTACHED
@@ -1698,17 +1749,20 @@ P_FN int attached_begin(long k, long epoch_ms) {
 P_FN void attached_end(FILE *o, const char *svg) {
     run_totals rt;
     memset(&rt, 0, sizeof rt);
+    pthread_mutex_lock(&report_lock);
     __atomic_store_n(&prof_running, 0, __ATOMIC_RELEASE);
     stop_sampling(&rt);
     park_functions();
     edgeprobe_handler_sync();
     if (o) write_report(o, svg, 0, &rt);
+    pthread_mutex_unlock(&report_lock);
 }
-/* "prof start K EPOCH_MS" and "prof stop PATH [SVG]" (see above). */
+/* "prof start K EPOCH_MS" and "prof stop PATH [SVG]" (see above); args[0]
+ * is "prof". */
 P_FN int attached_request(char **args, int nargs, char *reply, unsigned cap) {
     long k, epoch;
     FILE *o;
-    if (nargs < 2 || strcmp(args[0], "prof")) return -1;
+    int n;
     if (!strcmp(args[1], "start") && nargs == 4) {
         if (prof_parse_long(args[2], &k) || k < 1 || prof_parse_long(args[3], &epoch) || epoch < 1)
             return snprintf(reply, cap, "error EDGEPROBE_EINVAL prof start wants K and EPOCH_MS, both positive\n");
@@ -1717,9 +1771,7 @@ P_FN int attached_request(char **args, int nargs, char *reply, unsigned cap) {
     }
     if (!strcmp(args[1], "stop") && (nargs == 3 || nargs == 4)) {
         if (!prof_running) return snprintf(reply, cap, "error EDGEPROBE_ENOENT no profile is running\n");
-        if (args[2][0] != '/' || !(o = fopen(args[2], "w")))
-            return snprintf(reply, cap, "error EDGEPROBE_EINVAL cannot write the report to %s: %s\n", args[2],
-                            args[2][0] != '/' ? "not an absolute path" : strerror(errno));
+        if (!(o = open_client_report(args[2], reply, cap, &n))) return n;
         attached_end(o, nargs == 4 ? args[3] : 0);
         fclose(o);
         return snprintf(reply, cap, "ok\n");
@@ -1736,7 +1788,7 @@ P_FN void *attached_main(void *arg) {
     (void)arg;
     rc = edgeprobe_func_scan(); /* EDGEPROBE_ENOFUNC: no object built with the flag; markers still served */
     if (rc < 0 && rc != EDGEPROBE_ENOFUNC) fprintf(stderr, "edgeprobe attach agent: %s\n", edgeprobe_strerror(rc));
-    edgeprobe__ctl_ext = attached_request;
+    edgeprobe__ctl_ext = prof_request;
     edgeprobe__ctl_ext_detach = attached_detach;
     if ((rc = edgeprobe_control_start()) < 0)
         fprintf(stderr, "edgeprobe attach agent: no control endpoint: %s\n", edgeprobe_strerror(rc));
