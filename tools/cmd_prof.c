@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -122,13 +121,6 @@ struct prof_pid {
     long k, epoch;
     const char *report, *svg;
 };
-/* Wait the profile's span, or until Ctrl-C. */
-static void prof_wait(double seconds) {
-    double end = ctl_now() + seconds;
-    struct timespec slice = {0, 50 * 1000 * 1000};
-    ctl_catch_stop_signals();
-    while (!ctl_stop_requested && ctl_now() < end) nanosleep(&slice, 0);
-}
 /* Report paths are opened by the process: absolute, from our directory. */
 static int absolute(const char *path, char *out, size_t n) {
     char cwd[PATH_MAX];
@@ -162,7 +154,7 @@ static int prof_running_process(const struct prof_pid *o) {
     if (ctl_send(c, start) || !(reply = ctl_expect_ok_within(c, "prof", 4 * CTL_TIMEOUT_MS))) goto out;
     fprintf(stderr, "edgeprobe prof: profiling process %d (%s functions) for %.1f s%s\n", o->pid, reply, o->seconds,
             isatty(2) ? "; Ctrl-C ends it early" : "");
-    prof_wait(o->seconds);
+    ctl_wait(o->seconds);
     if (ctl_send(c, stop) || !ctl_expect_ok_within(c, "prof", 12 * CTL_TIMEOUT_MS)) goto out;
     say_report(report, o);
     rc = 0;

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "control.h"
@@ -219,7 +218,6 @@ static int record_running_process(struct record_opts *o) {
     const char *reply;
     int rc = 1;
     ctl_conn *c;
-    double end;
     if (o->out[0] == '/') snprintf(path, sizeof path, "%s", o->out);
     else if (!getcwd(cwd, sizeof cwd) || (size_t)snprintf(path, sizeof path, "%s/%s", cwd, o->out) >= sizeof path)
         return usage_error("output path too long:", o->out);
@@ -232,11 +230,7 @@ static int record_running_process(struct record_opts *o) {
     if (ctl_send(c, request) || !(reply = ctl_expect_ok(c, "record"))) goto out;
     fprintf(stderr, "edgeprobe record: recording %s functions and probes in process %d for %.1f s%s\n", reply, o->pid, o->seconds,
             isatty(2) ? "; Ctrl-C ends it early" : "");
-    ctl_catch_stop_signals();
-    for (end = ctl_now() + o->seconds; !ctl_stop_requested && ctl_now() < end;) {
-        struct timespec slice = {0, 50 * 1000 * 1000};
-        nanosleep(&slice, 0);
-    }
+    ctl_wait(o->seconds);
     if (ctl_send(c, "record stop") || !ctl_expect_ok_within(c, "record", 12 * CTL_TIMEOUT_MS)) goto out;
     summary(path);
     rc = 0;

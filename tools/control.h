@@ -68,6 +68,8 @@ int elf_list(const char *file, ctl_probe **out, int *n);
 extern volatile sig_atomic_t ctl_stop_requested;
 void ctl_catch_stop_signals(void);
 double ctl_now(void); /* CLOCK_MONOTONIC, seconds */
+/* Catch Ctrl-C and SIGTERM, then wait SECONDS or until one comes. */
+void ctl_wait(double seconds);
 
 /* Shared by the subcommands: "COMMAND --help" and JSON strings. */
 int ctl_help(int argc, char **argv, const char *usage);

@@ -315,3 +315,10 @@ const char *ctl_where(const ctl_probe *p, char *buf, size_t n) {
     else snprintf(buf, n, "%s", p->file[0] ? p->file : "-");
     return buf;
 }
+
+void ctl_wait(double seconds) {
+    double end = ctl_now() + seconds;
+    struct timespec slice = {0, 50 * 1000 * 1000};
+    ctl_catch_stop_signals();
+    while (!ctl_stop_requested && ctl_now() < end) nanosleep(&slice, 0);
+}
