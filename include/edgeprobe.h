@@ -7481,8 +7481,10 @@ extern const char edgeprobe__args_tramp[], edgeprobe__args_tramp_ymm[], edgeprob
     edgeprobe__args_tramp_zmm_bw[] __attribute__((visibility("hidden")));
 /* What the stubs call (section 11.6); the narrowest variant until
  * edgeprobe__args_tramp_choose has run, which is before any argument site
- * is first switched on. */
-__attribute__((weak, visibility("hidden"))) const void *edgeprobe__args_tramp_ptr = edgeprobe__args_tramp;
+ * is first switched on. `used`: only asm text names it, so gcc's LTO would
+ * otherwise make it local to one partition and the stubs in another would
+ * not link (seen with two LTRANS partitions of tests/t_core.c). */
+__attribute__((weak, used, visibility("hidden"))) const void *edgeprobe__args_tramp_ptr = edgeprobe__args_tramp;
 /* The variant for what the CPU and OS enable: 0 xmm, 1 ymm, 2 zmm with
  * 16-bit masks, 3 zmm with 64-bit masks (AVX512BW). Tests build mutants
  * with EDGEPROBE__ARGS_VEC set to too narrow a variant, which they must
