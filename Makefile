@@ -74,19 +74,20 @@ test-aarch64: aarch64-tools
 	bash tests/run.sh aarch64
 
 # Packages the tests use (bpftrace: the USDT cases; golang-go, protobuf-compiler,
-# chromium, tesseract-ocr, npm: the readers of recordings; they skip without them):
-# installed when run as root (CI), named otherwise.
-TEST_PKGS := bpftrace binutils golang-go protobuf-compiler chromium tesseract-ocr npm
+# chromium, tesseract-ocr, npm: the readers of recordings; they skip without them),
+# as COMMAND:PACKAGE. A command already on PATH (npm from another source, say)
+# needs nothing; each missing one is installed on its own when run as root (CI),
+# so one package apt cannot install does not keep the others out; named otherwise.
+TEST_DEPS := bpftrace:bpftrace objdump:binutils go:golang-go protoc:protobuf-compiler \
+	chromium:chromium tesseract:tesseract-ocr npm:npm
 test-deps:
-	@missing=""; command -v dpkg >/dev/null 2>&1 && for p in $(TEST_PKGS); do \
-	    dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-	    if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	        DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing >/dev/null 2>&1 || \
-	        { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing >/dev/null; } || \
-	        echo "test-deps: could not install$$missing; those cases will skip"; \
-	    else echo "test-deps: missing$$missing (apt-get install -y$$missing as root); those cases will skip"; fi; \
-	fi
+	@missing=""; for dep in $(TEST_DEPS); do \
+	    command -v $${dep%%:*} >/dev/null 2>&1 || missing="$$missing $${dep#*:}"; done; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq >/dev/null 2>&1; failed=""; \
+	    for p in $$missing; do DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$p >/dev/null 2>&1 || failed="$$failed $$p"; done; \
+	    [ -z "$$failed" ] || echo "test-deps: could not install$$failed; the cases that need them will skip"; \
+	elif [ -n "$$missing" ]; then echo "test-deps: missing$$missing (apt-get install -y$$missing as root); those cases will skip"; fi
 
 soak:
 	EDGEPROBE_SOAK=1 bash tests/run.sh stress
