@@ -1014,6 +1014,22 @@ int edgeprobe_set_wx_strict(int strict);
 #endif
 #define EDGEPROBE__FN __attribute__((EDGEPROBE__NOPATCH weak, visibility("hidden"), no_instrument_function))
 #define EDGEPROBE__INLINE static inline __attribute__((EDGEPROBE__NOPATCH always_inline, no_instrument_function))
+/* Code a recorded PROBE or TRACE runs before its trampoline has saved the
+ * vector registers (section 29.2) is compiled without them: gcc and clang
+ * then use none, memcpy and loops included. Where the attribute is not
+ * known to work, there is no such path (EDGEPROBE__RECORD_FAST 0). Helpers
+ * so marked still inline into ordinary code: their ISA is a subset. */
+#if defined(__x86_64__) && ((defined(__clang__) && __clang_major__ >= 14) || (!defined(__clang__) && __GNUC__ >= 7))
+#define EDGEPROBE__RECORD_FAST 1
+#define EDGEPROBE__GPR_ONLY target("general-regs-only"),
+#else
+#define EDGEPROBE__RECORD_FAST 0
+#define EDGEPROBE__GPR_ONLY
+#endif
+#define EDGEPROBE__INLINE_GPR                                                  \
+    static inline __attribute__((EDGEPROBE__NOPATCH EDGEPROBE__GPR_ONLY always_inline, no_instrument_function))
+#define EDGEPROBE__FN_GPR                                                      \
+    __attribute__((EDGEPROBE__NOPATCH EDGEPROBE__GPR_ONLY weak, visibility("hidden"), no_instrument_function))
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -1304,7 +1320,7 @@ edgeprobe__taken:
 #define edgeprobe__nop8 ((const unsigned char *)"\x0f\x1f\x84\x00\x00\x00\x00\x00")
 #define edgeprobe__nop3 ((const unsigned char *)"\x0f\x1f\x00")
 
-EDGEPROBE__INLINE uint64_t edgeprobe__rdtsc(void) {
+EDGEPROBE__INLINE_GPR uint64_t edgeprobe__rdtsc(void) {
     uint32_t lo, hi;
     __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
     return ((uint64_t)hi << 32) | lo;
@@ -1457,7 +1473,7 @@ EDGEPROBE__INLINE size_t edgeprobe__site_form(const unsigned char *addr, const u
 
 /* Hosted Linux only: a freestanding program may not have set up the thread
  * pointer, and has no SIGTRAP handler that needs to know the thread. */
-EDGEPROBE__INLINE uintptr_t edgeprobe__self(void) {
+EDGEPROBE__INLINE_GPR uintptr_t edgeprobe__self(void) {
 #ifndef EDGEPROBE_FREESTANDING
     uintptr_t self;
     __asm__(EDGEPROBE__SELF_ASM : "=r"(self));
@@ -1644,11 +1660,32 @@ extern const edgeprobe__record __stop_edgeprobe_sites[] __attribute__((visibilit
  * result is not "based on" the field: the tables are const, the points they
  * name are written, and clang with LTO otherwise treats loads from the points
  * as loads from constant memory (and forwards stale values). */
-EDGEPROBE__INLINE void *edgeprobe__rel(const int32_t *field) {
+EDGEPROBE__INLINE_GPR void *edgeprobe__rel(const int32_t *field) {
     return (void *)((uintptr_t)field + (uintptr_t)(intptr_t)*field);
 }
 
-EDGEPROBE__INLINE uint32_t edgeprobe__hash_ptr(uintptr_t p) {
+/* gcc -flto renames a static function that two partitions share
+ * NAME.lto_priv.N; it is still the one function the source calls NAME, so
+ * that is its probe's name (as without LTO). Clones (.constprop, .isra,
+ * .part, .cold) are other code and keep their suffixes. Used by the scan
+ * (section 27.3) and the offline lister (tools/control_elf.c). */
+EDGEPROBE__INLINE void edgeprobe__strip_lto_priv(char *name) {
+    static const char tag[] = ".lto_priv.";
+    char *p;
+    if (!*name) return;
+    for (p = name + 1; *p; p++) {
+        const char *d;
+        size_t i;
+        for (i = 0; i < sizeof tag - 1 && p[i] == tag[i]; i++) {} /* stops at the NUL */
+        if (i < sizeof tag - 1) continue;
+        for (d = p + i; *d >= '0' && *d <= '9'; d++) {}
+        if (!*d && d > p + sizeof tag - 1) {
+            *p = 0;
+            return;
+        }
+    }
+}
+EDGEPROBE__INLINE_GPR uint32_t edgeprobe__hash_ptr(uintptr_t p) {
     uint64_t h = (uint64_t)p * 0x9e3779b97f4a7c15ULL;
     return (uint32_t)(h >> 32);
 }
@@ -1677,10 +1714,10 @@ EDGEPROBE__INLINE uint32_t edgeprobe__hash_ptr(uintptr_t p) {
 extern const ptrdiff_t edgeprobe__rseq_offset __asm__("__rseq_offset") __attribute__((weak));
 extern const unsigned int edgeprobe__rseq_size __asm__("__rseq_size") __attribute__((weak));
 #endif
-EDGEPROBE__INLINE unsigned edgeprobe__hit_stripe(void) {
+EDGEPROBE__INLINE_GPR unsigned edgeprobe__hit_stripe(void) {
     return edgeprobe__hash_ptr(edgeprobe__self() >> 12) & (EDGEPROBE__STRIPES - 1);
 }
-EDGEPROBE__INLINE void edgeprobe__hit_add(uint64_t *row, unsigned id) {
+EDGEPROBE__INLINE_GPR void edgeprobe__hit_add(uint64_t *row, unsigned id) {
     uint64_t *counter;
 #if !defined(EDGEPROBE_FREESTANDING) && defined(__x86_64__)
     if (&edgeprobe__rseq_size && edgeprobe__rseq_size) {
@@ -1696,7 +1733,7 @@ EDGEPROBE__INLINE void edgeprobe__hit_add(uint64_t *row, unsigned id) {
 }
 /* Count a hit of pt. Returns 1 when the point's TRACE lines go to
  * `edgeprobe trace` (9). */
-EDGEPROBE__INLINE int edgeprobe__hit_point(edgeprobe__point *pt) {
+EDGEPROBE__INLINE_GPR int edgeprobe__hit_point(edgeprobe__point *pt) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
     unsigned id = (unsigned)__atomic_load_n(&pt->id_plus_1, __ATOMIC_RELAXED) - 1u;
     struct edgeprobe__probe *p = __atomic_load_n(&pt->probe, __ATOMIC_RELAXED);
@@ -1707,7 +1744,7 @@ EDGEPROBE__INLINE int edgeprobe__hit_point(edgeprobe__point *pt) {
     return p && __atomic_load_n(&p->routed, __ATOMIC_RELAXED);
 }
 /* A marker's point, or NULL while its mark is not linked (section 19). */
-EDGEPROBE__INLINE edgeprobe__point *edgeprobe__mark_point(edgeprobe__mark *m) {
+EDGEPROBE__INLINE_GPR edgeprobe__point *edgeprobe__mark_point(edgeprobe__mark *m) {
     return __atomic_load_n(&m->point, __ATOMIC_ACQUIRE);
 }
 /* A marker's count. Out of line and cold: it adds one call to a site's
@@ -1730,7 +1767,7 @@ EDGEPROBE__INLINE void edgeprobe__count_point_hit(edgeprobe__point *pt) {
 #endif
 }
 /* A TRACE hit: count it; 1 when its line goes to `edgeprobe trace`. */
-EDGEPROBE__INLINE int edgeprobe__trace_point_hit(edgeprobe__point *pt) {
+EDGEPROBE__INLINE_GPR int edgeprobe__trace_point_hit(edgeprobe__point *pt) {
 #if EDGEPROBE_HIT_COUNTS
     return edgeprobe__hit_point(pt);
 #else
@@ -2102,7 +2139,7 @@ typedef struct edgeprobe__ring {
     uint64_t magic;              /* EDGEPROBE__RING_MAGIC: a ring file     */
 } edgeprobe__ring;
 #define EDGEPROBE__RING_MAGIC 0x31474e4952504525ull /* "%EPRING1" */
-EDGEPROBE__INLINE uint64_t *edgeprobe__ring_words(edgeprobe__ring *g) {
+EDGEPROBE__INLINE_GPR uint64_t *edgeprobe__ring_words(edgeprobe__ring *g) {
     return (uint64_t *)(void *)((char *)g + EDGEPROBE__RING_HEAD);
 }
 
@@ -2506,9 +2543,10 @@ __asm__(".pushsection .note.edgeprobe,\"aGR\",@note,edgeprobe__note,comdat\n"
 struct edgeprobe__recorder;
 EDGEPROBE__FN void edgeprobe__record_configure(edgeprobe__root *r);
 EDGEPROBE__FN int edgeprobe__record_env_wants(const edgeprobe__root *r);
-EDGEPROBE__FN struct edgeprobe__recorder *edgeprobe__recording(const edgeprobe__point *pt);
-EDGEPROBE__FN void edgeprobe__record_point(struct edgeprobe__recorder *rec, const edgeprobe__point *pt, unsigned kind,
+EDGEPROBE__FN_GPR struct edgeprobe__recorder *edgeprobe__recording(const edgeprobe__point *pt);
+EDGEPROBE__FN_GPR void edgeprobe__record_point(struct edgeprobe__recorder *rec, const edgeprobe__point *pt, unsigned kind,
                                            const uint64_t *args, int n);
+EDGEPROBE__FN_GPR struct edgeprobe__recorder *edgeprobe__recording_ready(const edgeprobe__point *pt);
 EDGEPROBE__FN void edgeprobe__record_hit(const edgeprobe__point *pt);
 
 /* ---- 15. small helpers                                   >>helpers ---- */
@@ -5401,8 +5439,19 @@ struct edgeprobe__func_state {
  * personality routine, so that an unwinder (C++ throw, pthread_exit) that
  * meets this frame lets us put the real address back into the slot first.
  *
- *     frame:  0 rax  8 rdx  16 x87 depth  64.. x87 values (16 each, <= 8)
- *             192.. vector registers 0-1 */
+ *     frame:  0 rax  8 rdx  16 x87 depth  24 uppers flag
+ *             64.. x87 values (16 each, <= 8)  192.. vector registers 0-1
+ *
+ * Upper halves (the ymm and zmm variants). Where the bits above 128 of the
+ * saved registers are all zero - any code built for SSE, which is most
+ * code - the trampolines restore them as xmm registers after a vzeroupper,
+ * so the program goes on with its upper state clean, and the C code runs
+ * with it clean in every case (vzeroupper once the registers are saved).
+ * Restoring with 256- or 512-bit loads instead leaves the state dirty, and
+ * on Intel CPUs every later SSE instruction then pays for it: on the
+ * Intel machine of bench/RESULTS.md, an entry probe cost +306 ticks, not +21,
+ * and SSE code after the probed call ~300 more per call. Registers 16-31
+ * and the mask registers have no such cost. */
 #define EDGEPROBE__TEXT(sym)                                                   \
     ".pushsection .text." #sym ",\"axG\",@progbits," #sym ",comdat\n"          \
     ".weak " #sym "\n.hidden " #sym "\n.type " #sym ",@function\n"
@@ -5411,7 +5460,7 @@ struct edgeprobe__func_state {
     ".p2align 4\n" #sym ":\n.cfi_startproc\n"                                  \
     "push %rbp\n.cfi_adjust_cfa_offset 8\n.cfi_offset %rbp, -16\n"             \
     "mov %rsp, %rbp\n.cfi_def_cfa_register %rbp\n"                             \
-    "and $-64, %rsp\nsub $" #size ", %rsp\n"                                   \
+    "and $-64, %rsp\nsub $" #size "+64, %rsp\n"                                \
     "mov %rax, 0(%rsp)\nmov %rdi, 8(%rsp)\nmov %rsi, 16(%rsp)\n"               \
     "mov %rdx, 24(%rsp)\nmov %rcx, 32(%rsp)\nmov %r8, 40(%rsp)\n"              \
     "mov %r9, 48(%rsp)\nmov %r10, 56(%rsp)\n" save                             \
@@ -5459,19 +5508,49 @@ struct edgeprobe__func_state {
     op " " #w "*6+64(%rsp), %" r "6\n" op " " #w "*7+64(%rsp), %" r "7\n"
 #define EDGEPROBE__V2(op, w, r) op " %" r "0, 192(%rsp)\n" op " %" r "1, 192+" #w "(%rsp)\n"
 #define EDGEPROBE__V2R(op, w, r) op " 192(%rsp), %" r "0\n" op " 192+" #w "(%rsp), %" r "1\n"
+/* The upper-halves check (see the drawing): every register of the list
+ * OR-ed into register 8 (dead at a function's entry and return), bits 128
+ * and up tested, the answer in the byte at `flag`; then vzeroupper. */
+#define EDGEPROBE__ORY(n) "vorps %ymm" #n ", %ymm8, %ymm8\n"
+#define EDGEPROBE__ORZ(n) "vpord %zmm" #n ", %zmm8, %zmm8\n"
+#define EDGEPROBE__UPPERS_Y(first, rest, flag)                                 \
+    "vmovaps %ymm" #first ", %ymm8\n" rest "vextractf128 $1, %ymm8, %xmm8\n"   \
+    "vptest %xmm8, %xmm8\nsetz " flag "\nvzeroupper\n"
+#define EDGEPROBE__UPPERS_Z(first, rest, flag)                                 \
+    "vmovdqa64 %zmm" #first ", %zmm8\n" rest "vextractf64x4 $1, %zmm8, %ymm9\n" \
+    "vextractf128 $1, %ymm8, %xmm8\nvorps %ymm9, %ymm8, %ymm8\n"               \
+    "vptest %ymm8, %ymm8\nsetz " flag "\nvzeroupper\n"
+/* After the C call: uppers that were zero come back as xmm registers on a
+ * clean state (label 7: the whole registers). */
+#define EDGEPROBE__RESTORE_UPPERS(flag, narrow, wide)                          \
+    "cmpb $0, " flag "\nje 7f\nvzeroupper\n" narrow "jmp 8f\n7:\n" wide "8:\n"
+#define EDGEPROBE__Y8 EDGEPROBE__ORY(1) EDGEPROBE__ORY(2) EDGEPROBE__ORY(3) EDGEPROBE__ORY(4) EDGEPROBE__ORY(5) \
+    EDGEPROBE__ORY(6) EDGEPROBE__ORY(7)
+#define EDGEPROBE__Z8 EDGEPROBE__ORZ(1) EDGEPROBE__ORZ(2) EDGEPROBE__ORZ(3) EDGEPROBE__ORZ(4) EDGEPROBE__ORZ(5) \
+    EDGEPROBE__ORZ(6) EDGEPROBE__ORZ(7)
 
+/* Entry frames keep the uppers flag at their end (size + 64 allocated);
+ * the return frame at 24. */
 __asm__(EDGEPROBE__ENTRY_TRAMP(edgeprobe__func_entry_sse, 192, EDGEPROBE__V8("movaps", 16, "xmm"),
                                EDGEPROBE__V8R("movaps", 16, "xmm"))
-        EDGEPROBE__ENTRY_TRAMP(edgeprobe__func_entry_avx, 320, EDGEPROBE__V8("vmovdqa", 32, "ymm"),
-                               EDGEPROBE__V8R("vmovdqa", 32, "ymm"))
-        EDGEPROBE__ENTRY_TRAMP(edgeprobe__func_entry_avx512, 576, EDGEPROBE__V8("vmovdqa64", 64, "zmm"),
-                               EDGEPROBE__V8R("vmovdqa64", 64, "zmm"))
+        EDGEPROBE__ENTRY_TRAMP(edgeprobe__func_entry_avx, 320,
+                               EDGEPROBE__V8("vmovdqa", 32, "ymm") EDGEPROBE__UPPERS_Y(0, EDGEPROBE__Y8, "320(%rsp)"),
+                               EDGEPROBE__RESTORE_UPPERS("320(%rsp)", EDGEPROBE__V8R("movaps", 32, "xmm"),
+                                                         EDGEPROBE__V8R("vmovdqa", 32, "ymm")))
+        EDGEPROBE__ENTRY_TRAMP(edgeprobe__func_entry_avx512, 576,
+                               EDGEPROBE__V8("vmovdqa64", 64, "zmm") EDGEPROBE__UPPERS_Z(0, EDGEPROBE__Z8, "576(%rsp)"),
+                               EDGEPROBE__RESTORE_UPPERS("576(%rsp)", EDGEPROBE__V8R("movaps", 64, "xmm"),
+                                                         EDGEPROBE__V8R("vmovdqa64", 64, "zmm")))
         EDGEPROBE__RET_TRAMP(edgeprobe__func_ret_sse, EDGEPROBE__V2("movaps", 16, "xmm"),
                              EDGEPROBE__V2R("movaps", 16, "xmm"))
-        EDGEPROBE__RET_TRAMP(edgeprobe__func_ret_avx, EDGEPROBE__V2("vmovdqa", 32, "ymm"),
-                             EDGEPROBE__V2R("vmovdqa", 32, "ymm"))
-        EDGEPROBE__RET_TRAMP(edgeprobe__func_ret_avx512, EDGEPROBE__V2("vmovdqa64", 64, "zmm"),
-                             EDGEPROBE__V2R("vmovdqa64", 64, "zmm")));
+        EDGEPROBE__RET_TRAMP(edgeprobe__func_ret_avx,
+                             EDGEPROBE__V2("vmovdqa", 32, "ymm") EDGEPROBE__UPPERS_Y(0, EDGEPROBE__ORY(1), "24(%rsp)"),
+                             EDGEPROBE__RESTORE_UPPERS("24(%rsp)", EDGEPROBE__V2R("movaps", 32, "xmm"),
+                                                       EDGEPROBE__V2R("vmovdqa", 32, "ymm")))
+        EDGEPROBE__RET_TRAMP(edgeprobe__func_ret_avx512,
+                             EDGEPROBE__V2("vmovdqa64", 64, "zmm") EDGEPROBE__UPPERS_Z(0, EDGEPROBE__ORZ(1), "24(%rsp)"),
+                             EDGEPROBE__RESTORE_UPPERS("24(%rsp)", EDGEPROBE__V2R("movaps", 64, "xmm"),
+                                                       EDGEPROBE__V2R("vmovdqa64", 64, "zmm"))));
 extern const char edgeprobe__func_entry_sse[] __attribute__((visibility("hidden")));
 extern const char edgeprobe__func_entry_avx[] __attribute__((visibility("hidden")));
 extern const char edgeprobe__func_entry_avx512[] __attribute__((visibility("hidden")));
@@ -5711,8 +5790,10 @@ EDGEPROBE__FN int edgeprobe__elf_symbols(int fd, const edgeprobe__shdr *sh, unsi
     for (i = 0; i < n; i++) {
         unsigned type = all[i].info & 15;
         if ((type == 2 /* FUNC */ || type == 10 /* IFUNC */) && all[i].shndx && all[i].value &&
-            all[i].name < e->strtab_size)
+            all[i].name < e->strtab_size) {
+            edgeprobe__strip_lto_priv(e->strtab + all[i].name);
             all[kept++] = all[i];
+        }
     }
     edgeprobe__libc_qsort(all, kept, sizeof *all, edgeprobe__sym_cmp);
     e->syms = all;
@@ -7437,8 +7518,24 @@ void edgeprobe__control_autostart(void) {
 #define EDGEPROBE__KQ_LOAD(n) "kmovq 2048+" #n "*8(%rsp), %k" #n "\n"
 /* Site %rsp, seen from the pushed registers: 16 regs + return + red zone */
 #define EDGEPROBE__ARGS_FRAME (136 + EDGEPROBE__RED_ZONE)
+/* The recorded probe's fast path: before any vector register is saved,
+ * edgeprobe__args_record_fast (compiled without them) records the event and
+ * returns 1 when nothing else is due; the trampoline then restores only the
+ * general registers (label 1). 0: the whole path below. */
+#if EDGEPROBE__RECORD_FAST
+#define EDGEPROBE__ARGS_FAST_ASM                                               \
+    "mov %rbx, %rdi\n"                                                         \
+    "mov 128(%rbx), %rsi\n"                                                    \
+    "and $-16, %rsp\n"                                                         \
+    "call edgeprobe__args_record_fast\n"                                       \
+    "test %eax, %eax\n"                                                        \
+    "jnz 1f\n"
+#else
+#define EDGEPROBE__ARGS_FAST_ASM ""
+#endif
 /* One variant: its name, the area's alignment, size and stride (strings),
- * and the save and restore sequences. */
+ * and the save and restore sequences (for ymm and zmm, the restore chooses
+ * as section 27.1 draws; its flag is the byte after the area). */
 #define EDGEPROBE__ARGS_TRAMP_ASM(name, align, area, stride, save, load)        \
     ".pushsection .text." name ",\"axG\",@progbits," name ",comdat\n"          \
     ".weak " name "\n.hidden " name "\n.type " name ", @function\n"             \
@@ -7450,8 +7547,9 @@ void edgeprobe__control_autostart(void) {
     "lea " EDGEPROBE__STR(EDGEPROBE__ARGS_FRAME) "(%rsp), %rax\n"              \
     "mov %rax, 32(%rsp)\n"                                                     \
     "mov %rsp, %rbx\n"                                                         \
+    EDGEPROBE__ARGS_FAST_ASM                                                   \
     "and $-" align ", %rsp\n"                                                  \
-    "sub $" area ", %rsp\n"                                                    \
+    "sub $" area "+64, %rsp\n"                                                 \
     save                                                                       \
     "mov %rbx, %rdi\n"                                                         \
     "mov 128(%rbx), %rsi\n"                                                    \
@@ -7459,6 +7557,7 @@ void edgeprobe__control_autostart(void) {
     "mov $" stride ", %ecx\n"                                                  \
     "call edgeprobe__args_hit\n"                                               \
     load                                                                       \
+    "1:\n"                                                                     \
     "mov %rbx, %rsp\n"                                                         \
     "pop %rax\npop %rcx\npop %rdx\npop %rbx\n"                                 \
     "lea 8(%rsp), %rsp\n"                                                      \
@@ -7467,14 +7566,32 @@ void edgeprobe__control_autostart(void) {
     "ret\n"                                                                    \
     ".size " name ", . - " name "\n"                                           \
     ".popsection\n"
+/* Registers 0-15 OR-ed into register 8 (which holds its own value
+ * already), for the upper-halves check. */
+#define EDGEPROBE__BUT8(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7) m(9) m(10) m(11) m(12) m(13) m(14) m(15)
+#define EDGEPROBE__XMM_LOAD_AT(n, w) "movdqa " #n "*" #w "(%rsp), %xmm" #n "\n"
+#define EDGEPROBE__XMM_LOAD32(n) EDGEPROBE__XMM_LOAD_AT(n, 32)
+#define EDGEPROBE__XMM_LOAD64(n) EDGEPROBE__XMM_LOAD_AT(n, 64)
+#define EDGEPROBE__ZMM_HI16(m) m(16) m(17) m(18) m(19) m(20) m(21) m(22) m(23) m(24) m(25) m(26) m(27) m(28) m(29) m(30) m(31)
 __asm__(EDGEPROBE__ARGS_TRAMP_ASM("edgeprobe__args_tramp_zmm_bw", "64", "2112", "64",
-                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_SAVE) EDGEPROBE__KREGS(EDGEPROBE__KQ_SAVE),
-                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_LOAD) EDGEPROBE__KREGS(EDGEPROBE__KQ_LOAD)));
+                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_SAVE) EDGEPROBE__KREGS(EDGEPROBE__KQ_SAVE)
+                                      EDGEPROBE__UPPERS_Z(8, EDGEPROBE__BUT8(EDGEPROBE__ORZ), "2112(%rsp)"),
+                                  EDGEPROBE__RESTORE_UPPERS("2112(%rsp)",
+                                      EDGEPROBE__VEC16(EDGEPROBE__XMM_LOAD64) EDGEPROBE__ZMM_HI16(EDGEPROBE__ZMM_LOAD)
+                                          EDGEPROBE__KREGS(EDGEPROBE__KQ_LOAD),
+                                      EDGEPROBE__VEC32(EDGEPROBE__ZMM_LOAD) EDGEPROBE__KREGS(EDGEPROBE__KQ_LOAD))));
 __asm__(EDGEPROBE__ARGS_TRAMP_ASM("edgeprobe__args_tramp_zmm", "64", "2112", "64",
-                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_SAVE) EDGEPROBE__KREGS(EDGEPROBE__KW_SAVE),
-                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_LOAD) EDGEPROBE__KREGS(EDGEPROBE__KW_LOAD)));
-__asm__(EDGEPROBE__ARGS_TRAMP_ASM("edgeprobe__args_tramp_ymm", "32", "512", "32", EDGEPROBE__VEC16(EDGEPROBE__YMM_SAVE),
-                                  EDGEPROBE__VEC16(EDGEPROBE__YMM_LOAD)));
+                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_SAVE) EDGEPROBE__KREGS(EDGEPROBE__KW_SAVE)
+                                      EDGEPROBE__UPPERS_Z(8, EDGEPROBE__BUT8(EDGEPROBE__ORZ), "2112(%rsp)"),
+                                  EDGEPROBE__RESTORE_UPPERS("2112(%rsp)",
+                                      EDGEPROBE__VEC16(EDGEPROBE__XMM_LOAD64) EDGEPROBE__ZMM_HI16(EDGEPROBE__ZMM_LOAD)
+                                          EDGEPROBE__KREGS(EDGEPROBE__KW_LOAD),
+                                      EDGEPROBE__VEC32(EDGEPROBE__ZMM_LOAD) EDGEPROBE__KREGS(EDGEPROBE__KW_LOAD))));
+__asm__(EDGEPROBE__ARGS_TRAMP_ASM("edgeprobe__args_tramp_ymm", "32", "512", "32",
+                                  EDGEPROBE__VEC16(EDGEPROBE__YMM_SAVE)
+                                      EDGEPROBE__UPPERS_Y(8, EDGEPROBE__BUT8(EDGEPROBE__ORY), "512(%rsp)"),
+                                  EDGEPROBE__RESTORE_UPPERS("512(%rsp)", EDGEPROBE__VEC16(EDGEPROBE__XMM_LOAD32),
+                                                            EDGEPROBE__VEC16(EDGEPROBE__YMM_LOAD))));
 __asm__(EDGEPROBE__ARGS_TRAMP_ASM("edgeprobe__args_tramp", "16", "256", "16", EDGEPROBE__VEC16(EDGEPROBE__XMM_SAVE),
                                   EDGEPROBE__VEC16(EDGEPROBE__XMM_LOAD)));
 extern const char edgeprobe__args_tramp[], edgeprobe__args_tramp_ymm[], edgeprobe__args_tramp_zmm[],
@@ -7534,7 +7651,7 @@ typedef struct edgeprobe__argsite {
 /* Distance from the return address of the stub's call back to its data. */
 #define EDGEPROBE__STUB_DATA_BACK 15 /* .long (4) + lea (5) + call *ptr(%rip) (6) */
 
-EDGEPROBE__INLINE edgeprobe__argloc *edgeprobe__argsite_locs(edgeprobe__argsite *as) {
+EDGEPROBE__INLINE_GPR edgeprobe__argloc *edgeprobe__argsite_locs(edgeprobe__argsite *as) {
     return (edgeprobe__argloc *)(void *)(as + 1);
 }
 EDGEPROBE__INLINE const char *edgeprobe__argsite_spec(edgeprobe__argsite *as) {
@@ -7741,8 +7858,22 @@ typedef struct edgeprobe__saved {
     const unsigned char *vec;
     unsigned stride;
 } edgeprobe__saved;
+/* 1, 2, 4 or 8 bytes at any alignment, as plain loads: a memcpy of a
+ * variable size may be a call to the C library's, which uses vector
+ * registers (the fast path above must not). */
+typedef uint64_t __attribute__((aligned(1), may_alias)) edgeprobe__u64_any;
+typedef uint32_t __attribute__((aligned(1), may_alias)) edgeprobe__u32_any;
+typedef uint16_t __attribute__((aligned(1), may_alias)) edgeprobe__u16_any;
+EDGEPROBE__INLINE_GPR uint64_t edgeprobe__load_bytes(const void *p, unsigned bytes) {
+    switch (bytes) {
+    case 1: return *(const unsigned char *)p;
+    case 2: return *(const edgeprobe__u16_any *)p;
+    case 4: return *(const edgeprobe__u32_any *)p;
+    default: return *(const edgeprobe__u64_any *)p;
+    }
+}
 /* One argument's value from the saved registers and the stack. */
-EDGEPROBE__INLINE uint64_t edgeprobe__arg_read(const edgeprobe__argloc *loc, const edgeprobe__saved *saved) {
+EDGEPROBE__INLINE_GPR uint64_t edgeprobe__arg_read(const edgeprobe__argloc *loc, const edgeprobe__saved *saved) {
     const uint64_t *regs = saved->regs;
     unsigned bytes = (unsigned)(loc->size < 0 ? -loc->size : loc->size), shift = 64 - 8 * bytes;
     uint64_t v = 0;
@@ -7750,12 +7881,12 @@ EDGEPROBE__INLINE uint64_t edgeprobe__arg_read(const edgeprobe__argloc *loc, con
     case EDGEPROBE__LOC_CONST: v = (uint64_t)loc->value; break;
     case EDGEPROBE__LOC_REG: v = regs[loc->base]; break;
     case EDGEPROBE__LOC_REG_HIGH8: v = regs[loc->base] >> 8; break;
-    case EDGEPROBE__LOC_XMM: __builtin_memcpy(&v, saved->vec + loc->base * saved->stride, 8); break;
+    case EDGEPROBE__LOC_XMM: v = edgeprobe__load_bytes(saved->vec + loc->base * saved->stride, 8); break;
     default: {
         uintptr_t a = (uintptr_t)loc->value;
         if (loc->base != EDGEPROBE__NOREG) a += regs[loc->base];
         if (loc->index != EDGEPROBE__NOREG) a += regs[loc->index] * loc->scale;
-        __builtin_memcpy(&v, (const void *)a, bytes);
+        v = edgeprobe__load_bytes((const void *)a, bytes);
     }
     }
     if (bytes == 8) return v;
@@ -7763,7 +7894,7 @@ EDGEPROBE__INLINE uint64_t edgeprobe__arg_read(const edgeprobe__argloc *loc, con
     return loc->size < 0 ? (uint64_t)((int64_t)v >> shift) : v >> shift;
 }
 /* Every argument of a site, from its locations. */
-EDGEPROBE__INLINE int edgeprobe__args_read(edgeprobe__argsite *as, const edgeprobe__saved *saved, uint64_t *args) {
+EDGEPROBE__INLINE_GPR int edgeprobe__args_read(edgeprobe__argsite *as, const edgeprobe__saved *saved, uint64_t *args) {
     const edgeprobe__argloc *loc = edgeprobe__argsite_locs(as);
     int i, n = (int)as->nargs;
     for (i = 0; i < n; i++) args[i] = edgeprobe__arg_read(&loc[i], saved);
@@ -7771,12 +7902,42 @@ EDGEPROBE__INLINE int edgeprobe__args_read(edgeprobe__argsite *as, const edgepro
 }
 EDGEPROBE__FN void edgeprobe__trace_args_hit(edgeprobe__point *pt, edgeprobe__argsite *as, const uint64_t *args,
                                              int nargs); /* section 29.4 */
+/* The stub's argument site and its point, from the stub's return address. */
+EDGEPROBE__INLINE_GPR edgeprobe__argsite *edgeprobe__stub_argsite(const unsigned char *ret) {
+    return (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(ret - EDGEPROBE__STUB_DATA_BACK));
+}
+#if EDGEPROBE__RECORD_FAST
+/* Called by the trampoline before it saves a vector register (section
+ * 29.2), so everything it runs is compiled without them (EDGEPROBE__GPR_ONLY).
+ * 1: the hit is recorded and nothing else is due - a PROBE without a handler,
+ * or a TRACE (recorded, never formatted), whose arguments are all general
+ * registers, memory or constants, on a thread that has its ring. 0: the
+ * trampoline's whole path. Cost: bench/RESULTS.md, "Recording". */
+EDGEPROBE__FN_GPR __attribute__((used)) int edgeprobe__args_record_fast(const uint64_t *regs, const unsigned char *ret);
+EDGEPROBE__FN_GPR __attribute__((used)) int edgeprobe__args_record_fast(const uint64_t *regs, const unsigned char *ret) {
+    edgeprobe__argsite *as = edgeprobe__stub_argsite(ret);
+    edgeprobe__point *pt = edgeprobe__mark_point((edgeprobe__mark *)edgeprobe__rel(&as->mark));
+    const edgeprobe__argloc *loc = edgeprobe__argsite_locs(as);
+    edgeprobe__saved saved = {regs, 0, 0};
+    uint64_t args[EDGEPROBE_ARGS_MAX];
+    struct edgeprobe__recorder *rec;
+    unsigned i;
+    if (!pt || !(rec = edgeprobe__recording_ready(pt))) return 0;
+    if (pt->kind != EDGEPROBE_KIND_TRACE && __atomic_load_n(&pt->binding, __ATOMIC_RELAXED)) return 0;
+    for (i = 0; i < as->nargs; i++)
+        if (loc[i].kind == EDGEPROBE__LOC_XMM) return 0;
+    if (pt->kind == EDGEPROBE_KIND_TRACE) edgeprobe__trace_point_hit(pt);
+    edgeprobe__record_point(rec, pt, pt->kind == EDGEPROBE_KIND_TRACE ? EDGEPROBE_EV_TRACE : EDGEPROBE_EV_PROBE, args,
+                            edgeprobe__args_read(as, &saved, args));
+    return 1;
+}
+#endif
 /* Called by the trampoline. `ret` is the stub's return address. */
 EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *regs, const unsigned char *ret,
                                                              const unsigned char *vec, unsigned stride);
 EDGEPROBE__FN __attribute__((used)) void edgeprobe__args_hit(const uint64_t *regs, const unsigned char *ret,
                                                              const unsigned char *vec, unsigned stride) {
-    edgeprobe__argsite *as = (edgeprobe__argsite *)edgeprobe__rel((const int32_t *)(ret - EDGEPROBE__STUB_DATA_BACK));
+    edgeprobe__argsite *as = edgeprobe__stub_argsite(ret);
     edgeprobe__point *pt = edgeprobe__mark_point((edgeprobe__mark *)edgeprobe__rel(&as->mark));
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
     edgeprobe__saved saved = {regs, vec, stride};
@@ -7965,7 +8126,7 @@ long edgeprobe__libc_writev(int, const edgeprobe__iovec *, int) __asm__("writev"
 #define EDGEPROBE__NR_GETTID 178L
 #endif
 
-EDGEPROBE__INLINE struct edgeprobe__recorder *edgeprobe__rec_live(void) {
+EDGEPROBE__INLINE_GPR struct edgeprobe__recorder *edgeprobe__rec_live(void) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
     struct edgeprobe__recorder *rec = r ? __atomic_load_n(&r->rec, __ATOMIC_ACQUIRE) : 0;
     return rec && __atomic_load_n(&rec->active, __ATOMIC_RELAXED) ? rec : 0;
@@ -8016,7 +8177,7 @@ EDGEPROBE__FN edgeprobe__ring *edgeprobe__ring_new(struct edgeprobe__recorder *r
 }
 /* Publish what this thread reserved, including events that signal
  * handlers wrote while it was busy (see the drawing). */
-EDGEPROBE__INLINE void edgeprobe__ring_publish(edgeprobe__ring *g) {
+EDGEPROBE__INLINE_GPR void edgeprobe__ring_publish(edgeprobe__ring *g) {
     for (;;) {
         uint64_t end = g->wpos;
         __atomic_store_n(&g->head, end, __ATOMIC_RELEASE);
@@ -8027,9 +8188,9 @@ EDGEPROBE__INLINE void edgeprobe__ring_publish(edgeprobe__ring *g) {
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
     }
 }
-EDGEPROBE__FN void edgeprobe__ring_put(struct edgeprobe__recorder *rec, uint64_t tsc, unsigned id, unsigned kind,
+EDGEPROBE__FN_GPR void edgeprobe__ring_put(struct edgeprobe__recorder *rec, uint64_t tsc, unsigned id, unsigned kind,
                                        const uint64_t *args, unsigned n);
-EDGEPROBE__FN void edgeprobe__ring_put(struct edgeprobe__recorder *rec, uint64_t tsc, unsigned id, unsigned kind,
+EDGEPROBE__FN_GPR void edgeprobe__ring_put(struct edgeprobe__recorder *rec, uint64_t tsc, unsigned id, unsigned kind,
                                        const uint64_t *args, unsigned n) {
     edgeprobe__ring *g = edgeprobe__my_ring;
     uint64_t pos, *w, m;
@@ -8064,11 +8225,17 @@ EDGEPROBE__FN void edgeprobe_record_event(int id, unsigned kind, const uint64_t 
 }
 /* The enabled paths' side (sections 24 and 29): the recorder, if this
  * point is recorded now. */
-EDGEPROBE__FN struct edgeprobe__recorder *edgeprobe__recording(const edgeprobe__point *pt) {
+EDGEPROBE__FN_GPR struct edgeprobe__recorder *edgeprobe__recording(const edgeprobe__point *pt) {
     const struct edgeprobe__probe *p = __atomic_load_n(&pt->probe, __ATOMIC_RELAXED);
     return p && __atomic_load_n(&p->recorded, __ATOMIC_RELAXED) ? edgeprobe__rec_live() : 0;
 }
-EDGEPROBE__FN void edgeprobe__record_point(struct edgeprobe__recorder *rec, const edgeprobe__point *pt, unsigned kind,
+/* The same, when this thread already has its ring: recording then calls
+ * nothing outside the code compiled without vector registers (the recorded
+ * argument probe's fast path, section 29.2). */
+EDGEPROBE__FN_GPR struct edgeprobe__recorder *edgeprobe__recording_ready(const edgeprobe__point *pt) {
+    return edgeprobe__my_ring ? edgeprobe__recording(pt) : 0;
+}
+EDGEPROBE__FN_GPR void edgeprobe__record_point(struct edgeprobe__recorder *rec, const edgeprobe__point *pt, unsigned kind,
                                            const uint64_t *args, int n) {
     edgeprobe__ring_put(rec, edgeprobe__ticks(), (unsigned)pt->id_plus_1 - 1u, kind, args, (unsigned)n);
 }
@@ -8564,10 +8731,13 @@ void edgeprobe__record_autostart(void) {
 EDGEPROBE__FN void edgeprobe_record_event(int id, unsigned kind, const uint64_t *args, int nargs) {
     (void)id, (void)kind, (void)args, (void)nargs;
 }
-EDGEPROBE__FN struct edgeprobe__recorder *edgeprobe__recording(const edgeprobe__point *pt) {
+EDGEPROBE__FN_GPR struct edgeprobe__recorder *edgeprobe__recording(const edgeprobe__point *pt) {
     return (void)pt, (struct edgeprobe__recorder *)0;
 }
-EDGEPROBE__FN void edgeprobe__record_point(struct edgeprobe__recorder *rec, const edgeprobe__point *pt, unsigned kind,
+EDGEPROBE__FN_GPR struct edgeprobe__recorder *edgeprobe__recording_ready(const edgeprobe__point *pt) {
+    return (void)pt, (struct edgeprobe__recorder *)0;
+}
+EDGEPROBE__FN_GPR void edgeprobe__record_point(struct edgeprobe__recorder *rec, const edgeprobe__point *pt, unsigned kind,
                                            const uint64_t *args, int n) {
     (void)rec, (void)pt, (void)kind, (void)args, (void)n;
 }

@@ -289,6 +289,7 @@ static int read_functions(const image *im, const char *file, ctl_probe **out, in
         snprintf(p->kind, sizeof p->kind, "function");
         if (name) snprintf(p->name, sizeof p->name, "%s", name);
         else snprintf(p->name, sizeof p->name, "0x%llx", (unsigned long long)entries.v[i]);
+        edgeprobe__strip_lto_priv(p->name); /* as the scan names it */
         snprintf(p->function, sizeof p->function, "%s", p->name);
         snprintf(p->file, sizeof p->file, "%s", file);
         (*n)++;

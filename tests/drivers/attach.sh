@@ -173,10 +173,12 @@ attach_record_by_pid() {
     local d=$B/attach-record rc=0 i
     mkdir -p "$d"
     start_loaded_server "$d" || return 1
+    # (a request in flight when the recording ends leaves handle_request's
+    # last entry unmatched, and report says so on its row)
     for i in 1 2; do
         $EP record -p $SERVER -d 1 -f 'handle_*' -f format_reply -o "$d/run-$i.trace" &&
             $EP report "$d/run-$i.trace" | tee "$d/report-$i.txt" &&
-            grep -Eq '^ +[1-9][0-9]* .* handle_request$' "$d/report-$i.txt" &&
+            grep -Eq '^ +[1-9][0-9]* .* handle_request( \(unmatched entries\))?$' "$d/report-$i.txt" &&
             grep -Eq '^ +[1-9][0-9]* .* format_reply$' "$d/report-$i.txt" &&
             ! $EP list $SERVER | awk '$2 == "function"' | grep -q ' on ' || { echo "recording $i failed"; rc=1; break; }
     done

@@ -53,6 +53,23 @@ for cc in gcc clang; do
     case_ "trace-regs-xmm-$cc" trace_regs $cc "" pass xmm
     case_ "trace-regs-ymm-$cc" trace_regs $cc "-mavx2" pass ymm
     case_ "trace-regs-zmm-$cc" trace_regs $cc "-mavx512f -mavx512bw" pass zmm
+    # upper halves zero: restored as xmm on a clean state (section 27.1)
+    case_ "trace-regs-ymm-low-$cc" trace_regs $cc "-mavx2 -DREGS_LOW" pass ymm-low
+    case_ "trace-regs-zmm-low-$cc" trace_regs $cc "-mavx512f -mavx512bw -DREGS_LOW" pass zmm-low
+    # recorded: the fast path that saves no vector register (section 29.2)
+    for w in xmm:"" ymm:-mavx2 zmm:"-mavx512f -mavx512bw"; do
+        case_ "trace-regs-${w%%:*}-recorded-$cc" trace_regs $cc "${w#*:} -DREGS_RECORD=$B/trace-regs-$cc-${w%%:*}.trace" \
+            pass "${w%%:*}-recorded"
+    done
+done
+# Everything that fast path runs is compiled without vector registers.
+fast_path_gpr_only() {
+    local cc=$1 opt=$2 bin="$B/fast-path-$1$2"
+    $cc $opt $WARN $INC -DREGS_RECORD=/dev/null tests/trace/regs.c -pthread -o "$bin" &&
+        python3 tests/record/check_gpr_only.py "$bin"
+}
+for m in gcc:-O0 gcc:-O2 clang:-O0 clang:-O2; do
+    case_ "record-fast-path-gpr-only-${m%%:*}${m#*:}" fast_path_gpr_only "${m%%:*}" "${m#*:}"
 done
 case_ trace-regs-zmm-no-bw trace_regs gcc "-mavx512f" pass zmmf
 case_ trace-regs-ymm-mutant-is-detected trace_regs gcc "-mavx2 -DEDGEPROBE__ARGS_VEC=0" mutant ymm-mutant
