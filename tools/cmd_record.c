@@ -39,14 +39,23 @@ static int usage_error(const char *msg, const char *arg) {
     fprintf(stderr, "edgeprobe record: %s%s%s\nusage: edgeprobe %s\n", msg, arg ? " " : "", arg ? arg : "", USAGE_RECORD);
     return TOOL_EXIT_USAGE;
 }
-/* A glob the header accepts: not empty, no ',' (the list separator), every
- * '[' closed. */
+/* A glob the header accepts (its edgeprobe__check_pattern, which the
+ * program would otherwise refuse after it started): not empty, at most
+ * EDGEPROBE_NAME_MAX bytes, no ',' (the list separator), no '\\' at the
+ * end, every '[' closed by a ']' that is not its first member. */
 static int glob_ok(const char *g) {
     const char *p;
-    if (!*g || strchr(g, ',') || strlen(g) > 255) return 0;
+    if (!*g || strchr(g, ',') || strlen(g) > EDGEPROBE_NAME_MAX) return 0;
     for (p = g; *p; p++) {
-        if (*p == '\\' && p[1]) p++;
-        else if (*p == '[' && !strchr(p + 1, ']')) return 0;
+        if (*p == '\\') {
+            if (!*++p) return 0;
+        } else if (*p == '[') {
+            p++;
+            if (*p == '!' || *p == '^') p++;
+            if (*p == ']') p++;
+            while (*p && *p != ']') p++;
+            if (!*p) return 0;
+        }
     }
     return 1;
 }
@@ -210,6 +219,12 @@ static void summary(const char *path) {
     }
     trace_free(&t);
 }
+/* A trace file left by an earlier run; never a device (-o /dev/full, run
+ * as root, must not unlink the device) or anything but a regular file. */
+static void remove_old_trace(const char *path) {
+    struct stat st;
+    if (!lstat(path, &st) && S_ISREG(st.st_mode)) unlink(path);
+}
 /* record -p: the process records itself through its control endpoint
  * (header section 28.3.1), attaching first when it has none; its recorder
  * thread writes the file, at an absolute path. */
@@ -226,7 +241,7 @@ static int record_running_process(struct record_opts *o) {
                          *o->funcs ? o->funcs : "-", *o->events ? o->events : "-") > 500 || strchr(path, ' '))
         return usage_error("with -p, the output path and globs must fit one 511-byte request, without spaces", NULL);
     if (!(c = ctl_attach_connect(o->pid))) return 1;
-    unlink(path);
+    remove_old_trace(path);
     if (ctl_send(c, request) || !(reply = ctl_expect_ok(c, "record"))) goto out;
     fprintf(stderr, "edgeprobe record: recording %s functions and probes in process %d for %.1f s%s\n", reply, o->pid, o->seconds,
             isatty(2) ? "; Ctrl-C ends it early" : "");
@@ -268,7 +283,8 @@ int cmd_record(int argc, char **argv) {
         } else if (!strcmp(a, "-d")) {
             char *end;
             o.seconds = strtod(v, &end);
-            if (*end || !(o.seconds > 0) || o.seconds > 86400) return usage_error("-d needs a number of seconds, not", v);
+            if (end == v || *end || !(o.seconds > 0) || o.seconds > 86400)
+                return usage_error("-d needs a number of seconds from 0 to 86400 (with -p), not", v);
         }
         else if (!strcmp(a, "-e")) {
             if (add_glob(o.events, v)) return usage_error("bad probe glob", v);
@@ -292,6 +308,7 @@ int cmd_record(int argc, char **argv) {
         if (o.seconds <= 0) o.seconds = 10;
         return record_running_process(&o);
     }
+    if (o.seconds > 0) return usage_error("-d goes with -p PID: a PROGRAM records until it exits", NULL);
     if (i >= argc) return usage_error("no PROGRAM given", NULL);
     if (launch_find_library("libedgeprobe-record.so", "EDGEPROBE_RECORD_LIB", lib, sizeof lib) < 0) {
         fprintf(stderr, "edgeprobe record: cannot find libedgeprobe-record.so (run `make tools`, or set EDGEPROBE_RECORD_LIB)\n");
@@ -300,7 +317,7 @@ int cmd_record(int argc, char **argv) {
     /* rings as files, for what a crash leaves in them */
     snprintf(o.shm, sizeof o.shm, "/dev/shm/edgeprobe-record-%ld", (long)getpid());
     if (mkdir(o.shm, 0700)) *o.shm = 0; /* no /dev/shm: anonymous rings */
-    unlink(o.out); /* the status line counts this run's bytes only */
+    remove_old_trace(o.out); /* the status line counts this run's bytes only */
     status = launch_preloaded("edgeprobe record", lib, argv + i, child_env, isatty(2) ? status_line : NULL, &o);
     if (o.status_shown) fputc('\n', stderr);
     if (*o.shm) {

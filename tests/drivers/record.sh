@@ -60,6 +60,35 @@ rec_args() {
 }
 case_ record-args rec_args
 
+# Doubles: rec_leaf_double(double x) returns x * 0.5. With --args, dump
+# shows %xmm0-7 after " | " at entry and %xmm0 at exit: each call's first
+# vector argument is the i the program passed, its result half of it.
+rec_args_double() {
+    local d="$B/record-args-double"
+    rec_record "$d" a -f 'rec_leaf_double' --args -- "$d/rec_prog" 2 300 || { cat "$d/a.err"; return 1; }
+    ./build/edgeprobe dump "$d/a.trace" >"$d/dump.txt" || return 1
+    head -5 "$d/dump.txt"
+    python3 - "$d/dump.txt" <<'PY2'
+import collections, re, sys
+want, seen, n = {}, collections.Counter(), 0
+for line in open(sys.argv[1]):
+    f = line.split()
+    if line.startswith("#") or len(f) < 4:
+        continue
+    m = re.search(r"\| ([^,)]+)", line)
+    if f[2] == "entry" and f[3].startswith("rec_leaf_double("):
+        assert m, "no vector registers at entry: " + line
+        want[f[1]] = float(m.group(1)); seen[want[f[1]]] += 1
+    elif f[2] == "exit" and f[3] == "rec_leaf_double":
+        assert m, "no %xmm0 at exit: " + line
+        assert float(m.group(1)) == want.pop(f[1]) * 0.5, "bad double result: " + line
+        n += 1
+print(n, "calls checked")
+assert n == 600 and seen == collections.Counter({float(i): 2 for i in range(300)}), "wrong double arguments"
+PY2
+}
+case_ record-args-double rec_args_double
+
 # A SIGALRM handler records rec_inner every 200 us while the threads run
 # malloc: the file is whole, nesting holds, rec_outer's count is exact.
 rec_signals() {
@@ -169,6 +198,88 @@ rec_usage() {
 }
 case_ record-usage rec_usage
 
+# Every value a usage error names, and nothing runs: PROGRAM would leave a
+# file behind. Globs the header would refuse (a '\' at the end, "[]"), -d
+# that is not a positive number of seconds or comes without -p, durations
+# without a unit, sizes that are not a power of two from 4K to 1G.
+rec_usage_values() {
+    rec_tools || return 1
+    local d="$B/record-usage-values" out rc bad=0 args
+    mkdir -p "$d" && rm -f "$d/ran"
+    while IFS= read -r args; do
+        eval "set -- $args"
+        out=$(./build/edgeprobe record -o "$d/u.trace" "$@" -- sh -c "touch '$d/ran'" 2>&1); rc=$?
+        if [[ $rc != 2 || $out != *"usage: edgeprobe record"* || -e $d/ran ]]; then
+            echo "not a usage error ($rc): record $args: $out"; bad=1; rm -f "$d/ran"
+        fi
+    done <<'ARGS'
+-f 'rec_\'
+-e '[]'
+-e '[!]'
+-f ''
+-e 'a,b'
+-f x -t 10
+-f x -t 1.5ms
+-f x -t -3us
+-f x -t ''
+-f x -d 0
+-f x -d -1
+-f x -d abc
+-f x -d 1e9
+-f x -d 5
+-f x --buffer 4095
+-f x --buffer 3M
+-f x --buffer 2G
+-f x --buffer -4K
+-f x --buffer 1K
+-f x --buffer 64k
+ARGS
+    out=$(./build/edgeprobe record -f 'rec_\' -- true 2>&1); [[ $out == *"bad function glob"* ]] || { echo "$out"; bad=1; }
+    out=$(./build/edgeprobe record -f x -d 5 -- true 2>&1); [[ $out == *"-d goes with -p"* ]] || { echo "$out"; bad=1; }
+    return $bad
+}
+case_ record-usage-values rec_usage_values
+
+# A program built without -fpatchable-function-entry: its markers record,
+# and one line says that no function can be.
+rec_no_flag() {
+    local d="$B/record-no-flag"
+    rec_tools && mkdir -p "$d" && gcc -O2 $WARN $INC -pthread tests/record/rec_prog.c -o "$d/noflag" || return 1
+    ./build/edgeprobe record -o "$d/n.trace" -e 'rec_*' -f 'rec_*' -- "$d/noflag" 2 100 >"$d/n.out" 2>"$d/n.err" ||
+        { cat "$d/n.err"; return 1; }
+    cat "$d/n.err"
+    [[ $(grep -c 'no loaded object was built with -fpatchable-function-entry=5' "$d/n.err") == 1 ]] ||
+        { echo "no line (or more than one) says that no function can be recorded"; return 1; }
+    python3 tests/record/check_trace.py "$d/n.trace" rec_probe=200 rec_trace=200 rec_branch=200
+}
+case_ record-no-flag rec_no_flag
+
+# A full disk: -o /dev/full (and, as root, a 64 KiB tmpfs): the program
+# runs to its end with its status, and the count of events lost is said -
+# all of them for /dev/full: 2 threads x 1000 x 11 events.
+rec_full_disk() {
+    local d="$B/record-full-disk" out
+    rec_tools && rec_build "$d" || return 1
+    [[ -w /dev/full ]] || { echo "skipped: no writable /dev/full"; return 77; }
+    ./build/edgeprobe record -o /dev/full -e 'rec_*' -f 'rec_*' -- "$d/rec_prog" 2 1000 >"$d/f.out" 2>"$d/f.err" ||
+        { cat "$d/f.err"; echo "status $?"; return 1; }
+    cat "$d/f.out" "$d/f.err"
+    [[ -c /dev/full ]] || { echo "/dev/full is gone"; return 1; }
+    grep -q 'rec_prog: 2 threads x 1000 calls' "$d/f.out" || { echo "the program did not go on"; return 1; }
+    grep -q 'trace file is incomplete (No space left on device): 22000 events lost' "$d/f.err" || return 1
+    [[ $(id -u) == 0 ]] || return 0
+    mkdir -p "$d/tmpfs" && mount -t tmpfs -o size=64k edgeprobe-test "$d/tmpfs" 2>/dev/null ||
+        { echo "no tmpfs mount here: /dev/full only"; return 0; }
+    ./build/edgeprobe record -o "$d/tmpfs/t.trace" -e 'rec_*' -f 'rec_*' -- "$d/rec_prog" 2 1000 >"$d/t.out" 2>"$d/t.err"
+    local rc=$?
+    umount "$d/tmpfs"
+    cat "$d/t.out" "$d/t.err"
+    [[ $rc == 0 ]] && grep -q 'rec_prog: 2 threads x 1000 calls' "$d/t.out" || { echo "status $rc"; return 1; }
+    out=$(sed -n 's/.*trace file is incomplete (No space left on device): \([0-9]*\) events lost.*/\1/p' "$d/t.err")
+    [[ -n $out ]] && ((out > 0 && out < 22000)) || { echo "tmpfs: lost '$out'"; return 1; }
+}
+case_ record-full-disk rec_full_disk
+
 # Damaged files: truncated at every block boundary and inside blocks,
 # bytes flipped, lengths made huge: dump, report and export end with 1 and
 # a message, never a crash or a hang (bounded: EDGEPROBE_FUZZ_CASES, 300).
@@ -183,7 +294,7 @@ rng = random.Random(18)
 def variants():
     for cut in sorted(set([0, 7, 47, 48, 60] + [rng.randrange(len(data)) for _ in range(20)])):
         yield "cut at %d" % cut, data[:cut]
-    yield "version 2", data[:8] + struct.pack("<I", 2) + data[12:]
+    yield "version 3", data[:8] + struct.pack("<I", 3) + data[12:]
     for _ in range(cases):
         b = bytearray(data)
         for _ in range(rng.randint(1, 8)):
