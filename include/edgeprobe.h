@@ -804,6 +804,12 @@ int edgeprobe_record_stop(void);
 void edgeprobe_record_event(int id, unsigned kind, const uint64_t *args, int nargs);
 /* Events dropped so far (rings full, or the file not writable). */
 uint64_t edgeprobe_record_lost(void);
+/* Flight recorder: write the rings as they are now to a trace file of its
+ * own at `path` (`edgeprobe snapshot` asks for it through the control
+ * endpoint); the recording goes on. EDGEPROBE_ENOENT when no flight
+ * recording runs; a negative errno when the file cannot be written. Slow:
+ * copies every ring. */
+int edgeprobe_record_snapshot(const char *path);
 /* ======================================================================
  * 8. CONTROL ENDPOINT (hosted builds): operate probes from a shell  >>control
  *
@@ -6949,6 +6955,9 @@ EDGEPROBE__FN void edgeprobe__trace_end(edgeprobe__root *r, struct edgeprobe__co
  *     record start PATH RING_BYTES FLAGS MIN_NS FUNCS EVENTS
  *                          ok <functions bound + markers marked>
  *     record stop          ok <events lost>
+ *     record snapshot PATH ok 0: a flight recorder's rings as they are
+ *                          now, to PATH (edgeprobe_record_snapshot; one
+ *                          started here or from the environment)
  * FUNCS and EVENTS are comma-separated globs, or "-". FLAGS: the bits of
  * edgeprobe_record_options.flags. The functions matched are bound to the
  * recorder where they are off and free (as `trace` does) and unbound at
@@ -7009,12 +7018,16 @@ EDGEPROBE__FN int edgeprobe__ctl_record_start(struct edgeprobe__control *ctl, ch
 EDGEPROBE__FN void edgeprobe__record_request(struct edgeprobe__control *ctl, edgeprobe__client *c, char **args, int nargs);
 EDGEPROBE__FN void edgeprobe__record_request(struct edgeprobe__control *ctl, edgeprobe__client *c, char **args, int nargs) {
     int rc, start = nargs == 8 && edgeprobe__streq(args[1], "start");
+    int snap = nargs == 3 && edgeprobe__streq(args[1], "snapshot");
     const char *why = 0;
     if (start && args[2][0] != '/') rc = EDGEPROBE_EINVAL, why = "PATH must be absolute (the process's directory is not the client's)";
     else if (start) rc = edgeprobe__ctl_record_start(ctl, args + 2);
     else if (nargs == 2 && edgeprobe__streq(args[1], "stop")) rc = edgeprobe__ctl_record_stop(ctl);
-    else rc = EDGEPROBE_EINVAL, why = "record start PATH RING_BYTES FLAGS MIN_NS FUNCS EVENTS, or record stop";
+    else if (snap && args[2][0] != '/') rc = EDGEPROBE_EINVAL, why = "PATH must be absolute";
+    else if (snap) rc = edgeprobe_record_snapshot(args[2]);
+    else rc = EDGEPROBE_EINVAL, why = "record start PATH RING_BYTES FLAGS MIN_NS FUNCS EVENTS, record stop, or record snapshot PATH";
     if (rc == EDGEPROBE_EBUSY) why = "a recording is running";
+    else if (rc == EDGEPROBE_ENOENT && snap) why = "no flight recorder: no recording runs, or not in flight mode";
     else if (rc == EDGEPROBE_ENOENT) why = start ? "an exact name matches no probe" : "no recording runs";
     if (rc < 0) edgeprobe__out_error(c, rc, why);
     else edgeprobe__out(c, "ok %d\n", rc);
@@ -8490,6 +8503,60 @@ EDGEPROBE__FN int edgeprobe_record_stop(void) {
     rec->fd = -1;
     return rc;
 }
+/* One flight ring into a snapshot, while its thread may write it: the
+ * words are copied first, then `oldest` is read again; its producer moves
+ * it past words before it overwrites them (plain stores, in order on
+ * x86-64), so what lies from there on was copied whole. */
+EDGEPROBE__FN void edgeprobe__rec_snap_ring(struct edgeprobe__recorder *rec, edgeprobe__ring *g, uint64_t *copy);
+EDGEPROBE__FN void edgeprobe__rec_snap_ring(struct edgeprobe__recorder *rec, edgeprobe__ring *g, uint64_t *copy) {
+    uint64_t head = __atomic_load_n(&g->head, __ATOMIC_ACQUIRE), from = g->tail, k, start;
+    if (__atomic_load_n(&g->oldest, __ATOMIC_ACQUIRE) > from) from = g->oldest;
+    if (head <= from || head - from > g->mask + 1) return;
+    for (k = from; k < head; k++) copy[k - from] = __atomic_load_n(&edgeprobe__ring_words(g)[k & g->mask], __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    start = __atomic_load_n(&g->oldest, __ATOMIC_ACQUIRE);
+    if (start < from) start = from;
+    if (start >= head) return;
+    edgeprobe__rec_block(rec, EDGEPROBE__BLK_EVENTS, g->tid, (head - start) * 8);
+    edgeprobe__rec_emit(rec, copy + (start - from), (size_t)(head - start) * 8);
+}
+/* The snapshot's file, written through the recorder's staging buffer in
+ * place of the trace file (whose own state is kept aside). io held. */
+EDGEPROBE__FN int edgeprobe__rec_snapshot_io(struct edgeprobe__recorder *rec, int fd, uint64_t *copy);
+EDGEPROBE__FN int edgeprobe__rec_snapshot_io(struct edgeprobe__recorder *rec, int fd, uint64_t *copy) {
+    int saved_fd = rec->fd, saved_err, saved_points, rc;
+    uint64_t saved_written;
+    edgeprobe__ring *g;
+    edgeprobe__rec_flush(rec); /* the trace file's staged bytes go to it */
+    saved_err = rec->err, saved_points = rec->points_written, saved_written = rec->written;
+    rec->fd = fd, rec->err = 0, rec->points_written = 0;
+    edgeprobe__rec_header(rec);
+    edgeprobe__rec_new_points(rec);
+    for (g = __atomic_load_n(&rec->rings, __ATOMIC_ACQUIRE); g; g = g->next) edgeprobe__rec_snap_ring(rec, g, copy);
+    edgeprobe__rec_tables(rec);
+    edgeprobe__rec_flush(rec);
+    rc = rec->err;
+    rec->fd = saved_fd, rec->err = saved_err, rec->points_written = saved_points, rec->written = saved_written;
+    return rc;
+}
+EDGEPROBE__FN int edgeprobe_record_snapshot(const char *path) {
+    struct edgeprobe__recorder *rec;
+    uint64_t *copy;
+    int fd, rc = EDGEPROBE_ENOENT;
+    EDGEPROBE__READY_OR_RETURN(r);
+    rec = __atomic_load_n(&r->rec, __ATOMIC_ACQUIRE);
+    if (!path || !*path) return EDGEPROBE_EINVAL;
+    if (!rec || !__atomic_load_n(&rec->active, __ATOMIC_ACQUIRE) || !rec->flight) return EDGEPROBE_ENOENT;
+    if (!(copy = (uint64_t *)EDGEPROBE_OS_ALLOC(rec->ring_bytes))) return EDGEPROBE_ENOMEM;
+    fd = edgeprobe__libc_open(path, EDGEPROBE__O_REC, 0644);
+    if (fd < 0) rc = -*edgeprobe__libc_errno();
+    edgeprobe__lock(&rec->io);
+    if (fd >= 0 && __atomic_load_n(&rec->running, __ATOMIC_ACQUIRE) && rec->flight) rc = edgeprobe__rec_snapshot_io(rec, fd, copy);
+    edgeprobe__unlock(&rec->io);
+    if (fd >= 0) edgeprobe__libc_close(fd);
+    EDGEPROBE_OS_FREE(copy);
+    return rc;
+}
 EDGEPROBE__FN uint64_t edgeprobe_record_lost(void) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_RELAXED);
     struct edgeprobe__recorder *rec = r ? __atomic_load_n(&r->rec, __ATOMIC_ACQUIRE) : 0;
@@ -8639,6 +8706,7 @@ EDGEPROBE__FN int edgeprobe_record_enable(const char *pattern) { return (void)pa
 EDGEPROBE__FN int edgeprobe_record_funcs(const char *pattern) { return (void)pattern, EDGEPROBE_ENOTSUP; }
 EDGEPROBE__FN int edgeprobe_record_stop(void) { return EDGEPROBE_ENOTSUP; }
 EDGEPROBE__FN uint64_t edgeprobe_record_lost(void) { return 0; }
+EDGEPROBE__FN int edgeprobe_record_snapshot(const char *path) { return (void)path, EDGEPROBE_ENOTSUP; }
 #endif /* section 30 */
 #endif /* EDGEPROBE_IMPLEMENTATION */
 #ifdef __cplusplus

@@ -18,6 +18,7 @@
 #include "control.h"
 #include "edgeprobe.h" /* the ring's layout (section 11.8); no implementation */
 #include "launch.h"
+#include "ring_files.h"
 #include "tool.h"
 #include "trace_file.h"
 
@@ -102,73 +103,20 @@ static void child_env(void *arg) {
 }
 
 /* ---- after a crash: what the rings in their files still hold ---- */
-static void put_block(FILE *f, uint32_t type, int tid, const void *payload, uint64_t len) {
-    uint32_t head[4] = {type, (uint32_t)tid, (uint32_t)len, (uint32_t)(len >> 32)};
-    fwrite(head, sizeof head, 1, f);
-    fwrite(payload, 1, (size_t)len, f);
-}
-/* One ring file: its unwritten events (a flight ring: from its oldest), and
- * its thread. Returns the last event's TSC, or 0. */
-static uint64_t salvage_ring(FILE *f, const char *path, uint64_t *lost) {
-    struct stat st;
-    uint64_t last = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    const edgeprobe__ring *g;
-    void *m;
-    if (fd < 0 || fstat(fd, &st) || st.st_size < (off_t)EDGEPROBE__RING_HEAD) {
-        if (fd >= 0) close(fd);
-        return 0;
-    }
-    m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (m == MAP_FAILED) return 0;
-    g = m;
-    if (g->magic == EDGEPROBE__RING_MAGIC && (uint64_t)st.st_size == EDGEPROBE__RING_HEAD + (g->mask + 1) * 8 &&
-        !((g->mask + 1) & g->mask)) {
-        const uint64_t *w = (const uint64_t *)(const void *)((const char *)m + EDGEPROBE__RING_HEAD);
-        uint64_t size = g->mask + 1, head = g->head, from = g->flight && g->oldest > g->tail ? g->oldest : g->tail, k;
-        uint64_t *events;
-        char thread[32];
-        uint64_t bytes = (uint64_t)st.st_size;
-        if (head - from <= size && (events = malloc((size_t)(head - from) * 8 + 8))) {
-            for (k = from; k < head; k++) events[k - from] = w[k & g->mask];
-            if (head > from) put_block(f, 1, g->tid, events, (head - from) * 8);
-            for (k = 0; k + 2 <= head - from; k += 2 + ((events[k + 1] >> 40) & 0xff)) last = events[k];
-            free(events);
-        }
-        memcpy(thread, &g->lost, 8);
-        memcpy(thread + 8, g->name, 16);
-        memcpy(thread + 24, &bytes, 8);
-        put_block(f, 3, g->tid, thread, 32);
-        *lost += g->lost;
-    }
-    munmap(m, (size_t)st.st_size);
-    return last;
-}
 /* The program did not stop recording (a crash, _exit, a signal): add what
  * its ring files hold, the threads and an end block to the trace file. */
 static void salvage(const char *trace, const char *dir) {
     struct trace t;
-    char err[512], path[PATH_MAX];
-    uint64_t end[4] = {0, 0, 0, 0}, last;
-    struct dirent *e;
-    DIR *d;
+    char err[512];
+    uint64_t hz = 0;
     FILE *f;
     int rc = trace_load(trace, &t, err, sizeof err);
     int complete = !rc && t.complete;
-    if (!rc) end[2] = t.hz;
+    if (!rc) hz = t.hz;
     trace_free(&t);
-    if (rc || complete || !(d = opendir(dir))) return; /* unreadable (said later), or nothing to add */
-    if (!(f = fopen(trace, "ab"))) {
-        closedir(d);
-        return;
-    }
-    while ((e = readdir(d)))
-        if (!strncmp(e->d_name, "ring-", 5) && (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path &&
-            (last = salvage_ring(f, path, &end[3])) > end[0])
-            end[0] = last;
-    closedir(d);
-    put_block(f, 4, 0, end, sizeof end);
+    if (rc || complete) return; /* unreadable (said later), or nothing to add */
+    if (!(f = fopen(trace, "ab"))) return;
+    ring_dir_copy(f, dir, 0, hz);
     if (fclose(f)) fprintf(stderr, "edgeprobe record: cannot complete %s: %s\n", trace, strerror(errno));
     else fprintf(stderr, "edgeprobe record: the program did not stop recording; its rings' last events were added\n");
 }

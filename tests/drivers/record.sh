@@ -386,6 +386,102 @@ rec_crash() {
 case_ record-crash rec_crash ""
 case_ record-crash-flight rec_crash --flight
 
+# rec_wait_line FILE TEXT: poll (50 ms steps, at most 30 s) until FILE holds TEXT.
+rec_wait_line() {
+    local i
+    for ((i = 0; i < 600; i++)); do
+        grep -q "$2" "$1" 2>/dev/null && return 0
+        sleep 0.05
+    done
+    echo "timed out waiting for '$2' in $1"
+    return 1
+}
+# rec_probe_range DUMP: "COUNT MIN MAX" of the rec_probe values in a dump.
+rec_probe_range() {
+    awk '$4 ~ /^rec_probe\(/ { v = $4; sub(/^rec_probe\(/, "", v); sub(/,$/, "", v); v += 0
+         if (!n || v < lo) lo = v; if (!n || v > hi) hi = v; n++ } END { print n + 0, lo + 0, hi + 0 }' "$1"
+}
+# snapshot: a program under record --flight (64 KiB rings) made 3000 calls
+# and waits: a snapshot holds its last events (the newest rec_probe is
+# 2999, the oldest ones were overwritten), the program goes on recording,
+# and a second snapshot after 3000 more calls holds those. A process
+# without a flight recorder is a clear error.
+rec_snapshot() {
+    local d="$B/record-snapshot" pid rpid rc range
+    rec_tools && rec_build "$d" || return 1
+    rm -f "$d"/go* "$d"/*.trace
+    ./build/edgeprobe record --flight --buffer 64K -o "$d/f.trace" -e 'rec_*' -f 'rec_*' -- \
+        "$d/rec_prog" 1 3000 serve "$d" >"$d/f.out" 2>"$d/f.err" &
+    rpid=$!
+    rec_snapshot_steps "$d"; rc=$?
+    touch "$d/go1" "$d/go2"
+    wait $rpid || { echo "record: status $?"; cat "$d/f.err"; rc=1; }
+    return $rc
+}
+rec_snapshot_steps() {
+    local d=$1 pid range sleeper out rc n lo hi
+    rec_wait_line "$d/f.out" 'ready 1' || return 1
+    pid=$(sed -n 's/^rec_prog: pid \([0-9]*\) ready 1$/\1/p' "$d/f.out")
+    ./build/edgeprobe snapshot "$pid" -o "$d/s1.trace" || return 1
+    ./build/edgeprobe dump "$d/s1.trace" >"$d/s1.txt" || return 1
+    range=$(rec_probe_range "$d/s1.txt"); echo "snapshot 1: rec_probe count, min, max: $range"
+    read -r n lo hi <<<"$range"
+    ((n > 10 && hi == 2999 && lo > 0)) || { echo "snapshot 1 lacks the last events, or kept the first ones"; return 1; }
+    touch "$d/go1"
+    rec_wait_line "$d/f.out" 'ready 2' || return 1
+    ./build/edgeprobe snapshot "$pid" -o "$d/s2.trace" || return 1
+    ./build/edgeprobe dump "$d/s2.trace" >"$d/s2.txt" || return 1
+    # the first thread's ring still holds its last events; the new thread's its own
+    range=$(rec_probe_range "$d/s2.txt"); echo "snapshot 2: rec_probe count, min, max: $range"
+    read -r n lo hi <<<"$range"
+    ((n > 10 && hi == 5999)) || { echo "snapshot 2 lacks the program's new events"; return 1; }
+    awk '$4 ~ /^rec_probe\(/ { v = $4; sub(/^rec_probe\(/, "", v); v += 0; if (v >= 3000) new[$2]++; else old[$2]++ }
+         END { for (t in new) if (t in old) bad = 1; exit bad || length(new) != 1 || length(old) != 1 }' "$d/s2.txt" ||
+        { echo "snapshot 2: each thread should hold its own last events"; return 1; }
+    grep -q 'entry   rec_outer' "$d/s2.txt" || { echo "snapshot 2: no function names"; return 1; }
+    sleep 30 &
+    sleeper=$!
+    out=$(./build/edgeprobe snapshot "$sleeper" -o "$d/none.trace" 2>&1); rc=$?
+    kill $sleeper; wait $sleeper 2>/dev/null
+    echo "$out"
+    [[ $rc == 1 && $out == *"has no flight recorder"* && ! -e $d/none.trace ]] || { echo "no clear error"; return 1; }
+}
+case_ record-snapshot rec_snapshot
+
+# snapshot through the control endpoint: a process (EDGEPROBE_CONTROL=1)
+# recorded by `record -p PID --flight` writes the snapshot itself; before
+# the recording starts, the endpoint says there is no flight recorder.
+rec_snapshot_endpoint() {
+    local d="$B/record-snapshot-endpoint" ppid rpid rc=0
+    rec_tools && rec_build "$d" || return 1
+    rm -f "$d"/go* "$d"/*.trace
+    EDGEPROBE_CONTROL=1 "$d/rec_prog" 1 3000 serve "$d" >"$d/p.out" 2>"$d/p.err" &
+    ppid=$!
+    rec_snapshot_endpoint_steps "$d" $ppid || rc=1
+    [[ -z ${RPID:-} ]] || { kill -INT $RPID; wait $RPID || { echo "record -p: status $?"; rc=1; }; cat "$d/r.err"; }
+    touch "$d/go1" "$d/go2"
+    wait $ppid || { echo "program: status $?"; rc=1; }
+    return $rc
+}
+rec_snapshot_endpoint_steps() {
+    local d=$1 pid=$2 out n lo hi
+    RPID=
+    rec_wait_line "$d/p.out" 'ready 1' || return 1
+    out=$(./build/edgeprobe snapshot $pid -o "$d/none.trace" 2>&1) && { echo "snapshot without a recording: $out"; return 1; }
+    echo "$out"
+    [[ $out == *"no flight recorder"* ]] || return 1
+    ./build/edgeprobe record -p $pid --flight --buffer 64K -d 60 -o "$d/r.trace" -e 'rec_*' -f 'rec_*' >"$d/r.out" 2>"$d/r.err" &
+    RPID=$!
+    rec_wait_line "$d/r.err" 'recording .* in process' || return 1
+    touch "$d/go1"
+    rec_wait_line "$d/p.out" 'ready 2' || return 1
+    ./build/edgeprobe snapshot $pid -o "$d/s.trace" && ./build/edgeprobe dump "$d/s.trace" >"$d/s.txt" || return 1
+    read -r n lo hi <<<"$(rec_probe_range "$d/s.txt")"
+    echo "snapshot: rec_probe count $n, $lo to $hi"
+    ((n > 10 && lo > 3000 && hi == 5999)) || { echo "the snapshot lacks the last events"; return 1; }
+}
+case_ record-snapshot-endpoint rec_snapshot_endpoint
+
 # Perfetto: protoc decodes the export with the published schema's messages
 # and field numbers (tests/record/perfetto_trace.proto): one track per
 # thread, a begin and an end per call, TRACE lines as debug annotations.
