@@ -280,6 +280,29 @@ rec_full_disk() {
 }
 case_ record-full-disk rec_full_disk
 
+# Memory: --buffer sets each thread's ring; report prints the rings, their
+# size and their total, which is rings x (size + 256-byte header).
+rec_memory() {
+    local d="$B/record-memory" size line
+    rec_tools && rec_build "$d" || return 1
+    for size in 64K 1M; do
+        ./build/edgeprobe record --buffer $size -o "$d/m.trace" -e 'rec_*' -f 'rec_*' -- "$d/rec_prog" 3 100 >/dev/null 2>"$d/m.err" ||
+            { cat "$d/m.err"; return 1; }
+        line=$(./build/edgeprobe report "$d/m.trace" | grep '^# rings:') || { echo "report prints no ring memory"; return 1; }
+        echo "--buffer $size: $line"
+        python3 - "$line" $size <<'PY2' || return 1
+import re, sys
+m = re.match(r"# rings: (\d+) of (\d+) KiB \(\+256 bytes of header\) for (\d+) threads: ([\d.]+) KiB of memory", sys.argv[1])
+kib = {"64K": 64, "1M": 1024}[sys.argv[2]]
+assert m, "format"
+rings, each, threads, total = int(m[1]), int(m[2]), int(m[3]), float(m[4])
+assert each == kib and threads == 3 and rings >= threads, "ring size or count"
+assert abs(total - rings * (kib + 0.25)) < 0.1, "total"
+PY2
+    done
+}
+case_ record-memory rec_memory
+
 # Damaged files: truncated at every block boundary and inside blocks,
 # bytes flipped, lengths made huge: dump, report and export end with 1 and
 # a message, never a crash or a hang (bounded: EDGEPROBE_FUZZ_CASES, 300).
