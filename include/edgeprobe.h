@@ -740,7 +740,8 @@ EDGEPROBE__ARGS_ONLY int edgeprobe_attach_args(const char *pattern, edgeprobe_ar
  * signal handler (an event written there, inside another one, is published
  * with it). A full ring drops the event and counts it for its thread; in
  * flight-recorder mode (EDGEPROBE_RECORD_FLIGHT) it overwrites its oldest
- * events instead, and the rings are written at stop. The
+ * events instead, and the rings are written at stop (or saved meanwhile,
+ * recording on: edgeprobe_record_snapshot, `edgeprobe snapshot`). The
  * recorder thread copies every ring's new events to the file every
  * millisecond, in large sequential writes, and stop writes the tables
  * (points with names, files, lines, kinds, TRACE formats; threads with
