@@ -553,7 +553,9 @@ int edgeprobe_set_discovery(edgeprobe_discover_fn fn, void *arg);
  * return address is swapped for a return trampoline and kept on a
  * per-thread shadow stack; the exit handler then runs when the function
  * returns, with %rax, %rdx, %xmm0-1 (their full vector width) and the x87
- * stack preserved.
+ * stack preserved. The entry handler sees the integer argument registers
+ * (args) and the vector ones (EDGEPROBE_FUNC_FARG: double arguments); the
+ * exit handler %rax, %rdx and %xmm0's low 8 bytes (a double result).
  *
  * Byte forms (see README "Function probes" for the safety argument):
  *   clang      0f 1f 44 00 xx     <-> e8 <rel32 to stub>     (8-byte CAS;
@@ -577,9 +579,18 @@ typedef struct edgeprobe_func_call {
     void *fn;                      /* its patched entry (after an endbr64)   */
     uintptr_t return_address;      /* where it returns to                   */
     const uint64_t *args;          /* entry: %rdi %rsi %rdx %rcx %r8 %r9    */
-    uint64_t ret[2];               /* exit: %rax, %rdx                      */
+    uint64_t ret[3];               /* exit: %rax, %rdx, %xmm0's low 8 bytes
+                                      (a double return value's bits)       */
     uint64_t data;                 /* set by the entry handler, seen at exit */
+    const unsigned char *vec;      /* entry: %xmm0-7 as saved, vec_bytes
+                                      apart (EDGEPROBE_FUNC_FARG)          */
+    unsigned vec_bytes;            /* 16, 32 or 64: what XCR0 enables      */
 } edgeprobe_func_call;
+/* Entry: the bits of the i-th floating-point argument (%xmm<i>, i < 8), a
+ * uint64_t to memcpy into a double. A handler cannot tell which registers
+ * the function reads; an unused one holds whatever the caller left there. */
+#define EDGEPROBE_FUNC_FARG(call, i)                                           \
+    (*(const uint64_t *)(const void *)((call)->vec + (unsigned)(i) * (call)->vec_bytes))
 /* Entry: return non-zero to get the exit handler called for this call. */
 typedef int (*edgeprobe_entry_fn)(edgeprobe_func_call *call, void *user);
 typedef void (*edgeprobe_exit_fn)(const edgeprobe_func_call *call, void *user);
@@ -716,9 +727,10 @@ EDGEPROBE__ARGS_ONLY int edgeprobe_attach_args(const char *pattern, edgeprobe_ar
  * a hit only); a PROBE keeps its arguments (and still calls its handler, if
  * any); a BRANCH keeps its hit; a HANDLER keeps its value (edgeprobe_record_
  * enable binds the recorder as its handler). A recorded function keeps its
- * entry and exit (with the argument registers at entry and %rax/%rdx at exit
- * when asked), or, with a minimum duration, one event per call that lasted
- * at least that long.
+ * entry and exit (with the argument registers at entry - %rdi..%r9, then
+ * the low 8 bytes of %xmm0-7, where double arguments are - and %rax, %rdx
+ * and %xmm0's low 8 bytes at exit, when asked), or, with a minimum
+ * duration, one event per call that lasted at least that long.
  *
  * An event is 16 bytes plus 8 per argument: TSC, then point id, kind and
  * argument count in one word, then the raw 8-byte values. The producer is
@@ -728,7 +740,8 @@ EDGEPROBE__ARGS_ONLY int edgeprobe_attach_args(const char *pattern, edgeprobe_ar
  * signal handler (an event written there, inside another one, is published
  * with it). A full ring drops the event and counts it for its thread; in
  * flight-recorder mode (EDGEPROBE_RECORD_FLIGHT) it overwrites its oldest
- * events instead, and the rings are written at stop. The
+ * events instead, and the rings are written at stop (or saved meanwhile,
+ * recording on: edgeprobe_record_snapshot, `edgeprobe snapshot`). The
  * recorder thread copies every ring's new events to the file every
  * millisecond, in large sequential writes, and stop writes the tables
  * (points with names, files, lines, kinds, TRACE formats; threads with
@@ -758,10 +771,12 @@ enum edgeprobe_event_kind {
     EDGEPROBE_EV_TRACE,         /* EDGEPROBE_TRACE: its arguments          */
     EDGEPROBE_EV_BRANCH,        /* a BRANCH (or lazy TRACE) hit            */
     EDGEPROBE_EV_HANDLER,       /* EDGEPROBE_HANDLER: its value            */
-    EDGEPROBE_EV_ENTRY,         /* function entry: [argument registers]    */
-    EDGEPROBE_EV_EXIT,          /* function exit: [%rax, %rdx]             */
+    EDGEPROBE_EV_ENTRY,         /* function entry: [%rdi %rsi %rdx %rcx %r8
+                                   %r9, then %xmm0-7's low 8 bytes]        */
+    EDGEPROBE_EV_EXIT,          /* function exit: [%rax, %rdx, %xmm0]      */
     EDGEPROBE_EV_CALL,          /* a call that lasted the minimum: TSC at
-                                   entry, args[0] = ticks, [%rax, %rdx]    */
+                                   entry, args[0] = ticks, [%rax, %rdx,
+                                   %xmm0]                                   */
     EDGEPROBE_EV_USER           /* edgeprobe_record_event from user code   */
 };
 #define EDGEPROBE_RECORD_ARGS 1u   /* function entries keep their arguments */
@@ -790,6 +805,12 @@ int edgeprobe_record_stop(void);
 void edgeprobe_record_event(int id, unsigned kind, const uint64_t *args, int nargs);
 /* Events dropped so far (rings full, or the file not writable). */
 uint64_t edgeprobe_record_lost(void);
+/* Flight recorder: write the rings as they are now to a trace file of its
+ * own at `path` (`edgeprobe snapshot` asks for it through the control
+ * endpoint); the recording goes on. EDGEPROBE_ENOENT when no flight
+ * recording runs; a negative errno when the file cannot be written. Slow:
+ * copies every ring. */
+int edgeprobe_record_snapshot(const char *path);
 /* ======================================================================
  * 8. CONTROL ENDPOINT (hosted builds): operate probes from a shell  >>control
  *
@@ -2130,7 +2151,8 @@ typedef struct edgeprobe__ring {
     char pad0[28];
     uint64_t tail;               /* the consumer's: copied to the file     */
     uint64_t drained;            /* the consumer's: copied, not yet written */
-    char pad1[48];
+    uint64_t file_end;           /* the consumer's: file offset its copy ends */
+    char pad1[40];
     struct edgeprobe__ring *next;
     int tid;
     unsigned flight;             /* 1: overwrite (flight recorder)         */
@@ -5421,6 +5443,7 @@ struct edgeprobe__func_state {
     unsigned long long adds, subs; /* loader counters at the last sync        */
     uintptr_t entry_tramp, ret_tramp;
     unsigned thread_key;
+    unsigned vec_bytes;            /* the trampolines' vector slot size      */
     unsigned char *mirror_pages[64]; /* pages we mapped below text, by chunk */
 };
 
@@ -5452,6 +5475,8 @@ struct edgeprobe__func_state {
  * Intel machine of bench/RESULTS.md, an entry probe cost +306 ticks, not +21,
  * and SSE code after the probed call ~300 more per call. Registers 16-31
  * and the mask registers have no such cost. */
+#define EDGEPROBE__FRAME_VEC 8       /* entry frame: words before %xmm0     */
+#define EDGEPROBE__FRAME_RET_VEC 24  /* return frame: words before %xmm0    */
 #define EDGEPROBE__TEXT(sym)                                                   \
     ".pushsection .text." #sym ",\"axG\",@progbits," #sym ",comdat\n"          \
     ".weak " #sym "\n.hidden " #sym "\n.type " #sym ",@function\n"
@@ -5620,8 +5645,10 @@ EDGEPROBE__FN void edgeprobe__func_entry_c(edgeprobe__func_point *fp, uint64_t *
         call.fn = fp->pt.site;
         call.return_address = *slot;
         call.args = regs + 1;
-        call.ret[0] = call.ret[1] = 0;
+        call.ret[0] = call.ret[1] = call.ret[2] = 0;
         call.data = 0;
+        call.vec = (const unsigned char *)(regs + EDGEPROBE__FRAME_VEC);
+        call.vec_bytes = r->fstate->vec_bytes;
         if ((!b->entry || b->entry(&call, b->b.user)) && b->exit) {
             unsigned d = t->depth;
             if (d < EDGEPROBE_FUNC_DEPTH) {
@@ -5674,7 +5701,10 @@ EDGEPROBE__FN uintptr_t edgeprobe__func_exit_c(uint64_t *regs, uintptr_t slot) {
             call.args = 0;
             call.ret[0] = regs[0];
             call.ret[1] = regs[1];
+            call.ret[2] = regs[EDGEPROBE__FRAME_RET_VEC]; /* %xmm0's low half */
             call.data = f.data;
+            call.vec = 0;
+            call.vec_bytes = 0;
             b->exit(&call, b->b.user);
         }
         edgeprobe__reader_out(rd);
@@ -6279,6 +6309,7 @@ EDGEPROBE__FN struct edgeprobe__func_state *edgeprobe__func_state_get_locked(edg
     width = edgeprobe__vector_width();
     fs->entry_tramp = (uintptr_t)(width == 64 ? edgeprobe__func_entry_avx512 : width == 32 ? edgeprobe__func_entry_avx : edgeprobe__func_entry_sse);
     fs->ret_tramp = (uintptr_t)(width == 64 ? edgeprobe__func_ret_avx512 : width == 32 ? edgeprobe__func_ret_avx : edgeprobe__func_ret_sse);
+    fs->vec_bytes = width == 64 || width == 32 ? (unsigned)width : 16u;
     if (edgeprobe__libc_key_create(&fs->thread_key, edgeprobe__func_thread_exit)) {
         EDGEPROBE_OS_FREE(fs);
         return 0;
@@ -7006,6 +7037,9 @@ EDGEPROBE__FN void edgeprobe__trace_end(edgeprobe__root *r, struct edgeprobe__co
  *     record start PATH RING_BYTES FLAGS MIN_NS FUNCS EVENTS
  *                          ok <functions bound + markers marked>
  *     record stop          ok <events lost>
+ *     record snapshot PATH ok 0: a flight recorder's rings as they are
+ *                          now, to PATH (edgeprobe_record_snapshot; one
+ *                          started here or from the environment)
  * FUNCS and EVENTS are comma-separated globs, or "-". FLAGS: the bits of
  * edgeprobe_record_options.flags. The functions matched are bound to the
  * recorder where they are off and free (as `trace` does) and unbound at
@@ -7066,12 +7100,16 @@ EDGEPROBE__FN int edgeprobe__ctl_record_start(struct edgeprobe__control *ctl, ch
 EDGEPROBE__FN void edgeprobe__record_request(struct edgeprobe__control *ctl, edgeprobe__client *c, char **args, int nargs);
 EDGEPROBE__FN void edgeprobe__record_request(struct edgeprobe__control *ctl, edgeprobe__client *c, char **args, int nargs) {
     int rc, start = nargs == 8 && edgeprobe__streq(args[1], "start");
+    int snap = nargs == 3 && edgeprobe__streq(args[1], "snapshot");
     const char *why = 0;
     if (start && args[2][0] != '/') rc = EDGEPROBE_EINVAL, why = "PATH must be absolute (the process's directory is not the client's)";
     else if (start) rc = edgeprobe__ctl_record_start(ctl, args + 2);
     else if (nargs == 2 && edgeprobe__streq(args[1], "stop")) rc = edgeprobe__ctl_record_stop(ctl);
-    else rc = EDGEPROBE_EINVAL, why = "record start PATH RING_BYTES FLAGS MIN_NS FUNCS EVENTS, or record stop";
+    else if (snap && args[2][0] != '/') rc = EDGEPROBE_EINVAL, why = "PATH must be absolute";
+    else if (snap) rc = edgeprobe_record_snapshot(args[2]);
+    else rc = EDGEPROBE_EINVAL, why = "record start PATH RING_BYTES FLAGS MIN_NS FUNCS EVENTS, record stop, or record snapshot PATH";
     if (rc == EDGEPROBE_EBUSY) why = "a recording is running";
+    else if (rc == EDGEPROBE_ENOENT && snap) why = "no flight recorder: no recording runs, or not in flight mode";
     else if (rc == EDGEPROBE_ENOENT) why = start ? "an exact name matches no probe" : "no recording runs";
     if (rc < 0) edgeprobe__out_error(c, rc, why);
     else edgeprobe__out(c, "ok %d\n", rc);
@@ -8061,7 +8099,7 @@ EDGEPROBE__FN int edgeprobe__args_prepare_locked(edgeprobe__root *r, const edgep
  *   +-------------------------------+ line 0: the producer's (owner writes)
  *   | wpos head lost oldest busy    |   wpos: words reserved; head: words
  *   +-------------------------------+   published (release); lost: dropped;
- *   | tail drained                  |   oldest: flight mode's first event
+ *   | tail drained file_end         |   oldest: flight mode's first event
  *   +-------------------------------+ line 1: the consumer's (tail: release)
  *   | next tid flight mask name     | line 2: fixed at creation
  *   | magic                         |
@@ -8081,7 +8119,8 @@ EDGEPROBE__FN int edgeprobe__args_prepare_locked(edgeprobe__root *r, const edgep
 #define EDGEPROBE__REC_STAGE ((size_t)1 << 20) /* bytes per write(2)       */
 #define EDGEPROBE__REC_TICK_MS 1               /* drain period             */
 #define EDGEPROBE__EV_ARGS_MAX 16
-#define EDGEPROBE__TRACE_VERSION 1u
+#define EDGEPROBE__EV_FUNC_ARGS 14   /* an ENTRY's: 6 integer, 8 vector     */
+#define EDGEPROBE__TRACE_VERSION 2u  /* 2: function events carry %xmm too  */
 enum { EDGEPROBE__BLK_EVENTS = 1, EDGEPROBE__BLK_POINT, EDGEPROBE__BLK_THREAD, EDGEPROBE__BLK_END };
 
 
@@ -8106,6 +8145,7 @@ struct edgeprobe__recorder {
     unsigned long thread;
     uint64_t tsc0, mono0, hz;    /* anchors at start; hz estimated there   */
     uint64_t lost_io;            /* events the file never got              */
+    uint64_t written;            /* bytes in the file                      */
     char *stage;
     size_t staged;
     char path[4096];
@@ -8116,6 +8156,7 @@ __thread edgeprobe__ring *edgeprobe__my_ring;
 int edgeprobe__libc_prctl(int, ...) __asm__("prctl");
 int edgeprobe__libc_pthread_join(unsigned long, void **) __asm__("pthread_join");
 int edgeprobe__libc_ftruncate(int, long) __asm__("ftruncate");
+char *edgeprobe__libc_strerror(int) __asm__("strerror"); /* the file's -errno (record_stop) */
 typedef struct edgeprobe__iovec { const void *base; size_t len; } edgeprobe__iovec;
 long edgeprobe__libc_writev(int, const edgeprobe__iovec *, int) __asm__("writev");
 #define EDGEPROBE__PR_GET_NAME 16
@@ -8254,32 +8295,39 @@ EDGEPROBE__FN void edgeprobe__record_value(const edgeprobe_info *probe, void *us
 }
 #if EDGEPROBE__HAS_PATCH
 /* Function entry: with a minimum duration, only the TSC (kept in the call);
- * otherwise an ENTRY event. Always asks for the exit. */
+ * otherwise an ENTRY event, with the argument registers when asked: the six
+ * integer ones, then the low 8 bytes of %xmm0-7 (double arguments). Always
+ * asks for the exit. */
 EDGEPROBE__FN int edgeprobe__record_entry(edgeprobe_func_call *call, void *user);
 EDGEPROBE__FN int edgeprobe__record_entry(edgeprobe_func_call *call, void *user) {
     struct edgeprobe__recorder *rec = edgeprobe__rec_live();
+    uint64_t a[EDGEPROBE__EV_FUNC_ARGS];
+    unsigned n = 0, i;
     (void)user;
     if (!rec) return 0;
     call->data = edgeprobe__ticks();
-    if (!rec->min_ticks)
-        edgeprobe__ring_put(rec, call->data, (unsigned)call->probe->id, EDGEPROBE_EV_ENTRY, call->args,
-                            rec->flags & EDGEPROBE_RECORD_ARGS ? 6u : 0u);
+    if (rec->min_ticks) return 1;
+    if (rec->flags & EDGEPROBE_RECORD_ARGS) {
+        for (i = 0; i < 6; i++) a[n++] = call->args[i];
+        for (i = 0; i < 8; i++) a[n++] = EDGEPROBE_FUNC_FARG(call, i);
+    }
+    edgeprobe__ring_put(rec, call->data, (unsigned)call->probe->id, EDGEPROBE_EV_ENTRY, a, n);
     return 1;
 }
 EDGEPROBE__FN void edgeprobe__record_exit(const edgeprobe_func_call *call, void *user);
 EDGEPROBE__FN void edgeprobe__record_exit(const edgeprobe_func_call *call, void *user) {
     struct edgeprobe__recorder *rec = edgeprobe__rec_live();
-    uint64_t now = edgeprobe__ticks(), span[3];
+    uint64_t now = edgeprobe__ticks(), span[4];
     unsigned rets = 0;
     (void)user;
     if (!rec) return;
-    if (rec->flags & EDGEPROBE_RECORD_ARGS) rets = 2;
+    if (rec->flags & EDGEPROBE_RECORD_ARGS) rets = 3; /* %rax, %rdx, %xmm0 */
     if (!rec->min_ticks) {
         edgeprobe__ring_put(rec, now, (unsigned)call->probe->id, EDGEPROBE_EV_EXIT, call->ret, rets);
         return;
     }
     if (now - call->data < rec->min_ticks) return;
-    span[0] = now - call->data, span[1] = call->ret[0], span[2] = call->ret[1];
+    span[0] = now - call->data, span[1] = call->ret[0], span[2] = call->ret[1], span[3] = call->ret[2];
     edgeprobe__ring_put(rec, call->data, (unsigned)call->probe->id, EDGEPROBE_EV_CALL, span, 1 + rets);
 }
 #endif
@@ -8290,7 +8338,7 @@ EDGEPROBE__FN void edgeprobe__rec_flush(struct edgeprobe__recorder *rec) {
     size_t done = 0;
     while (done < rec->staged && !rec->err) {
         long n = edgeprobe__libc_write(rec->fd, rec->stage + done, rec->staged - done);
-        if (n > 0) done += (size_t)n;
+        if (n > 0) done += (size_t)n, rec->written += (uint64_t)n;
         else if (n < 0 && *edgeprobe__libc_errno() == 4 /* EINTR */) continue;
         else rec->err = n < 0 ? -*edgeprobe__libc_errno() : -28 /* ENOSPC */;
     }
@@ -8308,6 +8356,7 @@ EDGEPROBE__FN void edgeprobe__rec_writev(struct edgeprobe__recorder *rec, edgepr
             rec->err = done < 0 ? -*edgeprobe__libc_errno() : -28 /* ENOSPC */;
             return;
         }
+        rec->written += (uint64_t)done;
         for (; n && (size_t)done >= iov->len; n--, iov++) done -= (long)iov->len;
         if (n) iov->base = (const char *)iov->base + done, iov->len -= (size_t)done;
     }
@@ -8345,6 +8394,7 @@ EDGEPROBE__FN void edgeprobe__rec_drain(struct edgeprobe__recorder *rec, edgepro
     uint64_t head = __atomic_load_n(&g->head, __ATOMIC_ACQUIRE), tail = g->tail, size = g->mask + 1, first;
     if (g->flight && __atomic_load_n(&g->oldest, __ATOMIC_RELAXED) > tail) tail = g->oldest;
     g->drained = head;
+    g->file_end = 0; /* nothing of it is on its way to the file */
     if (head == tail) return;
     first = tail & g->mask;
     if (rec->err) {
@@ -8354,23 +8404,39 @@ EDGEPROBE__FN void edgeprobe__rec_drain(struct edgeprobe__recorder *rec, edgepro
         uint32_t blk[4] = {EDGEPROBE__BLK_EVENTS, (uint32_t)g->tid, (uint32_t)(n * 8), (uint32_t)(n * 8 >> 32)};
         edgeprobe__iovec iov[3] = {{blk, sizeof blk}, {edgeprobe__ring_words(g) + first, run * 8},
                                    {edgeprobe__ring_words(g), (n - run) * 8}};
+        uint64_t end = rec->written + rec->staged + sizeof blk + n * 8;
         if (n * 8 >= EDGEPROBE__REC_STAGE / 4) {
             edgeprobe__rec_writev(rec, iov, n == run ? 2 : 3);
         } else {
             int i;
             for (i = 0; i < 3; i++) edgeprobe__rec_emit(rec, iov[i].base, iov[i].len);
         }
+        g->file_end = end;
     }
 }
 EDGEPROBE__FN void edgeprobe__rec_new_points(struct edgeprobe__recorder *rec);
+/* The first failed write (a full disk): the rings of this round whose
+ * events did not reach the file whole count them as lost, as every later
+ * round does (rec_drain). */
+EDGEPROBE__FN void edgeprobe__rec_lost_round(struct edgeprobe__recorder *rec, edgeprobe__ring *rings, int final);
+EDGEPROBE__FN void edgeprobe__rec_lost_round(struct edgeprobe__recorder *rec, edgeprobe__ring *rings, int final) {
+    edgeprobe__ring *g;
+    for (g = rings; g && (final || !rec->flight); g = g->next) {
+        uint64_t from = g->tail;
+        if (g->flight && __atomic_load_n(&g->oldest, __ATOMIC_RELAXED) > from) from = g->oldest;
+        if (g->file_end > rec->written) rec->lost_io += edgeprobe__ring_count(g, from, g->drained);
+    }
+}
 /* New points, then every ring (flight rings only at stop), written out,
  * then their room freed. */
 EDGEPROBE__FN void edgeprobe__rec_drain_all(struct edgeprobe__recorder *rec, int final);
 EDGEPROBE__FN void edgeprobe__rec_drain_all(struct edgeprobe__recorder *rec, int final) {
     edgeprobe__ring *g, *rings = __atomic_load_n(&rec->rings, __ATOMIC_ACQUIRE);
+    int failed = rec->err != 0;
     edgeprobe__rec_new_points(rec);
     for (g = rings; g && (final || !rec->flight); g = g->next) edgeprobe__rec_drain(rec, g);
     edgeprobe__rec_flush(rec);
+    if (!failed && rec->err) edgeprobe__rec_lost_round(rec, rings, final);
     for (g = rings; g && (final || !rec->flight); g = g->next) __atomic_store_n(&g->tail, g->drained, __ATOMIC_RELEASE);
 }
 EDGEPROBE__FN void *edgeprobe__rec_main(void *arg);
@@ -8537,7 +8603,7 @@ EDGEPROBE__FN int edgeprobe__rec_begin_locked(struct edgeprobe__recorder *rec, c
     if (path != rec->path) __builtin_memcpy(rec->path, path, n + 1);
     rec->fd = edgeprobe__libc_open(rec->path, EDGEPROBE__O_REC, 0644);
     if (rec->fd < 0) return -*edgeprobe__libc_errno();
-    rec->err = 0, rec->lost_io = 0, rec->staged = 0, rec->stop = 0, rec->points_written = 0;
+    rec->err = 0, rec->lost_io = 0, rec->written = 0, rec->staged = 0, rec->stop = 0, rec->points_written = 0;
     for (g = rec->rings; g; g = g->next) { /* a new recording: old events stay out */
         g->tail = g->oldest = __atomic_load_n(&g->head, __ATOMIC_ACQUIRE), g->lost = 0;
         g->flight = (unsigned)rec->flight;
@@ -8605,6 +8671,60 @@ EDGEPROBE__FN int edgeprobe_record_stop(void) {
     rc = rec->err;
     edgeprobe__libc_close(rec->fd);
     rec->fd = -1;
+    return rc;
+}
+/* One flight ring into a snapshot, while its thread may write it: the
+ * words are copied first, then `oldest` is read again; its producer moves
+ * it past words before it overwrites them (plain stores, in order on
+ * x86-64), so what lies from there on was copied whole. */
+EDGEPROBE__FN void edgeprobe__rec_snap_ring(struct edgeprobe__recorder *rec, edgeprobe__ring *g, uint64_t *copy);
+EDGEPROBE__FN void edgeprobe__rec_snap_ring(struct edgeprobe__recorder *rec, edgeprobe__ring *g, uint64_t *copy) {
+    uint64_t head = __atomic_load_n(&g->head, __ATOMIC_ACQUIRE), from = g->tail, k, start;
+    if (__atomic_load_n(&g->oldest, __ATOMIC_ACQUIRE) > from) from = g->oldest;
+    if (head <= from || head - from > g->mask + 1) return;
+    for (k = from; k < head; k++) copy[k - from] = __atomic_load_n(&edgeprobe__ring_words(g)[k & g->mask], __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    start = __atomic_load_n(&g->oldest, __ATOMIC_ACQUIRE);
+    if (start < from) start = from;
+    if (start >= head) return;
+    edgeprobe__rec_block(rec, EDGEPROBE__BLK_EVENTS, g->tid, (head - start) * 8);
+    edgeprobe__rec_emit(rec, copy + (start - from), (size_t)(head - start) * 8);
+}
+/* The snapshot's file, written through the recorder's staging buffer in
+ * place of the trace file (whose own state is kept aside). io held. */
+EDGEPROBE__FN int edgeprobe__rec_snapshot_io(struct edgeprobe__recorder *rec, int fd, uint64_t *copy);
+EDGEPROBE__FN int edgeprobe__rec_snapshot_io(struct edgeprobe__recorder *rec, int fd, uint64_t *copy) {
+    int saved_fd = rec->fd, saved_err, saved_points, rc;
+    uint64_t saved_written;
+    edgeprobe__ring *g;
+    edgeprobe__rec_flush(rec); /* the trace file's staged bytes go to it */
+    saved_err = rec->err, saved_points = rec->points_written, saved_written = rec->written;
+    rec->fd = fd, rec->err = 0, rec->points_written = 0;
+    edgeprobe__rec_header(rec);
+    edgeprobe__rec_new_points(rec);
+    for (g = __atomic_load_n(&rec->rings, __ATOMIC_ACQUIRE); g; g = g->next) edgeprobe__rec_snap_ring(rec, g, copy);
+    edgeprobe__rec_tables(rec);
+    edgeprobe__rec_flush(rec);
+    rc = rec->err;
+    rec->fd = saved_fd, rec->err = saved_err, rec->points_written = saved_points, rec->written = saved_written;
+    return rc;
+}
+EDGEPROBE__FN int edgeprobe_record_snapshot(const char *path) {
+    struct edgeprobe__recorder *rec;
+    uint64_t *copy;
+    int fd, rc = EDGEPROBE_ENOENT;
+    EDGEPROBE__READY_OR_RETURN(r);
+    rec = __atomic_load_n(&r->rec, __ATOMIC_ACQUIRE);
+    if (!path || !*path) return EDGEPROBE_EINVAL;
+    if (!rec || !__atomic_load_n(&rec->active, __ATOMIC_ACQUIRE) || !rec->flight) return EDGEPROBE_ENOENT;
+    if (!(copy = (uint64_t *)EDGEPROBE_OS_ALLOC(rec->ring_bytes))) return EDGEPROBE_ENOMEM;
+    fd = edgeprobe__libc_open(path, EDGEPROBE__O_REC, 0644);
+    if (fd < 0) rc = -*edgeprobe__libc_errno();
+    edgeprobe__lock(&rec->io);
+    if (fd >= 0 && __atomic_load_n(&rec->running, __ATOMIC_ACQUIRE) && rec->flight) rc = edgeprobe__rec_snapshot_io(rec, fd, copy);
+    edgeprobe__unlock(&rec->io);
+    if (fd >= 0) edgeprobe__libc_close(fd);
+    EDGEPROBE_OS_FREE(copy);
     return rc;
 }
 EDGEPROBE__FN uint64_t edgeprobe_record_lost(void) {
@@ -8684,9 +8804,10 @@ EDGEPROBE__FN int edgeprobe__record_env_wants(const edgeprobe__root *r) {
 EDGEPROBE__FN void edgeprobe__record_atexit(void);
 EDGEPROBE__FN void edgeprobe__record_atexit(void) {
     int rc = edgeprobe_record_stop();
-    if (rc < 0) {
-        char msg[160];
-        edgeprobe__snprintf(msg, sizeof msg, "EDGEPROBE_RECORD: the trace file is incomplete: %s", edgeprobe_strerror(rc));
+    if (rc < 0) { /* a full disk, say: the program went on, its events did not */
+        char msg[200];
+        edgeprobe__snprintf(msg, sizeof msg, "EDGEPROBE_RECORD: the trace file is incomplete (%s): %llu events lost",
+                            edgeprobe__libc_strerror(-rc), (unsigned long long)edgeprobe_record_lost());
         EDGEPROBE_OS_LOG(msg);
     }
 }
@@ -8720,6 +8841,13 @@ void edgeprobe__record_autostart(void) {
         return;
     }
     edgeprobe__libc_atexit(edgeprobe__record_atexit);
+#if EDGEPROBE__HAS_PATCH
+    if (rec->funcs[0] && edgeprobe_func_scan() == EDGEPROBE_ENOFUNC) { /* say so, once, rather than record nothing */
+        EDGEPROBE_OS_LOG("recording markers only: no function can be recorded, no loaded object was built with "
+                         "-fpatchable-function-entry=5");
+        return;
+    }
+#endif
     for (s = rec->funcs; (rc = edgeprobe__env_next(&s, glob)) != 0;)
         if (rc < 0 || (rc = edgeprobe_record_funcs(glob)) < 0) {
             char msg[160];
@@ -8751,6 +8879,7 @@ EDGEPROBE__FN int edgeprobe_record_enable(const char *pattern) { return (void)pa
 EDGEPROBE__FN int edgeprobe_record_funcs(const char *pattern) { return (void)pattern, EDGEPROBE_ENOTSUP; }
 EDGEPROBE__FN int edgeprobe_record_stop(void) { return EDGEPROBE_ENOTSUP; }
 EDGEPROBE__FN uint64_t edgeprobe_record_lost(void) { return 0; }
+EDGEPROBE__FN int edgeprobe_record_snapshot(const char *path) { return (void)path, EDGEPROBE_ENOTSUP; }
 #endif /* section 30 */
 #endif /* EDGEPROBE_IMPLEMENTATION */
 #ifdef __cplusplus

@@ -13,6 +13,24 @@ static void print_values(FILE *out, const char *sep, const uint64_t *v, unsigned
     unsigned i;
     for (i = 0; i < n; i++) fprintf(out, "%s%" PRId64, i ? ", " : sep, (int64_t)v[i]);
 }
+/* Vector registers' low 8 bytes, as the doubles they hold when the
+ * function takes or returns doubles (the file has no types: %g of bits
+ * that are not a double reads as a tiny or odd number). */
+static void print_doubles(FILE *out, const uint64_t *v, unsigned n) {
+    unsigned i;
+    for (i = 0; i < n; i++) {
+        double d;
+        memcpy(&d, &v[i], sizeof d);
+        fprintf(out, "%s%g", i ? ", " : " | ", d);
+    }
+}
+/* A function's registers: integer ones, then after " | " the vector ones
+ * (trace version 2: TRACE_FUNC_ARGS at entry, TRACE_FUNC_RETS at exit). */
+static void print_registers(FILE *out, const char *sep, const uint64_t *v, unsigned n, unsigned ints, unsigned all) {
+    if (n != all) ints = n; /* version 1, or not a function's: integers only */
+    print_values(out, sep, v, ints);
+    print_doubles(out, v + ints, n - ints);
+}
 static void print_event(FILE *out, const struct trace *t, const struct trace_event *e) {
     const struct trace_point *p = trace_point(t, e->id);
     char id[24], line[1024];
@@ -26,9 +44,13 @@ static void print_event(FILE *out, const struct trace *t, const struct trace_eve
         fprintf(out, ": %s", line);
     } else if (e->kind == TRACE_EV_CALL && e->nargs) {
         fprintf(out, " %.3f us", (double)e->args[0] * 1e6 / (double)t->hz);
-        print_values(out, " = ", e->args + 1, e->nargs - 1);
+        print_registers(out, " = ", e->args + 1, e->nargs - 1, TRACE_FUNC_RETS - 1, TRACE_FUNC_RETS);
     } else if (e->kind == TRACE_EV_EXIT) {
-        print_values(out, " = ", e->args, e->nargs);
+        print_registers(out, " = ", e->args, e->nargs, TRACE_FUNC_RETS - 1, TRACE_FUNC_RETS);
+    } else if (e->kind == TRACE_EV_ENTRY && e->nargs) {
+        fputs("(", out);
+        print_registers(out, "", e->args, e->nargs, TRACE_FUNC_INT_ARGS, TRACE_FUNC_ARGS);
+        fputs(")", out);
     } else if (e->nargs) {
         fputs("(", out);
         print_values(out, "", e->args, e->nargs);

@@ -18,6 +18,7 @@
 #include "control.h"
 #include "edgeprobe.h" /* the ring's layout (section 11.8); no implementation */
 #include "launch.h"
+#include "ring_files.h"
 #include "tool.h"
 #include "trace_file.h"
 
@@ -39,14 +40,23 @@ static int usage_error(const char *msg, const char *arg) {
     fprintf(stderr, "edgeprobe record: %s%s%s\nusage: edgeprobe %s\n", msg, arg ? " " : "", arg ? arg : "", USAGE_RECORD);
     return TOOL_EXIT_USAGE;
 }
-/* A glob the header accepts: not empty, no ',' (the list separator), every
- * '[' closed. */
+/* A glob the header accepts (its edgeprobe__check_pattern, which the
+ * program would otherwise refuse after it started): not empty, at most
+ * EDGEPROBE_NAME_MAX bytes, no ',' (the list separator), no '\\' at the
+ * end, every '[' closed by a ']' that is not its first member. */
 static int glob_ok(const char *g) {
     const char *p;
-    if (!*g || strchr(g, ',') || strlen(g) > 255) return 0;
+    if (!*g || strchr(g, ',') || strlen(g) > EDGEPROBE_NAME_MAX) return 0;
     for (p = g; *p; p++) {
-        if (*p == '\\' && p[1]) p++;
-        else if (*p == '[' && !strchr(p + 1, ']')) return 0;
+        if (*p == '\\') {
+            if (!*++p) return 0;
+        } else if (*p == '[') {
+            p++;
+            if (*p == '!' || *p == '^') p++;
+            if (*p == ']') p++;
+            while (*p && *p != ']') p++;
+            if (!*p) return 0;
+        }
     }
     return 1;
 }
@@ -93,73 +103,20 @@ static void child_env(void *arg) {
 }
 
 /* ---- after a crash: what the rings in their files still hold ---- */
-static void put_block(FILE *f, uint32_t type, int tid, const void *payload, uint64_t len) {
-    uint32_t head[4] = {type, (uint32_t)tid, (uint32_t)len, (uint32_t)(len >> 32)};
-    fwrite(head, sizeof head, 1, f);
-    fwrite(payload, 1, (size_t)len, f);
-}
-/* One ring file: its unwritten events (a flight ring: from its oldest), and
- * its thread. Returns the last event's TSC, or 0. */
-static uint64_t salvage_ring(FILE *f, const char *path, uint64_t *lost) {
-    struct stat st;
-    uint64_t last = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    const edgeprobe__ring *g;
-    void *m;
-    if (fd < 0 || fstat(fd, &st) || st.st_size < (off_t)EDGEPROBE__RING_HEAD) {
-        if (fd >= 0) close(fd);
-        return 0;
-    }
-    m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (m == MAP_FAILED) return 0;
-    g = m;
-    if (g->magic == EDGEPROBE__RING_MAGIC && (uint64_t)st.st_size == EDGEPROBE__RING_HEAD + (g->mask + 1) * 8 &&
-        !((g->mask + 1) & g->mask)) {
-        const uint64_t *w = (const uint64_t *)(const void *)((const char *)m + EDGEPROBE__RING_HEAD);
-        uint64_t size = g->mask + 1, head = g->head, from = g->flight && g->oldest > g->tail ? g->oldest : g->tail, k;
-        uint64_t *events;
-        char thread[32];
-        uint64_t bytes = (uint64_t)st.st_size;
-        if (head - from <= size && (events = malloc((size_t)(head - from) * 8 + 8))) {
-            for (k = from; k < head; k++) events[k - from] = w[k & g->mask];
-            if (head > from) put_block(f, 1, g->tid, events, (head - from) * 8);
-            for (k = 0; k + 2 <= head - from; k += 2 + ((events[k + 1] >> 40) & 0xff)) last = events[k];
-            free(events);
-        }
-        memcpy(thread, &g->lost, 8);
-        memcpy(thread + 8, g->name, 16);
-        memcpy(thread + 24, &bytes, 8);
-        put_block(f, 3, g->tid, thread, 32);
-        *lost += g->lost;
-    }
-    munmap(m, (size_t)st.st_size);
-    return last;
-}
 /* The program did not stop recording (a crash, _exit, a signal): add what
  * its ring files hold, the threads and an end block to the trace file. */
 static void salvage(const char *trace, const char *dir) {
     struct trace t;
-    char err[512], path[PATH_MAX];
-    uint64_t end[4] = {0, 0, 0, 0}, last;
-    struct dirent *e;
-    DIR *d;
+    char err[512];
+    uint64_t hz = 0;
     FILE *f;
     int rc = trace_load(trace, &t, err, sizeof err);
     int complete = !rc && t.complete;
-    if (!rc) end[2] = t.hz;
+    if (!rc) hz = t.hz;
     trace_free(&t);
-    if (rc || complete || !(d = opendir(dir))) return; /* unreadable (said later), or nothing to add */
-    if (!(f = fopen(trace, "ab"))) {
-        closedir(d);
-        return;
-    }
-    while ((e = readdir(d)))
-        if (!strncmp(e->d_name, "ring-", 5) && (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path &&
-            (last = salvage_ring(f, path, &end[3])) > end[0])
-            end[0] = last;
-    closedir(d);
-    put_block(f, 4, 0, end, sizeof end);
+    if (rc || complete) return; /* unreadable (said later), or nothing to add */
+    if (!(f = fopen(trace, "ab"))) return;
+    ring_dir_copy(f, dir, 0, hz);
     if (fclose(f)) fprintf(stderr, "edgeprobe record: cannot complete %s: %s\n", trace, strerror(errno));
     else fprintf(stderr, "edgeprobe record: the program did not stop recording; its rings' last events were added\n");
 }
@@ -210,6 +167,12 @@ static void summary(const char *path) {
     }
     trace_free(&t);
 }
+/* A trace file left by an earlier run; never a device (-o /dev/full, run
+ * as root, must not unlink the device) or anything but a regular file. */
+static void remove_old_trace(const char *path) {
+    struct stat st;
+    if (!lstat(path, &st) && S_ISREG(st.st_mode)) unlink(path);
+}
 /* record -p: the process records itself through its control endpoint
  * (header section 28.3.1), attaching first when it has none; its recorder
  * thread writes the file, at an absolute path. */
@@ -226,7 +189,7 @@ static int record_running_process(struct record_opts *o) {
                          *o->funcs ? o->funcs : "-", *o->events ? o->events : "-") > 500 || strchr(path, ' '))
         return usage_error("with -p, the output path and globs must fit one 511-byte request, without spaces", NULL);
     if (!(c = ctl_attach_connect(o->pid))) return 1;
-    unlink(path);
+    remove_old_trace(path);
     if (ctl_send(c, request) || !(reply = ctl_expect_ok(c, "record"))) goto out;
     fprintf(stderr, "edgeprobe record: recording %s functions and probes in process %d for %.1f s%s\n", reply, o->pid, o->seconds,
             isatty(2) ? "; Ctrl-C ends it early" : "");
@@ -268,7 +231,8 @@ int cmd_record(int argc, char **argv) {
         } else if (!strcmp(a, "-d")) {
             char *end;
             o.seconds = strtod(v, &end);
-            if (*end || !(o.seconds > 0) || o.seconds > 86400) return usage_error("-d needs a number of seconds, not", v);
+            if (end == v || *end || !(o.seconds > 0) || o.seconds > 86400)
+                return usage_error("-d needs a number of seconds from 0 to 86400 (with -p), not", v);
         }
         else if (!strcmp(a, "-e")) {
             if (add_glob(o.events, v)) return usage_error("bad probe glob", v);
@@ -292,6 +256,7 @@ int cmd_record(int argc, char **argv) {
         if (o.seconds <= 0) o.seconds = 10;
         return record_running_process(&o);
     }
+    if (o.seconds > 0) return usage_error("-d goes with -p PID: a PROGRAM records until it exits", NULL);
     if (i >= argc) return usage_error("no PROGRAM given", NULL);
     if (launch_find_library("libedgeprobe-record.so", "EDGEPROBE_RECORD_LIB", lib, sizeof lib) < 0) {
         fprintf(stderr, "edgeprobe record: cannot find libedgeprobe-record.so (run `make tools`, or set EDGEPROBE_RECORD_LIB)\n");
@@ -300,7 +265,7 @@ int cmd_record(int argc, char **argv) {
     /* rings as files, for what a crash leaves in them */
     snprintf(o.shm, sizeof o.shm, "/dev/shm/edgeprobe-record-%ld", (long)getpid());
     if (mkdir(o.shm, 0700)) *o.shm = 0; /* no /dev/shm: anonymous rings */
-    unlink(o.out); /* the status line counts this run's bytes only */
+    remove_old_trace(o.out); /* the status line counts this run's bytes only */
     status = launch_preloaded("edgeprobe record", lib, argv + i, child_env, isatty(2) ? status_line : NULL, &o);
     if (o.status_shown) fputc('\n', stderr);
     if (*o.shm) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "edgeprobe.h" /* the ring's header size (section 11.8); no implementation */
 #include "export.h"
 #include "tool.h"
 #include "trace_file.h"
@@ -127,6 +128,15 @@ static int print_graph(const struct trace *t, const struct trace_call *c, long n
     return 0;
 }
 
+/* The rings' memory in the program: each thread has one ring per copy of
+ * the implementation it recorded through (`record --buffer` sets their
+ * size; each also has a header of EDGEPROBE__RING_HEAD bytes). */
+static void print_memory(const struct trace *t) {
+    uint64_t each = t->rings ? t->ring_bytes / t->rings : 0;
+    printf("# rings: %zu of %" PRIu64 " KiB (+%u bytes of header) for %zu threads: %.1f KiB of memory in the program\n",
+           t->rings, (each > EDGEPROBE__RING_HEAD ? each - EDGEPROBE__RING_HEAD : 0) >> 10, EDGEPROBE__RING_HEAD, t->nthreads, (double)t->ring_bytes / 1024);
+}
+
 /* --svg: a flame graph of inclusive time. */
 static int write_svg(const struct trace *t, const struct trace_call *c, long nc, const char *path, const char *title) {
     struct export_stacks *s = trace_stacks(t, c, nc);
@@ -186,7 +196,7 @@ int cmd_report(int argc, char **argv) {
         printf("# %s: pid %" PRIu64 ", %zu events, %zu threads, %" PRIu64 " lost%s\n", file, t.pid, t.nevents, t.nthreads,
                t.lost, t.complete ? "" : " (incomplete: the recording did not stop)");
         print_rows(&t, rows, nrows);
-        printf("# rings: %zu, %.1f MiB of memory in the program\n", t.rings, (double)t.ring_bytes / (1 << 20));
+        print_memory(&t);
     }
     if (!rc && svg && write_svg(&t, c, nc, svg, file)) rc = 1;
     for (j = 0; rows && j < nrows; j++) free(rows[j].durations);

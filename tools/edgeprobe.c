@@ -7,8 +7,9 @@
  *     edgeprobe attach PID, detach PID, prof -p PID   load the agent (the
  *         profiler, attached) into a running process, switch it all off
  *         again (tools/cmd_attach.c, cmd_detach.c, prof_agent.c ATTACHED)
- *     edgeprobe record | dump | report | export   record to a trace file and
- *         read it (tools/cmd_{record,dump,report,export}.c, tools/trace_file.c,
+ *     edgeprobe record | snapshot | dump | report | export   record to a trace
+ *         file and read it (tools/cmd_{record,snapshot,dump,report,export}.c,
+ *         tools/trace_file.c, tools/ring_files.c,
  *         tools/export.c; include/edgeprobe.h sections 7.1 and 30)
  *
  * Each subcommand lives in tools/cmd_<name>.c and is listed in the table
@@ -35,6 +36,8 @@ static const struct tool_command commands[] = {
     {"detach", cmd_detach, USAGE_DETACH,
      "switch off what the agent and the endpoint switched on; the agent stays, dormant"},
     {"record", cmd_record, USAGE_RECORD, "run PROGRAM recording probes and functions to a trace file"},
+    {"snapshot", cmd_snapshot, USAGE_SNAPSHOT,
+     "save the rings of a flight recorder (record --flight) to a trace file; the program records on"},
     {"dump", cmd_dump, USAGE_DUMP, "a trace file, one event per line"},
     {"report", cmd_report, USAGE_REPORT, "calls, total and self time per function; hits per probe"},
     {"export", cmd_export, USAGE_EXPORT, "a trace file for Chrome/Perfetto, flame graphs or pprof"},

@@ -31,13 +31,15 @@ int cmd_trace(int argc, char **argv);
 #define USAGE_DETACH "detach PID"
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv); /* tools/cmd_detach.c */
-/* recording (tools/cmd_record.c, cmd_dump.c, cmd_report.c, cmd_export.c) */
+/* recording (tools/cmd_record.c, cmd_snapshot.c, cmd_dump.c, cmd_report.c, cmd_export.c) */
 #define USAGE_RECORD "record [-o FILE] [-e PROBE_GLOB]... [-f FUNC_GLOB]... [-t DURATION] [--args] [--buffer SIZE] [--flight] -- PROGRAM [ARGS...]\n" \
-                     "      edgeprobe record -p PID [-d SECONDS] [-o FILE] [-e PROBE_GLOB]... [-f FUNC_GLOB]... [-t DURATION] [--args] [--buffer SIZE]"
+                     "      edgeprobe record -p PID [-d SECONDS] [-o FILE] [-e PROBE_GLOB]... [-f FUNC_GLOB]... [-t DURATION] [--args] [--buffer SIZE] [--flight]"
+#define USAGE_SNAPSHOT "snapshot PID [-o FILE]"
 #define USAGE_DUMP "dump [--raw-names] FILE"
 #define USAGE_REPORT "report [--sort total|self|calls] [--graph] [--svg FILE] [--raw-names] FILE"
 #define USAGE_EXPORT "export --format perfetto|chrome|folded|pprof [-o OUT] [--raw-names] FILE"
 int cmd_record(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define HEADER_BYTES 48
 #define BLOCK_HEAD 16
@@ -37,7 +38,12 @@ static uint64_t get64(const unsigned char *p) {
 static int read_all(const char *path, struct trace *t, char *err, size_t errlen) {
     FILE *f = fopen(path, "rb");
     size_t cap = 1 << 20, got = 0, n;
+    struct stat st;
     if (!f) return fail(err, errlen, "%s: %s", path, strerror(errno));
+    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) { /* /dev/zero would never end */
+        fclose(f);
+        return fail(err, errlen, "%s: not a regular file", path);
+    }
     t->data = malloc(cap);
     while (t->data && (n = fread(t->data + got, 1, cap - got, f)) > 0) {
         got += n;
@@ -164,8 +170,10 @@ static int count_blocks(const struct trace *t, size_t *points, size_t *threads, 
 static int parse_header(struct trace *t, const char *path, char *err, size_t errlen) {
     if (t->size < HEADER_BYTES || memcmp(t->data, "EPTRACE", 8))
         return fail(err, errlen, "%s: not an edgeprobe trace file (no EPTRACE header)", path);
-    if (get32(t->data + 8) != 1)
-        return fail(err, errlen, "%s: trace format version %u; this reader knows version 1", path, get32(t->data + 8));
+    if (get32(t->data + 8) < 1 || get32(t->data + 8) > TRACE_VERSION)
+        return fail(err, errlen, "%s: trace format version %u; this reader knows versions 1 to %d", path,
+                    get32(t->data + 8), TRACE_VERSION);
+    t->version = get32(t->data + 8);
     if (get32(t->data + 12) != HEADER_BYTES) return fail(err, errlen, "%s: corrupt header", path);
     t->hz = get64(t->data + 16), t->tsc0 = get64(t->data + 24), t->mono0 = get64(t->data + 32);
     t->pid = get64(t->data + 40);

@@ -8,6 +8,12 @@
 #include <stdio.h>
 
 #define TRACE_MAX_ARGS 16
+#define TRACE_VERSION 2      /* the newest this reader knows; it reads 1 too */
+/* Function events with registers (version 2; version 1 had no vector
+ * registers: 6 at entry, 2 at exit): */
+#define TRACE_FUNC_INT_ARGS 6  /* ENTRY: %rdi %rsi %rdx %rcx %r8 %r9, then */
+#define TRACE_FUNC_ARGS 14     /*        %xmm0-7's low 8 bytes            */
+#define TRACE_FUNC_RETS 3      /* EXIT: %rax %rdx %xmm0 (CALL: after ticks) */
 #define TRACE_MAX_ID (1u << 24) /* point ids a reader accepts */
 
 enum { TRACE_EV_PROBE = 1, TRACE_EV_TRACE, TRACE_EV_BRANCH, TRACE_EV_HANDLER, TRACE_EV_ENTRY, TRACE_EV_EXIT,
@@ -35,6 +41,7 @@ struct trace_event {
 struct trace {
     unsigned char *data;
     size_t size;
+    unsigned version;            /* of the file's format                   */
     uint64_t hz, tsc0, mono0, pid;
     uint64_t tsc_end, mono_end, lost;
     int complete;                /* the END block was there                */

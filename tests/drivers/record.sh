@@ -60,6 +60,35 @@ rec_args() {
 }
 case_ record-args rec_args
 
+# Doubles: rec_leaf_double(double x) returns x * 0.5. With --args, dump
+# shows %xmm0-7 after " | " at entry and %xmm0 at exit: each call's first
+# vector argument is the i the program passed, its result half of it.
+rec_args_double() {
+    local d="$B/record-args-double"
+    rec_record "$d" a -f 'rec_leaf_double' --args -- "$d/rec_prog" 2 300 || { cat "$d/a.err"; return 1; }
+    ./build/edgeprobe dump "$d/a.trace" >"$d/dump.txt" || return 1
+    head -5 "$d/dump.txt"
+    python3 - "$d/dump.txt" <<'PY2'
+import collections, re, sys
+want, seen, n = {}, collections.Counter(), 0
+for line in open(sys.argv[1]):
+    f = line.split()
+    if line.startswith("#") or len(f) < 4:
+        continue
+    m = re.search(r"\| ([^,)]+)", line)
+    if f[2] == "entry" and f[3].startswith("rec_leaf_double("):
+        assert m, "no vector registers at entry: " + line
+        want[f[1]] = float(m.group(1)); seen[want[f[1]]] += 1
+    elif f[2] == "exit" and f[3] == "rec_leaf_double":
+        assert m, "no %xmm0 at exit: " + line
+        assert float(m.group(1)) == want.pop(f[1]) * 0.5, "bad double result: " + line
+        n += 1
+print(n, "calls checked")
+assert n == 600 and seen == collections.Counter({float(i): 2 for i in range(300)}), "wrong double arguments"
+PY2
+}
+case_ record-args-double rec_args_double
+
 # A SIGALRM handler records rec_inner every 200 us while the threads run
 # malloc: the file is whole, nesting holds, rec_outer's count is exact.
 rec_signals() {
@@ -169,6 +198,111 @@ rec_usage() {
 }
 case_ record-usage rec_usage
 
+# Every value a usage error names, and nothing runs: PROGRAM would leave a
+# file behind. Globs the header would refuse (a '\' at the end, "[]"), -d
+# that is not a positive number of seconds or comes without -p, durations
+# without a unit, sizes that are not a power of two from 4K to 1G.
+rec_usage_values() {
+    rec_tools || return 1
+    local d="$B/record-usage-values" out rc bad=0 args
+    mkdir -p "$d" && rm -f "$d/ran"
+    while IFS= read -r args; do
+        eval "set -- $args"
+        out=$(./build/edgeprobe record -o "$d/u.trace" "$@" -- sh -c "touch '$d/ran'" 2>&1); rc=$?
+        if [[ $rc != 2 || $out != *"usage: edgeprobe record"* || -e $d/ran ]]; then
+            echo "not a usage error ($rc): record $args: $out"; bad=1; rm -f "$d/ran"
+        fi
+    done <<'ARGS'
+-f 'rec_\'
+-e '[]'
+-e '[!]'
+-f ''
+-e 'a,b'
+-f x -t 10
+-f x -t 1.5ms
+-f x -t -3us
+-f x -t ''
+-f x -d 0
+-f x -d -1
+-f x -d abc
+-f x -d 1e9
+-f x -d 5
+-f x --buffer 4095
+-f x --buffer 3M
+-f x --buffer 2G
+-f x --buffer -4K
+-f x --buffer 1K
+-f x --buffer 64k
+ARGS
+    out=$(./build/edgeprobe record -f 'rec_\' -- true 2>&1); [[ $out == *"bad function glob"* ]] || { echo "$out"; bad=1; }
+    out=$(./build/edgeprobe record -f x -d 5 -- true 2>&1); [[ $out == *"-d goes with -p"* ]] || { echo "$out"; bad=1; }
+    return $bad
+}
+case_ record-usage-values rec_usage_values
+
+# A program built without -fpatchable-function-entry: its markers record,
+# and one line says that no function can be.
+rec_no_flag() {
+    local d="$B/record-no-flag"
+    rec_tools && mkdir -p "$d" && gcc -O2 $WARN $INC -pthread tests/record/rec_prog.c -o "$d/noflag" || return 1
+    ./build/edgeprobe record -o "$d/n.trace" -e 'rec_*' -f 'rec_*' -- "$d/noflag" 2 100 >"$d/n.out" 2>"$d/n.err" ||
+        { cat "$d/n.err"; return 1; }
+    cat "$d/n.err"
+    [[ $(grep -c 'no loaded object was built with -fpatchable-function-entry=5' "$d/n.err") == 1 ]] ||
+        { echo "no line (or more than one) says that no function can be recorded"; return 1; }
+    python3 tests/record/check_trace.py "$d/n.trace" rec_probe=200 rec_trace=200 rec_branch=200
+}
+case_ record-no-flag rec_no_flag
+
+# A full disk: -o /dev/full (and, as root, a 64 KiB tmpfs): the program
+# runs to its end with its status, and the count of events lost is said -
+# all of them for /dev/full: 2 threads x 1000 x 11 events.
+rec_full_disk() {
+    local d="$B/record-full-disk" out
+    rec_tools && rec_build "$d" || return 1
+    [[ -w /dev/full ]] || { echo "skipped: no writable /dev/full"; return 77; }
+    ./build/edgeprobe record -o /dev/full -e 'rec_*' -f 'rec_*' -- "$d/rec_prog" 2 1000 >"$d/f.out" 2>"$d/f.err" ||
+        { cat "$d/f.err"; echo "status $?"; return 1; }
+    cat "$d/f.out" "$d/f.err"
+    [[ -c /dev/full ]] || { echo "/dev/full is gone"; return 1; }
+    grep -q 'rec_prog: 2 threads x 1000 calls' "$d/f.out" || { echo "the program did not go on"; return 1; }
+    grep -q 'trace file is incomplete (No space left on device): 22000 events lost' "$d/f.err" || return 1
+    [[ $(id -u) == 0 ]] || return 0
+    mkdir -p "$d/tmpfs" && mount -t tmpfs -o size=64k edgeprobe-test "$d/tmpfs" 2>/dev/null ||
+        { echo "no tmpfs mount here: /dev/full only"; return 0; }
+    ./build/edgeprobe record -o "$d/tmpfs/t.trace" -e 'rec_*' -f 'rec_*' -- "$d/rec_prog" 2 1000 >"$d/t.out" 2>"$d/t.err"
+    local rc=$?
+    umount "$d/tmpfs"
+    cat "$d/t.out" "$d/t.err"
+    [[ $rc == 0 ]] && grep -q 'rec_prog: 2 threads x 1000 calls' "$d/t.out" || { echo "status $rc"; return 1; }
+    out=$(sed -n 's/.*trace file is incomplete (No space left on device): \([0-9]*\) events lost.*/\1/p' "$d/t.err")
+    [[ -n $out ]] && ((out > 0 && out < 22000)) || { echo "tmpfs: lost '$out'"; return 1; }
+}
+case_ record-full-disk rec_full_disk
+
+# Memory: --buffer sets each thread's ring; report prints the rings, their
+# size and their total, which is rings x (size + 256-byte header).
+rec_memory() {
+    local d="$B/record-memory" size line
+    rec_tools && rec_build "$d" || return 1
+    for size in 64K 1M; do
+        ./build/edgeprobe record --buffer $size -o "$d/m.trace" -e 'rec_*' -f 'rec_*' -- "$d/rec_prog" 3 100 >/dev/null 2>"$d/m.err" ||
+            { cat "$d/m.err"; return 1; }
+        line=$(./build/edgeprobe report "$d/m.trace" | grep '^# rings:') || { echo "report prints no ring memory"; return 1; }
+        echo "--buffer $size: $line"
+        python3 - "$line" $size <<'PY2' || return 1
+import re, sys
+m = re.match(r"# rings: (\d+) of (\d+) KiB \(\+256 bytes of header\) for (\d+) threads: ([\d.]+) KiB of memory", sys.argv[1])
+kib = {"64K": 64, "1M": 1024}[sys.argv[2]]
+assert m, "format"
+rings, each, threads, total = int(m[1]), int(m[2]), int(m[3]), float(m[4])
+assert each == kib and threads == 3 and rings >= threads, "ring size or count"
+assert abs(total - rings * (kib + 0.25)) < 0.1, "total"
+PY2
+    done
+}
+case_ record-memory rec_memory
+
 # Damaged files: truncated at every block boundary and inside blocks,
 # bytes flipped, lengths made huge: dump, report and export end with 1 and
 # a message, never a crash or a hang (bounded: EDGEPROBE_FUZZ_CASES, 300).
@@ -183,7 +317,7 @@ rng = random.Random(18)
 def variants():
     for cut in sorted(set([0, 7, 47, 48, 60] + [rng.randrange(len(data)) for _ in range(20)])):
         yield "cut at %d" % cut, data[:cut]
-    yield "version 2", data[:8] + struct.pack("<I", 2) + data[12:]
+    yield "version 3", data[:8] + struct.pack("<I", 3) + data[12:]
     for _ in range(cases):
         b = bytearray(data)
         for _ in range(rng.randint(1, 8)):
@@ -274,6 +408,102 @@ rec_crash() {
 }
 case_ record-crash rec_crash ""
 case_ record-crash-flight rec_crash --flight
+
+# rec_wait_line FILE TEXT: poll (50 ms steps, at most 30 s) until FILE holds TEXT.
+rec_wait_line() {
+    local i
+    for ((i = 0; i < 600; i++)); do
+        grep -q "$2" "$1" 2>/dev/null && return 0
+        sleep 0.05
+    done
+    echo "timed out waiting for '$2' in $1"
+    return 1
+}
+# rec_probe_range DUMP: "COUNT MIN MAX" of the rec_probe values in a dump.
+rec_probe_range() {
+    awk '$4 ~ /^rec_probe\(/ { v = $4; sub(/^rec_probe\(/, "", v); sub(/,$/, "", v); v += 0
+         if (!n || v < lo) lo = v; if (!n || v > hi) hi = v; n++ } END { print n + 0, lo + 0, hi + 0 }' "$1"
+}
+# snapshot: a program under record --flight (64 KiB rings) made 3000 calls
+# and waits: a snapshot holds its last events (the newest rec_probe is
+# 2999, the oldest ones were overwritten), the program goes on recording,
+# and a second snapshot after 3000 more calls holds those. A process
+# without a flight recorder is a clear error.
+rec_snapshot() {
+    local d="$B/record-snapshot" pid rpid rc range
+    rec_tools && rec_build "$d" || return 1
+    rm -f "$d"/go* "$d"/*.trace
+    ./build/edgeprobe record --flight --buffer 64K -o "$d/f.trace" -e 'rec_*' -f 'rec_*' -- \
+        "$d/rec_prog" 1 3000 serve "$d" >"$d/f.out" 2>"$d/f.err" &
+    rpid=$!
+    rec_snapshot_steps "$d"; rc=$?
+    touch "$d/go1" "$d/go2"
+    wait $rpid || { echo "record: status $?"; cat "$d/f.err"; rc=1; }
+    return $rc
+}
+rec_snapshot_steps() {
+    local d=$1 pid range sleeper out rc n lo hi
+    rec_wait_line "$d/f.out" 'ready 1' || return 1
+    pid=$(sed -n 's/^rec_prog: pid \([0-9]*\) ready 1$/\1/p' "$d/f.out")
+    ./build/edgeprobe snapshot "$pid" -o "$d/s1.trace" || return 1
+    ./build/edgeprobe dump "$d/s1.trace" >"$d/s1.txt" || return 1
+    range=$(rec_probe_range "$d/s1.txt"); echo "snapshot 1: rec_probe count, min, max: $range"
+    read -r n lo hi <<<"$range"
+    ((n > 10 && hi == 2999 && lo > 0)) || { echo "snapshot 1 lacks the last events, or kept the first ones"; return 1; }
+    touch "$d/go1"
+    rec_wait_line "$d/f.out" 'ready 2' || return 1
+    ./build/edgeprobe snapshot "$pid" -o "$d/s2.trace" || return 1
+    ./build/edgeprobe dump "$d/s2.trace" >"$d/s2.txt" || return 1
+    # the first thread's ring still holds its last events; the new thread's its own
+    range=$(rec_probe_range "$d/s2.txt"); echo "snapshot 2: rec_probe count, min, max: $range"
+    read -r n lo hi <<<"$range"
+    ((n > 10 && hi == 5999)) || { echo "snapshot 2 lacks the program's new events"; return 1; }
+    awk '$4 ~ /^rec_probe\(/ { v = $4; sub(/^rec_probe\(/, "", v); v += 0; if (v >= 3000) new[$2]++; else old[$2]++ }
+         END { for (t in new) if (t in old) bad = 1; exit bad || length(new) != 1 || length(old) != 1 }' "$d/s2.txt" ||
+        { echo "snapshot 2: each thread should hold its own last events"; return 1; }
+    grep -q 'entry   rec_outer' "$d/s2.txt" || { echo "snapshot 2: no function names"; return 1; }
+    sleep 30 &
+    sleeper=$!
+    out=$(./build/edgeprobe snapshot "$sleeper" -o "$d/none.trace" 2>&1); rc=$?
+    kill $sleeper; wait $sleeper 2>/dev/null
+    echo "$out"
+    [[ $rc == 1 && $out == *"has no flight recorder"* && ! -e $d/none.trace ]] || { echo "no clear error"; return 1; }
+}
+case_ record-snapshot rec_snapshot
+
+# snapshot through the control endpoint: a process (EDGEPROBE_CONTROL=1)
+# recorded by `record -p PID --flight` writes the snapshot itself; before
+# the recording starts, the endpoint says there is no flight recorder.
+rec_snapshot_endpoint() {
+    local d="$B/record-snapshot-endpoint" ppid rpid rc=0
+    rec_tools && rec_build "$d" || return 1
+    rm -f "$d"/go* "$d"/*.trace
+    EDGEPROBE_CONTROL=1 "$d/rec_prog" 1 3000 serve "$d" >"$d/p.out" 2>"$d/p.err" &
+    ppid=$!
+    rec_snapshot_endpoint_steps "$d" $ppid || rc=1
+    [[ -z ${RPID:-} ]] || { kill -INT $RPID; wait $RPID || { echo "record -p: status $?"; rc=1; }; cat "$d/r.err"; }
+    touch "$d/go1" "$d/go2"
+    wait $ppid || { echo "program: status $?"; rc=1; }
+    return $rc
+}
+rec_snapshot_endpoint_steps() {
+    local d=$1 pid=$2 out n lo hi
+    RPID=
+    rec_wait_line "$d/p.out" 'ready 1' || return 1
+    out=$(./build/edgeprobe snapshot $pid -o "$d/none.trace" 2>&1) && { echo "snapshot without a recording: $out"; return 1; }
+    echo "$out"
+    [[ $out == *"no flight recorder"* ]] || return 1
+    ./build/edgeprobe record -p $pid --flight --buffer 64K -d 60 -o "$d/r.trace" -e 'rec_*' -f 'rec_*' >"$d/r.out" 2>"$d/r.err" &
+    RPID=$!
+    rec_wait_line "$d/r.err" 'recording .* in process' || return 1
+    touch "$d/go1"
+    rec_wait_line "$d/p.out" 'ready 2' || return 1
+    ./build/edgeprobe snapshot $pid -o "$d/s.trace" && ./build/edgeprobe dump "$d/s.trace" >"$d/s.txt" || return 1
+    read -r n lo hi <<<"$(rec_probe_range "$d/s.txt")"
+    echo "snapshot: rec_probe count $n, $lo to $hi"
+    ((n > 10 && lo > 3000 && hi == 5999)) || { echo "the snapshot lacks the last events"; return 1; }
+}
+case_ record-snapshot-endpoint rec_snapshot_endpoint
 
 # Perfetto: protoc decodes the export with the published schema's messages
 # and field numbers (tests/record/perfetto_trace.proto): one track per

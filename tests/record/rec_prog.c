@@ -7,7 +7,10 @@
  *   rec_branch EDGEPROBE_BRANCH
  * Usage: rec_prog [THREADS [CALLS [MODE]]]; MODE "crash" ends with SIGSEGV
  * in rec_crash 200 ms after the calls, "signals" records from a SIGALRM handler
- * while the threads run malloc. Prints what it did for the driver to check. */
+ * while the threads run malloc, "serve DIR" (for snapshots) prints its pid and
+ * "ready 1" after the calls, waits for DIR/go1, makes CALLS more calls (i
+ * from CALLS on) in a new thread, prints "ready 2", waits for DIR/go2 and
+ * exits. Prints what it did for the driver to check. */
 #define EDGEPROBE_IMPLEMENTATION
 #include "edgeprobe.h"
 
@@ -19,7 +22,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-static long calls = 1000;
+static long calls = 1000, first;
 __attribute__((noinline)) long rec_inner(long x) {
     __asm__ volatile("");
     return x * 3;
@@ -44,13 +47,36 @@ static void on_alarm(int sig) {
 static void *worker(void *arg) {
     long i, sum = 0;
     int signals = arg != NULL;
-    for (i = 0; i < calls; i++) {
+    for (i = first; i < first + calls; i++) {
         sum += rec_outer(i);
         if (signals) free(malloc((size_t)(i % 512) + 1));
     }
     return (void *)sum;
 }
 __attribute__((noinline)) void rec_crash(volatile int *p) { *p = 1; }
+/* serve: wait for a file the driver makes (polled; at most 60 s). */
+static int wait_file(const char *dir, const char *name) {
+    char path[4096];
+    int ms;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    for (ms = 0; ms < 60000; ms++) {
+        if (!access(path, F_OK)) return 0;
+        usleep(1000);
+    }
+    return -1;
+}
+static int serve(const char *dir) {
+    pthread_t t;
+    printf("rec_prog: pid %d ready 1\n", (int)getpid());
+    fflush(stdout);
+    if (wait_file(dir, "go1")) return 3;
+    first = calls;
+    pthread_create(&t, NULL, worker, NULL);
+    pthread_join(t, NULL);
+    printf("rec_prog: ready 2\n");
+    fflush(stdout);
+    return wait_file(dir, "go2") ? 3 : 0;
+}
 int main(int argc, char **argv) {
     int threads = argc > 1 ? atoi(argv[1]) : 8, i;
     const char *mode = argc > 3 ? argv[3] : "";
@@ -71,6 +97,7 @@ int main(int argc, char **argv) {
     }
     printf("rec_prog: %d threads x %ld calls\n", threads, calls);
     fflush(stdout);
+    if (!strcmp(mode, "serve") && argc > 4) return serve(argv[4]);
     if (!strcmp(mode, "crash")) {
         usleep(200000); /* the recorder's thread writes the names of points within a few ms */
         rec_crash(NULL);
