@@ -1,6 +1,7 @@
 /* edgeprobe prof - run a program under the sampling latency profiler.
  *
- *     edgeprobe prof [-o REPORT] [--svg FILE] [-k K] [--epoch MS] -- PROGRAM [ARGS...]
+ *     edgeprobe prof [-o REPORT] [--svg FILE] [--flame FILE] [--folded FILE] [--graph]
+ *                    [--sort total|self|calls] [-k K] [--epoch MS] -- PROGRAM [ARGS...]
  *
  * Runs PROGRAM with libedgeprobe-prof.so preloaded (the paper's section 9
  * profiler, tools/prof_agent.c) and exits with PROGRAM's
@@ -32,6 +33,7 @@
 
 #include "control.h"
 #include "prof_common.h"
+#include "prof_view.h"
 #include "launch.h"
 #include "tool.h"
 
@@ -43,7 +45,11 @@ static const char prof_usage[] =
     "PROGRAM's exit status is returned; its output is left alone.\n"
     "\n"
     "  -o, --output REPORT  report file (default edgeprobe-prof.txt)\n"
-    "  --svg FILE           also draw the hottest functions as SVG\n"
+    "  --svg FILE           also draw the hottest functions as SVG (share, latency)\n"
+    "  --flame FILE         also draw a flame graph as SVG (derived stacks: README)\n"
+    "  --folded FILE        also write its folded stacks (flamegraph.pl, speedscope)\n"
+    "  --graph              callers and callees of each function after the table\n"
+    "  --sort KEY           the table's order: total (default) | self | calls\n"
     "  -k K                 samples per function per epoch (default " PROF_STR(PROF_DEFAULT_K) ")\n"
     "  --epoch MS           re-activation period in ms (default " PROF_STR(PROF_DEFAULT_EPOCH_MS) ")\n"
     "  --top N              report rows (default " PROF_STR(PROF_DEFAULT_TOP) "; 0: all)\n"
@@ -63,6 +69,9 @@ static const char prof_usage[] =
     "\n"
     "The report so far of a process being profiled (one launched by prof with\n"
     "EDGEPROBE_CONTROL=1 in its environment, or during prof -p); it goes on.\n"
+    "\n"
+    "--flame, --folded, --graph and --sort are for a launched PROGRAM. The table's\n"
+    "last column is FILE:LINE when addr2line is installed and PROGRAM has -g.\n"
     "\n"
     "PROGRAM is built with -fpatchable-function-entry=5 (gcc or clang), or\n"
     "with -finstrument-functions (see the README). The profiler library is\n"
@@ -114,6 +123,44 @@ static int usage_error(const char *msg, const char *arg) {
     return TOOL_EXIT_USAGE;
 }
 
+/* The views of a launched program's report (tools/prof_view.c): the agent
+ * writes the graph and the folded stacks, the command draws the flame
+ * graph; flame without folded: folded stacks in a file of our own. */
+struct prof_views {
+    const char *flame, *folded, *sort;
+    int graph;
+    char folded_tmp[PATH_MAX];
+};
+/* An option with a value that names a view: 1 taken, 0 not a view option,
+ * or a usage error (TOOL_EXIT_USAGE, negated). */
+static int view_option(struct prof_views *w, const char *a, const char *v) {
+    if (!strcmp(a, "--flame")) w->flame = v;
+    else if (!strcmp(a, "--folded")) w->folded = v;
+    else if (!strcmp(a, "--sort")) {
+        if (prof_sort_parse(v) < 0) return -usage_error("--sort takes total, self or calls, not", v);
+        w->sort = v;
+    } else return 0;
+    return 1;
+}
+static int views_asked(const struct prof_views *w) { return w->flame || w->folded || w->sort || w->graph; }
+/* In the child, before exec. */
+static void views_env(struct prof_views *w) {
+    const char *folded = w->folded ? w->folded : w->flame ? w->folded_tmp : 0;
+    if (w->graph) setenv(PROF_ENV_GRAPH, "1", 1);
+    if (w->sort) setenv(PROF_ENV_SORT, w->sort, 1);
+    if (folded) setenv(PROF_ENV_FOLDED, folded, 1);
+}
+/* After the run: FILE:LINE in the report, the flame graph. */
+static void views_after(struct prof_views *w, const char *report, const char *program) {
+    char title[PATH_MAX + 64];
+    if (report_value(report, PROF_KEY_SITES) <= 0) return;
+    prof_resolve_where(report);
+    if (!w->flame) return;
+    snprintf(title, sizeof title, "edgeprobe prof: %s (stacks derived from the call graph)", program);
+    prof_flame_svg(w->folded ? w->folded : w->folded_tmp, w->flame, title);
+    if (!w->folded) unlink(w->folded_tmp);
+}
+
 /* prof -p: what the command line asked for a running process. */
 struct prof_pid {
     int pid, stay;
@@ -141,6 +188,7 @@ static int report_request(const char *verb, const struct prof_pid *o, char *requ
     return 0;
 }
 static void say_report(const char *report, const struct prof_pid *o) {
+    prof_resolve_where(report);
     fprintf(stderr, "edgeprobe prof: report in %s%s%s\n", report, o->svg ? ", chart in " : "", o->svg ? o->svg : "");
 }
 static int prof_running_process(const struct prof_pid *o) {
@@ -185,7 +233,8 @@ int cmd_prof(int argc, char **argv) {
     const char *report = "edgeprobe-prof.txt", *svg = 0, *summary = 0, *mode = 0;
     long k = PROF_DEFAULT_K, epoch = PROF_DEFAULT_EPOCH_MS, top = PROF_DEFAULT_TOP;
     struct prof_pid running = {0, 0, 10, 0, 0, 0, 0};
-    int i, quiet = 0, status, report_now = 0;
+    struct prof_views views = {0, 0, 0, 0, ""};
+    int i, quiet = 0, status, report_now = 0, taken;
     char lib[PATH_MAX], preload[2 * PATH_MAX + 2], buf[32];
     pid_t pid;
     for (i = 1; i < argc; i++) {
@@ -203,11 +252,16 @@ int cmd_prof(int argc, char **argv) {
         } else if (!strcmp(a, "--stay")) {
             running.stay = 1;
             continue;
+        } else if (!strcmp(a, "--graph")) {
+            views.graph = 1;
+            continue;
         } else if (a[0] != '-') {
             break; /* PROGRAM without "--" */
         }
         if (!v) return usage_error("missing value for", a);
-        if (!strcmp(a, "-o") || !strcmp(a, "--output")) report = v;
+        if ((taken = view_option(&views, a, v)) < 0) return -taken;
+        if (taken) ;
+        else if (!strcmp(a, "-o") || !strcmp(a, "--output")) report = v;
         else if (!strcmp(a, "--svg")) svg = v;
         else if (!strcmp(a, "--summary")) summary = v;
         else if (!strcmp(a, "-p") || !strcmp(a, "--pid") || !strcmp(a, "--report-now")) {
@@ -238,6 +292,7 @@ int cmd_prof(int argc, char **argv) {
     if (running.pid) {
         if (i < argc) return usage_error("-p profiles a running process: no PROGRAM, not", argv[i]);
         if (mode || summary) return usage_error("not with -p:", mode ? "--mode" : "--summary");
+        if (views_asked(&views)) return usage_error("not with -p:", "--flame, --folded, --graph, --sort");
         running.k = k, running.epoch = epoch, running.report = report, running.svg = svg;
         (void)quiet, (void)top;
         return report_now ? prof_report_now(&running) : prof_running_process(&running);
@@ -247,6 +302,7 @@ int cmd_prof(int argc, char **argv) {
         fprintf(stderr, "edgeprobe prof: cannot find libedgeprobe-prof.so (run `make tools`, or set EDGEPROBE_PROF_LIB)\n");
         return 1;
     }
+    snprintf(views.folded_tmp, sizeof views.folded_tmp, "%s.folded", views.flame ? views.flame : report);
     fflush(0);
     pid = fork();
     if (pid < 0) {
@@ -269,6 +325,7 @@ int cmd_prof(int argc, char **argv) {
         setenv(PROF_ENV_EPOCH_MS, buf, 1);
         snprintf(buf, sizeof buf, "%ld", top);
         setenv(PROF_ENV_TOP, buf, 1);
+        views_env(&views);
         execvp(argv[i], argv + i);
         fprintf(stderr, "edgeprobe prof: cannot run %s: %s\n", argv[i], strerror(errno));
         _exit(errno == ENOENT ? 127 : 126);
@@ -281,6 +338,7 @@ int cmd_prof(int argc, char **argv) {
             perror("edgeprobe prof: waitpid");
             return 1;
         }
+    views_after(&views, report, argv[i]);
     if (!quiet) say_where(report, svg, argv[i], status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
     return WEXITSTATUS(status);

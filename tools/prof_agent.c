@@ -59,6 +59,9 @@
  *   EDGEPROBE_PROF_OUT=path      report file (default stderr)
  *   EDGEPROBE_PROF_SVG=path      also write an SVG chart of the hottest functions
  *   EDGEPROBE_PROF_TOP=25        table rows (0 = all)
+ *   EDGEPROBE_PROF_SORT=total    the table's order: total | self | calls
+ *   EDGEPROBE_PROF_GRAPH=1       callers and callees of the table's functions
+ *   EDGEPROBE_PROF_FOLDED=path   folded stacks, derived from the call graph
  *   EDGEPROBE_PROF_MODE=sample   sample (default) | on: never switch off |
  *                                off: switch every probe off once discovered
  *                                (measures the disabled-probe cost) |
@@ -114,6 +117,7 @@ static int prof_toggle_provider; /* 0: call patch API, 1: provider API */
 static unsigned prof_k = PROF_DEFAULT_K;
 static unsigned prof_epoch_ms = PROF_DEFAULT_EPOCH_MS;
 static int prof_top = PROF_DEFAULT_TOP;
+static int prof_sort = PROF_SORT_TOTAL;
 static volatile int prof_running;
 
 #define MAX_DEPTH 512        /* shadow stack frames per thread */
@@ -197,7 +201,37 @@ struct prof_func {
     uint32_t *hist;          /* NBUCKETS, from the arena at the first sample:
                                 most functions are never sampled, and touching
                                 5 KiB each at start-up costs page faults */
+    struct prof_edge *callers; /* where its samples were called from */
+    /* report time (CALL GRAPH): ticks of the run each sampled tick of f
+     * stands for; the estimated ticks of its outermost calls, of the calls
+     * it made to probed functions, and its self time */
+    double scale, outer_ticks, callee_ticks, self_ticks;
 };
+
+/* ---- call graph ------------------------------------------------------------
+ * Every sample is filed under its caller: the return address of the call
+ * (function probes; resolved to the probed function around it at report
+ * time, so the caller is exact whether or not its own window was open), or
+ * the frame below on the shadow stack (-finstrument-functions: the nearest
+ * caller whose window was open). At report time each edge's sampled ticks
+ * are scaled as its callee's are (its estimated calls over its samples):
+ * self time = inclusive time less the edges to its callees; the inclusive
+ * time of the table counts outermost calls only, leaving out samples nested
+ * in a call of the same function on the same thread: called from itself
+ * (direct recursion, from the return address), or with a timed call of it
+ * still under way (a shadow stack of the timed calls). The flame graph
+ * splits every function's time over its callers in the proportions of the
+ * edges, at every depth (as gprof does): the stacks are derived, not
+ * sampled. */
+typedef struct prof_edge {
+    struct prof_edge *next;  /* in callee->callers */
+    uintptr_t ra;            /* function probes: the call's return address */
+    prof_func *caller;       /* the calling function, if known (NULL: not
+                                probed, or a thread's first function) */
+    uint64_t calls, ticks;   /* sampled calls from there, their ticks */
+    uint64_t nested;         /* ticks of those under a timed call of the
+                                same function on the same thread */
+} prof_edge;
 
 static prof_site **site_by_id;
 static prof_func **fn_table;
@@ -350,9 +384,37 @@ P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t) {
 extern void edgeprobe_profiler_on_sample(const char *name, uintptr_t fn, uint64_t entry_tsc, uint64_t exit_tsc)
     __attribute__((weak));
 
+/* f's edge from (ra, caller), made on first use. Two threads adding the
+ * same edge at once may make two: the report merges edges by caller. */
+P_FN prof_edge *edge_of(prof_func *f, uintptr_t ra, prof_func *caller) {
+    prof_edge *e, *head = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE);
+    for (e = head; e; e = e->next)
+        if (e->ra == ra && e->caller == caller) return e;
+    if (!(e = (prof_edge *)arena_alloc(sizeof *e))) return 0;
+    e->ra = ra;
+    e->caller = caller;
+    e->next = head;
+    while (!__atomic_compare_exchange_n(&f->callers, &e->next, e, 1, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {}
+    return e;
+}
+/* Where a sample came from (see CALL GRAPH). */
+typedef struct sample_origin {
+    uintptr_t ra;
+    prof_func *caller;
+    int nested;
+} sample_origin;
+P_FN void record_edge(prof_func *f, const sample_origin *from, uint64_t d) {
+    prof_edge *e = edge_of(f, from->ra, from->caller);
+    if (!e) return;
+    __atomic_fetch_add(&e->calls, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&e->ticks, d, __ATOMIC_RELAXED);
+    if (from->nested) __atomic_fetch_add(&e->nested, d, __ATOMIC_RELAXED);
+}
+
 /* One sample of f: a call that took d ticks of its own (the profiler's
  * ticks taken out). The window closes at an entry (window_after_entry). */
-P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_tsc, uint64_t now, uint64_t d) {
+P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_tsc, uint64_t now, uint64_t d,
+                        const sample_origin *from) {
     uint32_t *hist = __atomic_load_n(&f->hist, __ATOMIC_ACQUIRE);
     if (!hist) { /* first sample: threads racing here agree on one array */
         uint32_t *fresh = (uint32_t *)arena_alloc(NBUCKETS * sizeof *hist);
@@ -368,6 +430,7 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
                !__atomic_compare_exchange_n(&f->min, &m, d ? d : 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
     }
     t->samples++;
+    record_edge(f, from, d);
     if (edgeprobe_profiler_on_sample) edgeprobe_profiler_on_sample(f->name, fn, entry_tsc, now);
     __atomic_add_fetch(&f->win_samples, 1, __ATOMIC_RELAXED);
 }
@@ -504,6 +567,13 @@ P_FN void handle_entry(tstate *t, prof_site *site, unsigned seq, uintptr_t pos, 
     fr->own = now - t->ov;
     fr->timed = timed;
 }
+/* Whether one of the n lowest frames of t's shadow stack is a call of f. */
+P_FN int stack_holds(const tstate *t, const prof_func *f, int n) {
+    int i;
+    for (i = 0; i < n; i++)
+        if (t->stack[i].f == f) return 1;
+    return 0;
+}
 /* An exit in window seq of f: pop f's frame and record a sample. */
 P_FN void handle_exit(tstate *t, prof_func *f, unsigned seq, uintptr_t value, uint64_t now) {
     int i;
@@ -523,7 +593,10 @@ P_FN void handle_exit(tstate *t, prof_func *f, unsigned seq, uintptr_t value, ui
         return;
     }
     t->depth = i; /* this frame and the ones above it (nested, so dead) */
-    if (t->stack[i].timed) record_sample(f, t, value, t->stack[i].tsc, now, now - t->ov - t->stack[i].own);
+    if (t->stack[i].timed) {
+        sample_origin from = {0, i > 0 ? t->stack[i - 1].f : 0, stack_holds(t, f, i)};
+        record_sample(f, t, value, t->stack[i].tsc, now, now - t->ov - t->stack[i].own, &from);
+    }
 }
 /* The handler of every entry and exit probe. user = the site's record.
  *
@@ -661,6 +734,26 @@ P_FN uint64_t account(tstate *t, uint64_t t0, uint64_t unmeasured) {
     t->ov += t1 - t0 + unmeasured;
     return t1 - t->ov;
 }
+/* Function probes: the thread's shadow stack holds its timed calls under
+ * way (f, start), for recursion through other functions (CALL GRAPH). The
+ * header's return trampoline pairs entries and exits, so a call's frame is
+ * found by its start; frames above it were left by longjmp or exceptions. */
+P_FN void timed_push(tstate *t, prof_func *f, uint64_t start) {
+    frame *fr;
+    if (t->depth == MAX_DEPTH) return; /* deeper calls: their outer calls go unseen */
+    fr = &t->stack[t->depth++];
+    fr->f = f;
+    fr->own = start;
+}
+/* Pop the frame of f's call that started at start; whether f has another
+ * timed call under way below it. */
+P_FN int timed_pop(tstate *t, const prof_func *f, uint64_t start) {
+    int i;
+    for (i = t->depth - 1; i >= 0 && !(t->stack[i].f == f && t->stack[i].own == start); i--) {}
+    if (i < 0) return stack_holds(t, f, t->depth); /* not pushed (a full stack) */
+    t->depth = i;
+    return stack_holds(t, f, i);
+}
 NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
     uint64_t now = rdtsc();
     prof_site *site = (prof_site *)user;
@@ -680,6 +773,7 @@ NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
     /* the call's start on the thread's own clock: its callees' events
      * will not count in its time */
     call->data = account(t, now, cal_entry);
+    if (want) timed_push(t, f, call->data);
     return want;
 }
 NOI void fentry_on_exit(const edgeprobe_func_call *call, void *user) {
@@ -687,10 +781,14 @@ NOI void fentry_on_exit(const edgeprobe_func_call *call, void *user) {
     prof_site *site = (prof_site *)user;
     tstate *t = count_event();
     uint64_t own, d;
+    sample_origin from;
     if (!t) return;
     own = now - t->ov - call->data;
     d = own > cal_self ? own - cal_self : 0;
-    record_sample(site->func, t, (uintptr_t)call->fn, now - own, now, d);
+    from.ra = call->return_address;
+    from.caller = 0; /* resolved from ra at report time */
+    from.nested = timed_pop(t, site->func, call->data);
+    record_sample(site->func, t, (uintptr_t)call->fn, now - own, now, d, &from);
     account(t, now, cal_exit);
 }
 /* Make sites for the function probes not seen yet and switch them on; the
@@ -1109,6 +1207,7 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
     prof_k = k > 0 ? (unsigned)k : PROF_DEFAULT_K;
     prof_epoch_ms = ep > 0 ? (unsigned)ep : PROF_DEFAULT_EPOCH_MS;
     prof_top = (int)env_long(PROF_ENV_TOP, PROF_DEFAULT_TOP);
+    if (prof_sort_parse(getenv(PROF_ENV_SORT)) >= 0) prof_sort = prof_sort_parse(getenv(PROF_ENV_SORT));
     if (reserve_tables()) {
         fprintf(stderr, "edgeprobe profiler: cannot reserve memory; not started\n");
         prof_mode = PROF_MODE_NONE;
@@ -1252,11 +1351,14 @@ P_FN double pow10i(double d) {
 }
 typedef struct row {
     prof_func *f;
-    double mean, p50, p99, est_calls, est_total;
+    double mean, p50, p99, est_calls, est_total, est_self;
 } row;
+P_FN double row_key(const row *r) {
+    return prof_sort == PROF_SORT_SELF ? r->est_self : prof_sort == PROF_SORT_CALLS ? r->est_calls : r->est_total;
+}
 P_FN int row_cmp(const void *a, const void *b) {
-    const row *x = (const row *)a, *y = (const row *)b;
-    return x->est_total < y->est_total ? 1 : x->est_total > y->est_total ? -1 : 0;
+    double x = row_key((const row *)a), y = row_key((const row *)b);
+    return x < y ? 1 : x > y ? -1 : 0;
 }
 P_FN void xml_text(FILE *o, const char *s) {
     for (; *s; s++) {
@@ -1348,7 +1450,228 @@ P_FN double ru_cpu_ns(const struct rusage *r) {
            ((double)r->ru_utime.tv_usec + (double)r->ru_stime.tv_usec) * 1e3;
 }
 
-/* The figures of the whole run, for the report's header and summary. */
+/* ---- call graph at report time (see CALL GRAPH) ---------------------------- */
+/* Where f starts: its first entry seen, or its probe site. */
+P_FN uintptr_t func_start(const prof_func *f) {
+    const prof_site *s = __atomic_load_n(&f->sites, __ATOMIC_ACQUIRE);
+    return f->addr ? f->addr : s ? (uintptr_t)s->addr : 0;
+}
+typedef struct fn_at { uintptr_t start; prof_func *f; } fn_at;
+P_FN int fn_at_cmp(const void *a, const void *b) {
+    uintptr_t x = ((const fn_at *)a)->start, y = ((const fn_at *)b)->start;
+    return x < y ? -1 : x > y;
+}
+/* Two addresses in one loaded object. */
+P_FN int same_object(uintptr_t a, uintptr_t b) {
+    Dl_info x, y;
+    return dladdr((void *)a, &x) && dladdr((void *)b, &y) && x.dli_fbase == y.dli_fbase;
+}
+/* The probed function a return address is in: the last one starting below
+ * it in the same object (a function of that object built without the flag
+ * would be taken for the one before it: the README says so). */
+P_FN prof_func *func_around(const fn_at *by, size_t n, uintptr_t ra) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* the first start past ra - 1 (inside the call) */
+        size_t mid = (lo + hi) / 2;
+        if (by[mid].start <= ra - 1) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo && same_object(by[lo - 1].start, ra) ? by[lo - 1].f : 0;
+}
+/* The caller of each edge that carries a return address. */
+P_FN void resolve_callers(void) {
+    size_t n = 0;
+    fn_at *by = (fn_at *)calloc(fn_count + 1, sizeof *by);
+    prof_func *f;
+    prof_edge *e;
+    if (!by) return;
+    for (f = fn_all; f && n < fn_count; f = f->next_all)
+        if ((by[n].start = func_start(f))) by[n++].f = f;
+    qsort(by, n, sizeof *by, fn_at_cmp);
+    for (f = fn_all; f; f = f->next_all)
+        for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next)
+            if (e->ra && !e->caller) e->caller = func_around(by, n, e->ra);
+    free(by);
+}
+/* The caller an edge stands for. An edge is keyed by (ra, caller): one
+ * resolved above is found no more by a later sample, which makes a new
+ * edge; they merge here and in the graph. */
+P_FN double edge_scaled(const prof_edge *e, const prof_func *callee) { return (double)e->ticks * callee->scale; }
+/* Each sampled function's scale, outermost and self time (ticks); most:
+ * what the threads had. */
+P_FN void compute_graph(double most) {
+    prof_func *f;
+    prof_edge *e;
+    resolve_callers();
+    for (f = fn_all; f; f = f->next_all) f->callee_ticks = 0;
+    for (f = fn_all; f; f = f->next_all) {
+        double nested = 0;
+        if (!f->samples) continue;
+        f->scale = f->est_calls / (double)f->samples;
+        for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next) {
+            nested += e->caller == f ? (double)e->ticks : (double)e->nested;
+            if (e->caller) e->caller->callee_ticks += edge_scaled(e, f);
+        }
+        f->outer_ticks = ((double)f->sum - nested) * f->scale;
+        if (f->outer_ticks > most) f->outer_ticks = most;
+        if (f->outer_ticks < 0) f->outer_ticks = 0;
+    }
+    for (f = fn_all; f; f = f->next_all) {
+        if (!f->samples) continue;
+        f->self_ticks = (double)f->sum * f->scale - f->callee_ticks;
+        if (f->self_ticks > f->outer_ticks) f->self_ticks = f->outer_ticks;
+        if (f->self_ticks < 0) f->self_ticks = 0;
+    }
+}
+
+/* The graph's edges merged by (caller, callee): estimated ticks and calls. */
+typedef struct graph_edge {
+    prof_func *from, *to; /* from NULL: not a probed function */
+    double ticks, calls;
+} graph_edge;
+typedef struct graph {
+    graph_edge *out, *in; /* by caller, by callee; each by ticks within */
+    size_t n;
+} graph;
+static int graph_by_to; /* the order graph_cmp sorts in */
+P_FN int graph_cmp(const void *a, const void *b) {
+    const graph_edge *x = (const graph_edge *)a, *y = (const graph_edge *)b;
+    uintptr_t kx = (uintptr_t)(graph_by_to ? x->to : x->from), ky = (uintptr_t)(graph_by_to ? y->to : y->from);
+    if (kx != ky) return kx < ky ? -1 : 1;
+    return x->ticks < y->ticks ? 1 : x->ticks > y->ticks ? -1 : 0;
+}
+/* Merge equal (from, to) pairs of a sorted array; the new count. */
+P_FN size_t graph_merge(graph_edge *g, size_t n) {
+    size_t i, j, k = 0;
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < k && !(g[j].from == g[i].from && g[j].to == g[i].to); j++) {}
+        if (j < k) g[j].ticks += g[i].ticks, g[j].calls += g[i].calls;
+        else g[k++] = g[i];
+    }
+    return k;
+}
+P_FN void graph_free(graph *g) {
+    free(g->out);
+    free(g->in);
+    memset(g, 0, sizeof *g);
+}
+/* Build the graph (after compute_graph): 0, or -1 (no memory). */
+P_FN int graph_build(graph *g) {
+    size_t n = 0, i = 0, start;
+    prof_func *f;
+    prof_edge *e;
+    memset(g, 0, sizeof *g);
+    for (f = fn_all; f; f = f->next_all)
+        for (e = f->samples ? f->callers : 0; e; e = e->next) n++;
+    if (!(g->out = (graph_edge *)calloc(n + 1, sizeof *g->out)) || !(g->in = (graph_edge *)calloc(n + 1, sizeof *g->in)))
+        return graph_free(g), -1;
+    for (f = fn_all; f; f = f->next_all) {
+        start = i; /* one callee's edges: merge them by caller */
+        for (e = f->samples ? f->callers : 0; e && i < n; e = e->next, i++) {
+            g->out[i].from = e->caller;
+            g->out[i].to = f;
+            g->out[i].ticks = edge_scaled(e, f);
+            g->out[i].calls = (double)e->calls * f->est_calls / (double)f->samples;
+        }
+        i = start + graph_merge(g->out + start, i - start);
+    }
+    g->n = i;
+    memcpy(g->in, g->out, i * sizeof *g->in);
+    graph_by_to = 0;
+    qsort(g->out, g->n, sizeof *g->out, graph_cmp);
+    graph_by_to = 1;
+    qsort(g->in, g->n, sizeof *g->in, graph_cmp);
+    return 0;
+}
+/* The first edge of a sorted array whose key (from or to) is f; n if none. */
+P_FN size_t graph_first(const graph_edge *a, size_t n, const prof_func *f, int by_to) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if ((uintptr_t)(by_to ? a[mid].to : a[mid].from) < (uintptr_t)f) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+#define GRAPH_OUTSIDE "[outside]" /* a caller that is no probed function */
+P_FN const char *fname(const prof_func *f);
+/* One side of f's entry in the call graph: its callers (by_to) or callees. */
+P_FN void write_graph_side(FILE *o, const graph_edge *a, size_t n, const prof_func *f, int by_to, double tick) {
+    size_t i;
+    for (i = graph_first(a, n, f, by_to); i < n && (by_to ? a[i].to : a[i].from) == f; i++) {
+        const prof_func *other = by_to ? a[i].from : a[i].to;
+        fprintf(o, "    %s %-40s %12.3f ms %12.0f calls\n", by_to ? "<-" : "->", other ? fname(other) : GRAPH_OUTSIDE,
+                a[i].ticks * tick / 1e6, a[i].calls);
+    }
+}
+
+/* ---- folded stacks, derived from the graph (see CALL GRAPH) ---------------- */
+#define FOLD_DEPTH 64
+#define FOLD_MIN_SHARE 0.001 /* a path below this share of the run is not split further */
+typedef struct folder {
+    FILE *o;
+    const graph *g;
+    const prof_func *path[FOLD_DEPTH];
+    double min_ticks, ns_per_tick;
+} folder;
+P_FN int on_path(const folder *fo, int depth, const prof_func *f) {
+    int i;
+    for (i = 0; i < depth; i++)
+        if (fo->path[i] == f) return 1;
+    return 0;
+}
+P_FN void fold_write(const folder *fo, int depth, double ticks) {
+    int i;
+    unsigned long long ns = (unsigned long long)(ticks * fo->ns_per_tick + 0.5);
+    if (!ns) return;
+    for (i = 0; i <= depth; i++) fprintf(fo->o, "%s%s", i ? ";" : "", fname(fo->path[i]));
+    fprintf(fo->o, " %llu\n", ns);
+}
+/* f at path[depth], with ticks of the run: its callees' shares of them
+ * below it, the rest as its own. A callee already on the path (recursion)
+ * stays in f. */
+P_FN void fold_node(folder *fo, int depth, const prof_func *f, double ticks) {
+    double all = (double)f->sum * f->scale, own = ticks;
+    size_t i;
+    fo->path[depth] = f;
+    if (depth + 1 < FOLD_DEPTH && ticks >= fo->min_ticks && all > 0)
+        for (i = graph_first(fo->g->out, fo->g->n, f, 0); i < fo->g->n && fo->g->out[i].from == f; i++) {
+            const graph_edge *e = &fo->g->out[i];
+            double part = e->ticks * ticks / all;
+            if (on_path(fo, depth + 1, e->to) || part < fo->min_ticks) continue;
+            if (part > own) part = own; /* estimates of callees may pass their caller's */
+            own -= part;
+            fold_node(fo, depth + 1, e->to, part);
+        }
+    fold_write(fo, depth, own);
+}
+/* The ticks of f's outermost calls from outside probed code: a thread's
+ * first function, a callback from a library. */
+P_FN double root_ticks(const prof_func *f) {
+    const prof_edge *e;
+    double t = 0;
+    for (e = f->callers; e; e = e->next)
+        if (!e->caller) t += (double)(e->ticks - e->nested) * f->scale;
+    return t;
+}
+/* Every path from such a root, as folded stacks ("a;b;c ns"). */
+P_FN void write_folded(const char *path, const graph *g, double ns_per_tick) {
+    folder fo;
+    const prof_func *f;
+    double total = 0;
+    if (!(fo.o = fopen(path, "w"))) {
+        fprintf(stderr, "edgeprobe profiler: cannot write %s\n", path);
+        return;
+    }
+    for (f = fn_all; f; f = f->next_all) total += f->samples ? root_ticks(f) : 0;
+    fo.g = g;
+    fo.min_ticks = total * FOLD_MIN_SHARE;
+    fo.ns_per_tick = ns_per_tick;
+    for (f = fn_all; f; f = f->next_all)
+        if (f->samples && root_ticks(f) > 0) fold_node(&fo, 0, f, root_ticks(f));
+    fclose(fo.o);
+}
+
 typedef struct run_totals {
     uint64_t tsc_end;
     double run_ns, cpu_ns, ns_per_tick, secs, toggle_ns, app_toggle_ns;
@@ -1414,13 +1737,14 @@ P_FN void sum_counters(run_totals *rt) {
  * Calls are the counts of the observation intervals, scaled (see COUNTING
  * CALLS). */
 P_FN row *make_rows(const run_totals *rt, int *n) {
-    /* inclusive time: a recursive function's levels each count it, so the
-     * product can pass what the threads had; no share passes wall time
+    /* inclusive time of outermost calls (CALL GRAPH); recursion hidden
+     * from the graph could still count twice: no share passes wall time
      * times the threads that ran handlers */
     double most = rt->run_ns / rt->ns_per_tick * (double)(rt->threads ? rt->threads : 1);
     prof_func *f;
     row *rows;
     *n = 0;
+    compute_graph(most);
     for (f = fn_all; f; f = f->next_all) *n += f->samples != 0;
     if (!(rows = (row *)calloc((size_t)*n + 1, sizeof *rows))) return 0;
     *n = 0;
@@ -1433,8 +1757,8 @@ P_FN row *make_rows(const run_totals *rt, int *n) {
         r->p50 = hist_pct(f, 50);
         r->p99 = hist_pct(f, 99);
         r->est_calls = f->est_calls;
-        r->est_total = r->est_calls * r->mean;
-        if (r->est_total > most) r->est_total = most;
+        r->est_total = f->outer_ticks;
+        r->est_self = f->self_ticks;
     }
     qsort(rows, (size_t)*n, sizeof *rows, row_cmp);
     return rows;
@@ -1494,26 +1818,68 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
             (double)arena_used / 1024);
 }
 
+/* The file a function is in, and its address there (PROF_WHERE_SEP): the
+ * command turns it into FILE:LINE. "-" when unknown. */
+P_FN void where_of(const prof_func *f, char *out, size_t n) {
+    static char exe[512];
+    symq q;
+    char *c;
+    q.addr = func_start(f);
+    q.path = 0;
+    snprintf(out, n, "-");
+    if (!q.addr || !dl_iterate_phdr(find_object, &q)) return;
+    if (!strcmp(q.path, "/proc/self/exe")) { /* the command would read its own */
+        ssize_t len = exe[0] ? (ssize_t)strlen(exe) : readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (len <= 0) return;
+        exe[len] = 0;
+        q.path = exe;
+    }
+    snprintf(out, n, "%s" PROF_WHERE_SEP "%lx", q.path, (unsigned long)(q.addr - q.base));
+    for (c = out; *c; c++)
+        if (*c == ' ') *c = '?'; /* the columns are whitespace-separated */
+}
 /* The first EDGEPROBE_PROF_TOP rows (0: all). */
 P_FN void write_table(FILE *o, const row *rows, int n, const run_totals *rt) {
     int i, limit = prof_top > 0 && prof_top < n ? prof_top : n;
     double tick = rt->ns_per_tick;
-    fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %7s %s\n", "function", "sampled", "calls",
-            "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "mean(ns)", "p50(ns)", "p99(ns)", "share%", "counted");
+    char where[600];
+    fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %12s %12s %7s %7s %-9s %s\n", "function", "sampled",
+            "calls", "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "mean(ns)", "p50(ns)", "p99(ns)", "total(ms)",
+            "self(ms)", "share%", "self%", "counted", "where");
     for (i = 0; i < limit; i++) {
         const row *r = &rows[i];
+        where_of(r->f, where, sizeof where);
         /* full names (C++ names are long): the columns stay whitespace-separated */
-        fprintf(o, "%-32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %7.2f %s\n", fname(r->f),
-                (unsigned long long)r->f->samples, r->est_calls, (unsigned long long)r->f->min, r->mean, r->p50,
-                r->p99, r->mean * tick, r->p50 * tick, r->p99 * tick, 100 * r->est_total * tick / rt->run_ns,
-                r->f->estimated ? "estimated" : "exact");
+        fprintf(o, "%-32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %12.3f %12.3f %7.2f %7.2f %-9s %s\n",
+                fname(r->f), (unsigned long long)r->f->samples, r->est_calls, (unsigned long long)r->f->min, r->mean,
+                r->p50, r->p99, r->mean * tick, r->p50 * tick, r->p99 * tick, r->est_total * tick / 1e6,
+                r->est_self * tick / 1e6, 100 * r->est_total * tick / rt->run_ns,
+                100 * r->est_self * tick / rt->run_ns, r->f->estimated ? "estimated" : "exact", where);
     }
     if (limit < n) fprintf(o, "... %d more functions (EDGEPROBE_PROF_TOP=0 shows all)\n", n - limit);
-    fprintf(o, "share%% = calls x mean / wall time, at most 100%% per thread; inclusive (a caller's time "
-               "contains its callees', a recursive function's outer calls their inner ones). counted: "
-               "exact = every call counted; estimated = calls counted in an interval of each epoch, scaled "
+    fprintf(o, "total = time in the function's outermost calls (calls x mean, less the calls nested in a call of "
+               "the same function: recursion counts once); self = time in the function less its calls of probed "
+               "functions (README, \"Call graph\"); share%% = total / wall time, at most 100%% per thread. "
+               "counted: exact = every call counted; estimated = calls counted in an interval of each epoch, scaled "
                "(unbiased when the program's threads run steadily; busy machines and threads that are "
-               "descheduled make it less precise)\n");
+               "descheduled make it less precise). where = OBJECT+0xADDRESS, or FILE:LINE (edgeprobe prof, "
+               "with addr2line)\n");
+}
+
+/* EDGEPROBE_PROF_GRAPH: the table's functions with their callers and
+ * callees, estimated (see CALL GRAPH). */
+P_FN void write_call_graph(FILE *o, const row *rows, int n, const graph *g, const run_totals *rt) {
+    int i, limit = prof_top > 0 && prof_top < n ? prof_top : n;
+    double tick = rt->ns_per_tick;
+    fprintf(o, "\ncall graph: each function, its callers (<-) and callees (->), with the estimated time and "
+               "calls of each edge; " GRAPH_OUTSIDE " = not a probed function (a thread's start, a library)\n");
+    for (i = 0; i < limit; i++) {
+        const row *r = &rows[i];
+        fprintf(o, "%s  total %.3f ms  self %.3f ms  calls %.0f\n", fname(r->f), r->est_total * tick / 1e6,
+                r->est_self * tick / 1e6, r->est_calls);
+        write_graph_side(o, g->in, g->n, r->f, 1, tick);
+        write_graph_side(o, g->out, g->n, r->f, 0, tick);
+    }
 }
 
 /* The one-line summary (prof_common.h): last line of the report, and
@@ -1559,6 +1925,22 @@ P_FN void write_chart(const char *path, row *rows, int n, const run_totals *rt) 
     write_svg(path, rows, n, rt->ns_per_tick, rt->run_ns, title);
 }
 
+/* The call graph (EDGEPROBE_PROF_GRAPH=1) and the folded stacks
+ * (EDGEPROBE_PROF_FOLDED=path). */
+P_FN void write_views(FILE *o, int quiet, const row *rows, int n, const run_totals *rt) {
+    const char *graph_on = getenv(PROF_ENV_GRAPH), *folded = getenv(PROF_ENV_FOLDED);
+    int want_graph = !quiet && graph_on && *graph_on == '1';
+    graph g;
+    if (!want_graph && !(folded && *folded)) return;
+    if (graph_build(&g)) {
+        fprintf(stderr, "edgeprobe profiler: no memory for the call graph\n");
+        return;
+    }
+    if (want_graph) write_call_graph(o, rows, n, &g, rt);
+    if (folded && *folded) write_folded(folded, &g, rt->ns_per_tick);
+    graph_free(&g);
+}
+
 /* The report file, or stderr. */
 P_FN FILE *open_report(const char *path) {
     FILE *o;
@@ -1581,6 +1963,7 @@ P_FN void write_report(FILE *o, const char *svg, int quiet, run_totals *rt) {
         write_header(o, rt);
         write_table(o, rows, n, rt);
     }
+    write_views(o, quiet, rows, n, rt);
     append_summary(getenv(PROF_ENV_SUMMARY), rt);
     write_summary(o, rt);
     if (getenv("EDGEPROBE_PROF_DEBUG")) write_debug(o);
@@ -1689,6 +2072,7 @@ P_FN void reset_function(prof_func *f) {
     f->obs_open = 1;
     f->obs_rate = f->est_calls = f->obs_seen = 0;
     f->estimated = 0;
+    f->callers = 0; /* the old edges stay in the arena, unreachable */
     if (f->hist) memset(f->hist, 0, NBUCKETS * sizeof *f->hist);
 }
 P_FN void reset_thread(tstate *t) {
