@@ -151,13 +151,14 @@ static void views_env(struct prof_views *w) {
     if (folded) setenv(PROF_ENV_FOLDED, folded, 1);
 }
 /* After the run: FILE:LINE in the report, the flame graph. */
-static void views_after(struct prof_views *w, const char *report, const char *program) {
+static void views_after(struct prof_views *w, const char *report, const char *program, int quiet) {
     char title[PATH_MAX + 64];
     if (report_value(report, PROF_KEY_SITES) <= 0) return;
     prof_resolve_where(report);
     if (!w->flame) return;
     snprintf(title, sizeof title, "edgeprobe prof: %s (stacks derived from the call graph)", program);
-    prof_flame_svg(w->folded ? w->folded : w->folded_tmp, w->flame, title);
+    if (!prof_flame_svg(w->folded ? w->folded : w->folded_tmp, w->flame, title) && !quiet)
+        fprintf(stderr, "edgeprobe prof: flame graph in %s\n", w->flame);
     if (!w->folded) unlink(w->folded_tmp);
 }
 
@@ -338,7 +339,7 @@ int cmd_prof(int argc, char **argv) {
             perror("edgeprobe prof: waitpid");
             return 1;
         }
-    views_after(&views, report, argv[i]);
+    views_after(&views, report, argv[i], quiet);
     if (!quiet) say_where(report, svg, argv[i], status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
     return WEXITSTATUS(status);

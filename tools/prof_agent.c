@@ -1497,31 +1497,43 @@ P_FN void resolve_callers(void) {
  * resolved above is found no more by a later sample, which makes a new
  * edge; they merge here and in the graph. */
 P_FN double edge_scaled(const prof_edge *e, const prof_func *callee) { return (double)e->ticks * callee->scale; }
+/* f's scale and outermost time: its sampled ticks less those nested in a
+ * call of itself, scaled; at most `most`. */
+P_FN void compute_outer(prof_func *f, double most) {
+    const prof_edge *e;
+    double nested = 0;
+    f->scale = f->est_calls / (double)f->samples;
+    for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next)
+        nested += e->caller == f ? (double)e->ticks : (double)e->nested;
+    f->outer_ticks = ((double)f->sum - nested) * f->scale;
+    if (f->outer_ticks > most) { /* a preempted sample in a mean, or recursion unseen: */
+        f->scale *= most / f->outer_ticks; /* its edges shrink with it */
+        f->outer_ticks = most;
+    }
+    if (f->outer_ticks < 0) f->outer_ticks = 0;
+}
+/* Self time: all of f's time (every level) less its edges to callees; at
+ * most its outermost time. */
+P_FN void compute_self(prof_func *f) {
+    f->self_ticks = (double)f->sum * f->scale - f->callee_ticks;
+    if (f->self_ticks > f->outer_ticks) f->self_ticks = f->outer_ticks;
+    if (f->self_ticks < 0) f->self_ticks = 0;
+}
 /* Each sampled function's scale, outermost and self time (ticks); most:
  * what the threads had. */
 P_FN void compute_graph(double most) {
     prof_func *f;
-    prof_edge *e;
+    const prof_edge *e;
     resolve_callers();
-    for (f = fn_all; f; f = f->next_all) f->callee_ticks = 0;
     for (f = fn_all; f; f = f->next_all) {
-        double nested = 0;
-        if (!f->samples) continue;
-        f->scale = f->est_calls / (double)f->samples;
-        for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next) {
-            nested += e->caller == f ? (double)e->ticks : (double)e->nested;
+        f->callee_ticks = 0;
+        if (f->samples) compute_outer(f, most);
+    }
+    for (f = fn_all; f; f = f->next_all)
+        for (e = f->samples ? f->callers : 0; e; e = e->next)
             if (e->caller) e->caller->callee_ticks += edge_scaled(e, f);
-        }
-        f->outer_ticks = ((double)f->sum - nested) * f->scale;
-        if (f->outer_ticks > most) f->outer_ticks = most;
-        if (f->outer_ticks < 0) f->outer_ticks = 0;
-    }
-    for (f = fn_all; f; f = f->next_all) {
-        if (!f->samples) continue;
-        f->self_ticks = (double)f->sum * f->scale - f->callee_ticks;
-        if (f->self_ticks > f->outer_ticks) f->self_ticks = f->outer_ticks;
-        if (f->self_ticks < 0) f->self_ticks = 0;
-    }
+    for (f = fn_all; f; f = f->next_all)
+        if (f->samples) compute_self(f);
 }
 
 /* The graph's edges merged by (caller, callee): estimated ticks and calls. */
@@ -1593,14 +1605,16 @@ P_FN size_t graph_first(const graph_edge *a, size_t n, const prof_func *f, int b
     }
     return lo;
 }
-#define GRAPH_OUTSIDE "[outside]" /* a caller that is no probed function */
+/* A caller that is no probed function; with -finstrument-functions, no
+ * caller whose window was open (the call site is not known there). */
+P_FN const char *graph_outside(void) { return fentry_mode ? "[outside]" : "[unseen]"; }
 P_FN const char *fname(const prof_func *f);
 /* One side of f's entry in the call graph: its callers (by_to) or callees. */
 P_FN void write_graph_side(FILE *o, const graph_edge *a, size_t n, const prof_func *f, int by_to, double tick) {
     size_t i;
     for (i = graph_first(a, n, f, by_to); i < n && (by_to ? a[i].to : a[i].from) == f; i++) {
         const prof_func *other = by_to ? a[i].from : a[i].to;
-        fprintf(o, "    %s %-40s %12.3f ms %12.0f calls\n", by_to ? "<-" : "->", other ? fname(other) : GRAPH_OUTSIDE,
+        fprintf(o, "    %s %-40s %12.3f ms %12.0f calls\n", by_to ? "<-" : "->", other ? fname(other) : graph_outside(),
                 a[i].ticks * tick / 1e6, a[i].calls);
     }
 }
@@ -1859,7 +1873,7 @@ P_FN void write_table(FILE *o, const row *rows, int n, const run_totals *rt) {
     if (limit < n) fprintf(o, "... %d more functions (EDGEPROBE_PROF_TOP=0 shows all)\n", n - limit);
     fprintf(o, "total = time in the function's outermost calls (calls x mean, less the calls nested in a call of "
                "the same function: recursion counts once); self = time in the function less its calls of probed "
-               "functions (README, \"Call graph\"); share%% = total / wall time, at most 100%% per thread. "
+               "functions (README, \"Self time, call graph, flame graph, file:line\"); share%% = total / wall time, at most 100%% per thread. "
                "counted: exact = every call counted; estimated = calls counted in an interval of each epoch, scaled "
                "(unbiased when the program's threads run steadily; busy machines and threads that are "
                "descheduled make it less precise). where = OBJECT+0xADDRESS, or FILE:LINE (edgeprobe prof, "
@@ -1872,7 +1886,8 @@ P_FN void write_call_graph(FILE *o, const row *rows, int n, const graph *g, cons
     int i, limit = prof_top > 0 && prof_top < n ? prof_top : n;
     double tick = rt->ns_per_tick;
     fprintf(o, "\ncall graph: each function, its callers (<-) and callees (->), with the estimated time and "
-               "calls of each edge; " GRAPH_OUTSIDE " = not a probed function (a thread's start, a library)\n");
+               "calls of each edge; %s\n", fentry_mode ? "[outside] = not a probed function (a thread's start, a library)"
+               : "callers are the nearest ones being sampled; [unseen] = none was (-finstrument-functions)");
     for (i = 0; i < limit; i++) {
         const row *r = &rows[i];
         fprintf(o, "%s  total %.3f ms  self %.3f ms  calls %.0f\n", fname(r->f), r->est_total * tick / 1e6,
