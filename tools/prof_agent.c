@@ -1664,8 +1664,8 @@ P_FN void fold_node(folder *fo, int depth, const prof_func *f, double ticks) {
 P_FN double root_ticks(const prof_func *f) {
     const prof_edge *e;
     double t = 0;
-    for (e = f->callers; e; e = e->next)
-        if (!e->caller) t += (double)(e->ticks - e->nested) * f->scale;
+    for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next)
+        if (!e->caller) t += ((double)e->ticks - (double)e->nested) * f->scale; /* read while samples come in */
     return t;
 }
 /* Every path from such a root, as folded stacks ("a;b;c ns"). */
