@@ -738,12 +738,13 @@ P_FN uint64_t account(tstate *t, uint64_t t0, uint64_t unmeasured) {
  * way (f, start), for recursion through other functions (CALL GRAPH). The
  * header's return trampoline pairs entries and exits, so a call's frame is
  * found by its start; frames above it were left by longjmp or exceptions. */
-P_FN void timed_push(tstate *t, prof_func *f, uint64_t start) {
+P_FN frame *timed_push(tstate *t, prof_func *f) {
     frame *fr;
-    if (t->depth == MAX_DEPTH) return; /* deeper calls: their outer calls go unseen */
+    if (t->depth == MAX_DEPTH) return 0; /* deeper calls: their outer calls go unseen */
     fr = &t->stack[t->depth++];
     fr->f = f;
-    fr->own = start;
+    fr->own = 0;
+    return fr;
 }
 /* Pop the frame of f's call that started at start; whether f has another
  * timed call under way below it. */
@@ -761,6 +762,7 @@ NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
     tstate *t = count_event();
     unsigned seq;
     int want = 0;
+    frame *fr;
     if (!t) return 0;
     seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
     if (!prof_running) {
@@ -770,10 +772,11 @@ NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
         if (!f->addr) f->addr = (uintptr_t)call->fn;
         want = window_after_entry(f, t, seq, now);
     }
+    fr = want ? timed_push(t, f) : 0; /* before account(): its cost is the profiler's */
     /* the call's start on the thread's own clock: its callees' events
      * will not count in its time */
     call->data = account(t, now, cal_entry);
-    if (want) timed_push(t, f, call->data);
+    if (fr) fr->own = call->data; /* the call's start: what its exit finds it by */
     return want;
 }
 NOI void fentry_on_exit(const edgeprobe_func_call *call, void *user) {
