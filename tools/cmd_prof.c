@@ -63,15 +63,16 @@ static const char prof_usage[] =
     "Profile a running process for SECONDS (default 10; Ctrl-C ends it early),\n"
     "attaching the agent first if it has no control endpoint. The process runs\n"
     "on; everything is switched off again at the end (--stay: the functions\n"
-    "stay bound, off, for the next profile). -o, --svg, -k, --epoch as above.\n"
+    "stay bound, off, for the next profile). -o, --svg, --flame, --folded, --graph,\n"
+    "--sort, -k, --epoch as above.\n"
     "\n"
-    "usage: edgeprobe prof --report-now PID [-o REPORT] [--svg FILE]\n"
+    "usage: edgeprobe prof --report-now PID [-o REPORT] [--svg FILE] [--flame FILE] ...\n"
     "\n"
     "The report so far of a process being profiled (one launched by prof with\n"
     "EDGEPROBE_CONTROL=1 in its environment, or during prof -p); it goes on.\n"
     "\n"
-    "--flame, --folded, --graph and --sort are for a launched PROGRAM. The table's\n"
-    "last column is FILE:LINE when addr2line is installed and PROGRAM has -g.\n"
+    "The table's last column is FILE:LINE when addr2line is installed and the\n"
+    "program was built with -g.\n"
     "\n"
     "PROGRAM is built with -fpatchable-function-entry=5 (gcc or clang), or\n"
     "with -finstrument-functions (see the README). The profiler library is\n"
@@ -142,7 +143,6 @@ static int view_option(struct prof_views *w, const char *a, const char *v) {
     } else return 0;
     return 1;
 }
-static int views_asked(const struct prof_views *w) { return w->flame || w->folded || w->sort || w->graph; }
 /* In the child, before exec. */
 static void views_env(struct prof_views *w) {
     const char *folded = w->folded ? w->folded : w->flame ? w->folded_tmp : 0;
@@ -168,6 +168,7 @@ struct prof_pid {
     double seconds;
     long k, epoch;
     const char *report, *svg;
+    struct prof_views *views;
 };
 /* Report paths are opened by the process: absolute, from our directory. */
 static int absolute(const char *path, char *out, size_t n) {
@@ -176,24 +177,37 @@ static int absolute(const char *path, char *out, size_t n) {
     if (!getcwd(cwd, sizeof cwd)) return -1;
     return snprintf(out, n, "%s/%s", cwd, path) >= (int)n ? -1 : 0;
 }
-/* "prof VERB REPORT [SVG]", the paths made absolute; -1 after saying why. */
+/* The request's words for the views: " graph sort=KEY folded=PATH"; -1 if
+ * the path is too long or holds a space (words are split at spaces). */
+static int view_words(const struct prof_views *w, char *out, size_t n) {
+    const char *folded = w->folded ? w->folded : w->flame ? w->folded_tmp : 0;
+    char path[PATH_MAX] = "";
+    if (folded && (absolute(folded, path, sizeof path) || strchr(path, ' '))) return -1;
+    return snprintf(out, n, "%s%s%s%s%s", w->graph ? " graph" : "", w->sort ? " sort=" : "", w->sort ? w->sort : "",
+                    *path ? " folded=" : "", path) >= (int)n ? -1 : 0;
+}
+/* "prof VERB REPORT [SVG] [graph] [sort=KEY] [folded=PATH]", the paths
+ * made absolute; -1 after saying why. */
 static int report_request(const char *verb, const struct prof_pid *o, char *request, size_t n, char *report) {
-    char svg[PATH_MAX] = "";
+    char svg[PATH_MAX] = "", words[PATH_MAX + 64];
     if (absolute(o->report, report, PATH_MAX) || (o->svg && absolute(o->svg, svg, sizeof svg)) ||
-        strchr(report, ' ') || strchr(svg, ' ') || strlen(report) + strlen(svg) > 480) {
-        /* one request line carries both (the endpoint's limit: 511 bytes) */
+        view_words(o->views, words, sizeof words) || strchr(report, ' ') || strchr(svg, ' ') ||
+        strlen(report) + strlen(svg) + strlen(words) > 480) {
+        /* one request line carries them all (the endpoint's limit: 511 bytes) */
         fprintf(stderr, "edgeprobe prof: report paths must not hold spaces, and fit 480 bytes together\n");
         return -1;
     }
-    snprintf(request, n, "prof %s %s%s%s", verb, report, *svg ? " " : "", svg);
+    snprintf(request, n, "prof %s %s%s%s%s", verb, report, *svg ? " " : "", svg, words);
     return 0;
 }
 static void say_report(const char *report, const struct prof_pid *o) {
-    prof_resolve_where(report);
+    char who[32];
+    snprintf(who, sizeof who, "process %d", o->pid);
+    views_after(o->views, report, who, 0);
     fprintf(stderr, "edgeprobe prof: report in %s%s%s\n", report, o->svg ? ", chart in " : "", o->svg ? o->svg : "");
 }
 static int prof_running_process(const struct prof_pid *o) {
-    char start[64], stop[2 * PATH_MAX + 16], report[PATH_MAX];
+    char start[64], stop[4 * PATH_MAX], report[PATH_MAX];
     const char *reply;
     int rc = 1;
     ctl_conn *c;
@@ -216,7 +230,7 @@ out:
  * `prof` with EDGEPROBE_CONTROL=1, or profiled by `prof -p --stay`... while
  * a profile runs); it goes on. */
 static int prof_report_now(const struct prof_pid *o) {
-    char request[2 * PATH_MAX + 16], report[PATH_MAX], pid[16];
+    char request[4 * PATH_MAX], report[PATH_MAX], pid[16];
     int rc = 1;
     ctl_conn *c;
     if (report_request("report", o, request, sizeof request, report)) return TOOL_EXIT_USAGE;
@@ -233,7 +247,7 @@ static int prof_report_now(const struct prof_pid *o) {
 int cmd_prof(int argc, char **argv) {
     const char *report = "edgeprobe-prof.txt", *svg = 0, *summary = 0, *mode = 0;
     long k = PROF_DEFAULT_K, epoch = PROF_DEFAULT_EPOCH_MS, top = PROF_DEFAULT_TOP;
-    struct prof_pid running = {0, 0, 10, 0, 0, 0, 0};
+    struct prof_pid running = {0, 0, 10, 0, 0, 0, 0, 0};
     struct prof_views views = {0, 0, 0, 0, ""};
     int i, quiet = 0, status, report_now = 0, taken;
     char lib[PATH_MAX], preload[2 * PATH_MAX + 2], buf[32];
@@ -290,11 +304,11 @@ int cmd_prof(int argc, char **argv) {
         }
         i++;
     }
+    snprintf(views.folded_tmp, sizeof views.folded_tmp, "%s.folded", views.flame ? views.flame : report);
     if (running.pid) {
         if (i < argc) return usage_error("-p profiles a running process: no PROGRAM, not", argv[i]);
         if (mode || summary) return usage_error("not with -p:", mode ? "--mode" : "--summary");
-        if (views_asked(&views)) return usage_error("not with -p:", "--flame, --folded, --graph, --sort");
-        running.k = k, running.epoch = epoch, running.report = report, running.svg = svg;
+        running.k = k, running.epoch = epoch, running.report = report, running.svg = svg, running.views = &views;
         (void)quiet, (void)top;
         return report_now ? prof_report_now(&running) : prof_running_process(&running);
     }
@@ -303,7 +317,6 @@ int cmd_prof(int argc, char **argv) {
         fprintf(stderr, "edgeprobe prof: cannot find libedgeprobe-prof.so (run `make tools`, or set EDGEPROBE_PROF_LIB)\n");
         return 1;
     }
-    snprintf(views.folded_tmp, sizeof views.folded_tmp, "%s.folded", views.flame ? views.flame : report);
     fflush(0);
     pid = fork();
     if (pid < 0) {

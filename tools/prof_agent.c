@@ -1210,7 +1210,6 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
     prof_k = k > 0 ? (unsigned)k : PROF_DEFAULT_K;
     prof_epoch_ms = ep > 0 ? (unsigned)ep : PROF_DEFAULT_EPOCH_MS;
     prof_top = (int)env_long(PROF_ENV_TOP, PROF_DEFAULT_TOP);
-    if (prof_sort_parse(getenv(PROF_ENV_SORT)) >= 0) prof_sort = prof_sort_parse(getenv(PROF_ENV_SORT));
     if (reserve_tables()) {
         fprintf(stderr, "edgeprobe profiler: cannot reserve memory; not started\n");
         prof_mode = PROF_MODE_NONE;
@@ -1662,16 +1661,39 @@ P_FN void fold_node(folder *fo, int depth, const prof_func *f, double ticks) {
         }
     fold_write(fo, depth, own);
 }
-/* The ticks of f's outermost calls from outside probed code: a thread's
- * first function, a callback from a library. */
-P_FN double root_ticks(const prof_func *f) {
+/* A stack starts where the graph knows no more: at a caller that is no
+ * probed function (a thread's start, a library's callback; NULL), or one
+ * without a finished sampled call (main, a thread's loop: under way while
+ * a report is written during the run), which is then the stack's root
+ * frame. */
+P_FN int starts_stacks(const prof_func *caller) { return !caller || !caller->samples; }
+/* The ticks of f's outermost calls from `caller` (such a caller). */
+P_FN double root_ticks(const prof_func *f, const prof_func *caller) {
     const prof_edge *e;
     double t = 0;
     for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next)
-        if (!e->caller) t += ((double)e->ticks - (double)e->nested) * f->scale; /* read while samples come in */
+        if (e->caller == caller) t += ((double)e->ticks - (double)e->nested) * f->scale; /* read while samples come in */
     return t;
 }
-/* Every path from such a root, as folded stacks ("a;b;c ns"). */
+/* f's stacks from each caller that starts stacks; or, when sum is not
+ * NULL, only add up their ticks. */
+P_FN void fold_roots(folder *fo, const prof_func *f, double *sum) {
+    const prof_edge *e, *seen;
+    for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next) {
+        double t;
+        for (seen = f->callers; seen != e && seen->caller != e->caller; seen = seen->next) {}
+        if (seen != e || !starts_stacks(e->caller) || (t = root_ticks(f, e->caller)) <= 0) continue;
+        if (sum) {
+            *sum += t;
+        } else if (e->caller) {
+            fo->path[0] = e->caller;
+            fold_node(fo, 1, f, t);
+        } else {
+            fold_node(fo, 0, f, t);
+        }
+    }
+}
+/* Every stack, as folded stacks ("a;b;c ns"). */
 P_FN void write_folded(const char *path, const graph *g, double ns_per_tick) {
     folder fo;
     const prof_func *f;
@@ -1680,15 +1702,17 @@ P_FN void write_folded(const char *path, const graph *g, double ns_per_tick) {
         fprintf(stderr, "edgeprobe profiler: cannot write %s\n", path);
         return;
     }
-    for (f = fn_all; f; f = f->next_all) total += f->samples ? root_ticks(f) : 0;
     fo.g = g;
-    fo.min_ticks = total * FOLD_MIN_SHARE;
     fo.ns_per_tick = ns_per_tick;
     for (f = fn_all; f; f = f->next_all)
-        if (f->samples && root_ticks(f) > 0) fold_node(&fo, 0, f, root_ticks(f));
+        if (f->samples) fold_roots(&fo, f, &total);
+    fo.min_ticks = total * FOLD_MIN_SHARE;
+    for (f = fn_all; f; f = f->next_all)
+        if (f->samples) fold_roots(&fo, f, 0);
     fclose(fo.o);
 }
 
+/* The figures of the whole run, for the report's header and summary. */
 typedef struct run_totals {
     uint64_t tsc_end;
     double run_ns, cpu_ns, ns_per_tick, secs, toggle_ns, app_toggle_ns;
@@ -1943,19 +1967,47 @@ P_FN void write_chart(const char *path, row *rows, int n, const run_totals *rt) 
     write_svg(path, rows, n, rt->ns_per_tick, rt->run_ns, title);
 }
 
-/* The call graph (EDGEPROBE_PROF_GRAPH=1) and the folded stacks
- * (EDGEPROBE_PROF_FOLDED=path). */
-P_FN void write_views(FILE *o, int quiet, const row *rows, int n, const run_totals *rt) {
-    const char *graph_on = getenv(PROF_ENV_GRAPH), *folded = getenv(PROF_ENV_FOLDED);
-    int want_graph = !quiet && graph_on && *graph_on == '1';
+/* What a report holds beyond the table: from the environment (a launched
+ * program's report), or from the words of a request (report_words). */
+typedef struct report_opts {
+    const char *svg, *folded; /* the chart, the folded stacks: paths, or NULL */
+    int graph, sort, quiet;
+} report_opts;
+P_FN void report_opts_env(report_opts *r) {
+    const char *graph = getenv(PROF_ENV_GRAPH), *quiet = getenv("EDGEPROBE_PROF_QUIET");
+    r->svg = getenv(PROF_ENV_SVG);
+    r->folded = getenv(PROF_ENV_FOLDED);
+    r->graph = graph && *graph == '1';
+    r->sort = prof_sort_parse(getenv(PROF_ENV_SORT));
+    r->quiet = quiet && *quiet == '1';
+}
+/* The words after a request's report path: [SVG] [graph] [sort=KEY]
+ * [folded=PATH] (paths absolute: the process opens them). 0, or -1. */
+P_FN int report_words(char **w, int n, report_opts *r) {
+    int i;
+    memset(r, 0, sizeof *r);
+    r->sort = -1;
+    for (i = 0; i < n; i++) {
+        if (!strcmp(w[i], "graph")) r->graph = 1;
+        else if (!strncmp(w[i], "sort=", 5) && prof_sort_parse(w[i] + 5) >= 0) r->sort = prof_sort_parse(w[i] + 5);
+        else if (!strncmp(w[i], "folded=/", 8)) r->folded = w[i] + 7;
+        else if (w[i][0] == '/' && !r->svg) r->svg = w[i];
+        else return -1;
+    }
+    return 0;
+}
+
+/* The call graph and the folded stacks, when asked for. */
+P_FN void write_views(FILE *o, const row *rows, int n, const run_totals *rt, const report_opts *opts) {
+    int want_graph = !opts->quiet && opts->graph, want_folded = opts->folded && *opts->folded;
     graph g;
-    if (!want_graph && !(folded && *folded)) return;
+    if (!want_graph && !want_folded) return;
     if (graph_build(&g)) {
         fprintf(stderr, "edgeprobe profiler: no memory for the call graph\n");
         return;
     }
     if (want_graph) write_call_graph(o, rows, n, &g, rt);
-    if (folded && *folded) write_folded(folded, &g, rt->ns_per_tick);
+    if (want_folded) write_folded(opts->folded, &g, rt->ns_per_tick);
     graph_free(&g);
 }
 
@@ -1968,24 +2020,25 @@ P_FN FILE *open_report(const char *path) {
     return stderr;
 }
 
-/* The report of a stopped profile: table (unless quiet) and summary to o,
- * the chart to svg when given. */
-P_FN void write_report(FILE *o, const char *svg, int quiet, run_totals *rt) {
+/* The report of a stopped profile: table (unless quiet), the views asked
+ * for, and summary to o; the chart to opts->svg when given. */
+P_FN void write_report(FILE *o, const report_opts *opts, run_totals *rt) {
     row *rows;
     int n;
     sum_counters(rt);
+    prof_sort = opts->sort >= 0 ? opts->sort : PROF_SORT_TOTAL; /* report_lock held: make_rows sorts by it */
     if (!(rows = make_rows(rt, &n))) return;
     resolve_names();
     demangle_names();
-    if (!quiet) {
+    if (!opts->quiet) {
         write_header(o, rt);
         write_table(o, rows, n, rt);
     }
-    write_views(o, quiet, rows, n, rt);
+    write_views(o, rows, n, rt, opts);
     append_summary(getenv(PROF_ENV_SUMMARY), rt);
     write_summary(o, rt);
     if (getenv("EDGEPROBE_PROF_DEBUG")) write_debug(o);
-    if (svg && *svg && n) write_chart(svg, rows, n, rt);
+    if (opts->svg && *opts->svg && n) write_chart(opts->svg, rows, n, rt);
     free(rows);
 }
 
@@ -2001,18 +2054,22 @@ P_FN FILE *open_client_report(const char *path, char *reply, unsigned cap, int *
                       path[0] != '/' ? "not an absolute path" : strerror(errno));
     return o;
 }
-/* "prof report PATH [SVG]": the report so far (calls of the epoch under way
- * not yet counted); the profile goes on. */
-P_FN int report_now(const char *path, const char *svg, char *reply, unsigned cap) {
+#define REPORT_WORDS_ERROR "error EDGEPROBE_EINVAL after the report's path: [SVG] [graph] [sort=total|self|calls] " \
+                           "[folded=PATH], paths absolute\n"
+/* "prof report PATH [SVG] [graph] [sort=KEY] [folded=PATH]": the report so
+ * far (calls of the epoch under way not yet counted); the profile goes on. */
+P_FN int report_now(const char *path, char **words, int nwords, char *reply, unsigned cap) {
     run_totals rt;
+    report_opts opts;
     FILE *o;
     int n;
     if (!prof_running) return snprintf(reply, cap, "error EDGEPROBE_ENOENT no profile is running\n");
+    if (report_words(words, nwords, &opts)) return snprintf(reply, cap, REPORT_WORDS_ERROR);
     if (!(o = open_client_report(path, reply, cap, &n))) return n;
     memset(&rt, 0, sizeof rt);
     pthread_mutex_lock(&report_lock);
     read_clocks(&rt);
-    write_report(o, svg, 0, &rt);
+    write_report(o, &opts, &rt);
     pthread_mutex_unlock(&report_lock);
     fclose(o);
     return snprintf(reply, cap, "ok\n");
@@ -2024,8 +2081,7 @@ P_FN int attached_request(char **args, int nargs, char *reply, unsigned cap);
  * edgeprobe__ctl_ext): "prof report", and, attached, "prof start|stop". */
 P_FN int prof_request(char **args, int nargs, char *reply, unsigned cap) {
     if (nargs < 2 || strcmp(args[0], "prof")) return -1;
-    if (!strcmp(args[1], "report") && (nargs == 3 || nargs == 4))
-        return report_now(args[2], nargs == 4 ? args[3] : 0, reply, cap);
+    if (!strcmp(args[1], "report") && nargs >= 3) return report_now(args[2], args + 3, nargs - 3, reply, cap);
 #ifdef PROF_ATTACHED
     return attached_request(args, nargs, reply, cap);
 #else
@@ -2041,8 +2097,8 @@ P_FN int prof_request(char **args, int nargs, char *reply, unsigned cap) {
 #define PROF_AT_EXIT destructor(101),
 #endif
 __attribute__((PROF_AT_EXIT noinline)) NOI void edgeprobe_profiler_stop(void) {
-    const char *quiet = getenv("EDGEPROBE_PROF_QUIET");
     run_totals rt;
+    report_opts opts;
     FILE *o;
 
     /* once */
@@ -2051,7 +2107,8 @@ __attribute__((PROF_AT_EXIT noinline)) NOI void edgeprobe_profiler_stop(void) {
     pthread_mutex_lock(&report_lock);
     stop_sampling(&rt);
     o = open_report(getenv(PROF_ENV_OUT));
-    write_report(o, getenv(PROF_ENV_SVG), quiet && *quiet == '1', &rt);
+    report_opts_env(&opts);
+    write_report(o, &opts, &rt);
     if (o != stderr) fclose(o);
     pthread_mutex_unlock(&report_lock);
 }
@@ -2070,7 +2127,8 @@ __attribute__((PROF_AT_EXIT noinline)) NOI void edgeprobe_profiler_stop(void) {
  * profiler's requests to it (edgeprobe__ctl_ext, header section 28):
  *
  *     prof start K EPOCH_MS   ok <functions>   every function on, windows open
- *     prof stop PATH [SVG]    ok               the report written to PATH
+ *     prof stop PATH [SVG] [graph] [sort=KEY] [folded=PATH]
+ *                             ok               the report written to PATH
  *                                              (absolute), everything off
  *
  * A profile is a span of the process's life: its figures count from `prof
@@ -2148,7 +2206,7 @@ P_FN int attached_begin(long k, long epoch_ms) {
 }
 /* End the profile: sampling stops, every function goes off, handlers in
  * flight are waited for; then the report (o NULL: none). */
-P_FN void attached_end(FILE *o, const char *svg) {
+P_FN void attached_end(FILE *o, const report_opts *opts) {
     run_totals rt;
     memset(&rt, 0, sizeof rt);
     pthread_mutex_lock(&report_lock);
@@ -2156,13 +2214,14 @@ P_FN void attached_end(FILE *o, const char *svg) {
     stop_sampling(&rt);
     park_functions();
     edgeprobe_handler_sync();
-    if (o) write_report(o, svg, 0, &rt);
+    if (o) write_report(o, opts, &rt);
     pthread_mutex_unlock(&report_lock);
 }
-/* "prof start K EPOCH_MS" and "prof stop PATH [SVG]" (see above); args[0]
- * is "prof". */
+/* "prof start K EPOCH_MS" and "prof stop PATH [SVG] [graph] [sort=KEY]
+ * [folded=PATH]" (see above); args[0] is "prof". */
 P_FN int attached_request(char **args, int nargs, char *reply, unsigned cap) {
     long k, epoch;
+    report_opts opts;
     FILE *o;
     int n;
     if (!strcmp(args[1], "start") && nargs == 4) {
@@ -2171,10 +2230,11 @@ P_FN int attached_request(char **args, int nargs, char *reply, unsigned cap) {
         if (prof_running) return snprintf(reply, cap, "error EDGEPROBE_EBUSY a profile is running\n");
         return snprintf(reply, cap, "ok %d\n", attached_begin(k, epoch));
     }
-    if (!strcmp(args[1], "stop") && (nargs == 3 || nargs == 4)) {
+    if (!strcmp(args[1], "stop") && nargs >= 3) {
         if (!prof_running) return snprintf(reply, cap, "error EDGEPROBE_ENOENT no profile is running\n");
+        if (report_words(args + 3, nargs - 3, &opts)) return snprintf(reply, cap, REPORT_WORDS_ERROR);
         if (!(o = open_client_report(args[2], reply, cap, &n))) return n;
-        attached_end(o, nargs == 4 ? args[3] : 0);
+        attached_end(o, &opts);
         fclose(o);
         return snprintf(reply, cap, "ok\n");
     }

@@ -284,8 +284,9 @@ prof_fork() {
 case_ prof-fork prof_fork
 
 # `prof --report-now PID`: the report so far of a program launched by prof
-# with EDGEPROBE_CONTROL=1; it runs on, and its own report comes at exit. A
-# process that runs no profile says so.
+# with EDGEPROBE_CONTROL=1, with the views it asks for (--graph, --flame);
+# it runs on, and its own report comes at exit. A process that runs no
+# profile says so.
 prof_report_now() {
     local d="$B/prof-report-now" pid wall
     mkdir -p "$d"
@@ -295,13 +296,17 @@ prof_report_now() {
     local prof=$!
     for _ in $(seq 100); do pid=$(pgrep -n -f "^./$d/until") && ./build/edgeprobe list $pid >/dev/null 2>&1 && break; sleep 0.05; done
     sleep 0.5
-    ./build/edgeprobe prof --report-now $pid -o "$d/now.txt" || { touch "$d/stop"; wait $prof; return 1; }
+    ./build/edgeprobe prof --report-now $pid -o "$d/now.txt" --graph --sort self --flame "$d/now.svg" ||
+        { touch "$d/stop"; wait $prof; return 1; }
     kill -0 $pid || { echo "FAIL the program stopped"; return 1; }
     sleep 0.3
     touch "$d/stop"
     wait $prof || { echo "FAIL prof's status $?"; return 1; }
     cat "$d/now.txt"
     grep -q '^until_work ' "$d/now.txt" && grep -q '^until_work ' "$d/final.txt" || { echo "FAIL until_work missing"; return 1; }
+    # the views travel in the request: the graph in the report, the flame graph beside it
+    grep -q '^call graph:' "$d/now.txt" && ! grep -q '^call graph:' "$d/final.txt" && grep -q 'until_work' "$d/now.svg" ||
+        { echo "FAIL no graph or flame graph from --report-now"; return 1; }
     wall=$(sed -n 's/^run \([0-9.]*\) s wall.*/\1/p' "$d/now.txt")
     echo "report-now covered $wall s; the final report $(sed -n 's/^run \([0-9.]*\) s wall.*/\1/p' "$d/final.txt") s"
     python3 -c "import sys; a, b = map(float, sys.argv[1:]); sys.exit(not (0.3 < a < b))" "$wall" \
