@@ -16,11 +16,16 @@
  * profiled process itself is profiled, not the programs it runs.
  *
  *     edgeprobe prof -p PID [-d SECONDS] [-o REPORT] [--svg FILE] [-k K] [--epoch MS] [--stay]
+ *                    [--flame FILE] [--folded FILE] [--graph] [--sort total|self|calls]
  *
  * profiles a running process for SECONDS (default 10; Ctrl-C ends it
  * early) through its control endpoint, attaching first when it has none
  * (tools/cmd_detach.c): `prof start`, wait, `prof stop REPORT` (the
- * process writes it), then `detach` unless --stay. The process runs on. */
+ * process writes it), then `detach` unless --stay. The process runs on.
+ *
+ * Once a report is written (by the program, launched or running), this
+ * command fills in its FILE:LINE column and draws the flame graph
+ * (tools/prof_view.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
