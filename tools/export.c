@@ -227,20 +227,25 @@ int export_write_flame_svg(const struct export_stacks *s, FILE *out, const char 
  * (no memory, or a line without a weight; lines of more than max frames
  * keep their first max). */
 int export_read_folded(struct export_stacks *s, FILE *in) {
-    char line[16384], *frames[EXPORT_FOLDED_DEPTH], *p, *sp;
-    int n;
-    while (fgets(line, sizeof line, in)) {
+    char *line = NULL, *frames[EXPORT_FOLDED_DEPTH], *p, *sp;
+    size_t cap = 0;
+    int n, rc = 0;
+    while (!rc && getline(&line, &cap, in) > 0) { /* lines of any length: C++ stacks are long */
         line[strcspn(line, "\n")] = 0;
         if (!line[0]) continue;
-        if (!(sp = strrchr(line, ' '))) return -1;
+        if (!(sp = strrchr(line, ' '))) {
+            rc = -1;
+            break;
+        }
         *sp = 0;
         for (n = 0, p = line; p && n < EXPORT_FOLDED_DEPTH; n++) {
             frames[n] = p;
             if ((p = strchr(p, ';'))) *p++ = 0;
         }
-        if (export_stacks_add(s, (const char *const *)frames, n, strtoull(sp + 1, NULL, 10))) return -1;
+        rc = export_stacks_add(s, (const char *const *)frames, n, strtoull(sp + 1, NULL, 10));
     }
-    return ferror(in) ? -1 : 0;
+    free(line);
+    return rc || ferror(in) ? -1 : 0;
 }
 
 /* ---- protobuf, by hand: varints and length-delimited fields ---- */

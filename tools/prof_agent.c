@@ -1480,7 +1480,9 @@ P_FN prof_func *func_around(const fn_at *by, size_t n, uintptr_t ra) {
     }
     return lo && same_object(by[lo - 1].start, ra) ? by[lo - 1].f : 0;
 }
-/* The caller of each edge that carries a return address. */
+/* The caller of each edge that carries a return address. An edge is keyed
+ * by (ra, caller): one resolved here is found no more by a later sample,
+ * which makes a new one; the graph merges them by caller. */
 P_FN void resolve_callers(void) {
     size_t n = 0;
     fn_at *by = (fn_at *)calloc(fn_count + 1, sizeof *by);
@@ -1495,9 +1497,7 @@ P_FN void resolve_callers(void) {
             if (e->ra && !e->caller) e->caller = func_around(by, n, e->ra);
     free(by);
 }
-/* The caller an edge stands for. An edge is keyed by (ra, caller): one
- * resolved above is found no more by a later sample, which makes a new
- * edge; they merge here and in the graph. */
+/* An edge's estimated ticks: its sampled ticks, scaled as its callee's. */
 P_FN double edge_scaled(const prof_edge *e, const prof_func *callee) { return (double)e->ticks * callee->scale; }
 /* f's scale and outermost time: its sampled ticks less those nested in a
  * call of itself, scaled; at most `most`. */
@@ -1577,8 +1577,9 @@ P_FN int graph_build(graph *g) {
     memset(g, 0, sizeof *g);
     for (f = fn_all; f; f = f->next_all)
         for (e = f->samples ? f->callers : 0; e; e = e->next) n++;
-    if (!(g->out = (graph_edge *)calloc(n + 1, sizeof *g->out)) || !(g->in = (graph_edge *)calloc(n + 1, sizeof *g->in)))
-        return graph_free(g), -1;
+    g->out = (graph_edge *)calloc(n + 1, sizeof *g->out);
+    g->in = (graph_edge *)calloc(n + 1, sizeof *g->in);
+    if (!g->out || !g->in) return graph_free(g), -1;
     for (f = fn_all; f; f = f->next_all) {
         start = i; /* one callee's edges: merge them by caller */
         for (e = f->samples ? f->callers : 0; e && i < n; e = e->next, i++) {
@@ -1672,7 +1673,8 @@ P_FN double root_ticks(const prof_func *f, const prof_func *caller) {
     const prof_edge *e;
     double t = 0;
     for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next)
-        if (e->caller == caller) t += ((double)e->ticks - (double)e->nested) * f->scale; /* read while samples come in */
+        if (e->caller == caller) /* in doubles: read while samples come in, nested may lead ticks */
+            t += ((double)e->ticks - (double)e->nested) * f->scale;
     return t;
 }
 /* f's stacks from each caller that starts stacks; or, when sum is not
@@ -1891,7 +1893,8 @@ P_FN void write_table(FILE *o, const row *rows, int n, const run_totals *rt) {
         const row *r = &rows[i];
         where_of(r->f, where, sizeof where);
         /* full names (C++ names are long): the columns stay whitespace-separated */
-        fprintf(o, "%-32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %12.3f %12.3f %7.2f %7.2f %-9s %s\n",
+        fprintf(o,
+                "%-32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %12.3f %12.3f %7.2f %7.2f %-9s %s\n",
                 fname(r->f), (unsigned long long)r->f->samples, r->est_calls, (unsigned long long)r->f->min, r->mean,
                 r->p50, r->p99, r->mean * tick, r->p50 * tick, r->p99 * tick, r->est_total * tick / 1e6,
                 r->est_self * tick / 1e6, 100 * r->est_total * tick / rt->run_ns,
@@ -1900,8 +1903,9 @@ P_FN void write_table(FILE *o, const row *rows, int n, const run_totals *rt) {
     if (limit < n) fprintf(o, "... %d more functions (EDGEPROBE_PROF_TOP=0 shows all)\n", n - limit);
     fprintf(o, "total = time in the function's outermost calls (calls x mean, less the calls nested in a call of "
                "the same function: recursion counts once); self = time in the function less its calls of probed "
-               "functions (README, \"Self time, call graph, flame graph, file:line\"); share%% = total / wall time, at most 100%% per thread. "
-               "counted: exact = every call counted; estimated = calls counted in an interval of each epoch, scaled "
+               "functions (README, \"Self time, call graph, flame graph, file:line\"); share%% = total / wall "
+               "time, at most 100%% per thread. counted: exact = every call counted; estimated = calls counted "
+               "in an interval of each epoch, scaled "
                "(unbiased when the program's threads run steadily; busy machines and threads that are "
                "descheduled make it less precise). where = OBJECT+0xADDRESS, or FILE:LINE (edgeprobe prof, "
                "with addr2line)\n");
@@ -1913,8 +1917,9 @@ P_FN void write_call_graph(FILE *o, const row *rows, int n, const graph *g, cons
     int i, limit = prof_top > 0 && prof_top < n ? prof_top : n;
     double tick = rt->ns_per_tick;
     fprintf(o, "\ncall graph: each function, its callers (<-) and callees (->), with the estimated time and "
-               "calls of each edge; %s\n", fentry_mode ? "[outside] = not a probed function (a thread's start, a library)"
-               : "callers are the nearest ones being sampled; [unseen] = none was (-finstrument-functions)");
+               "calls of each edge; %s\n",
+            fentry_mode ? "[outside] = not a probed function (a thread's start, a library)"
+                        : "callers are the nearest ones being sampled; [unseen] = none was (-finstrument-functions)");
     for (i = 0; i < limit; i++) {
         const row *r = &rows[i];
         fprintf(o, "%s  total %.3f ms  self %.3f ms  calls %.0f\n", fname(r->f), r->est_total * tick / 1e6,
