@@ -1,6 +1,7 @@
 /* edgeprobe prof - run a program under the sampling latency profiler.
  *
- *     edgeprobe prof [-o REPORT] [--svg FILE] [-k K] [--epoch MS] -- PROGRAM [ARGS...]
+ *     edgeprobe prof [-o REPORT] [--svg FILE] [--flame FILE] [--folded FILE] [--graph]
+ *                    [--sort total|self|calls] [-k K] [--epoch MS] -- PROGRAM [ARGS...]
  *
  * Runs PROGRAM with libedgeprobe-prof.so preloaded (the paper's section 9
  * profiler, tools/prof_agent.c) and exits with PROGRAM's
@@ -15,11 +16,16 @@
  * profiled process itself is profiled, not the programs it runs.
  *
  *     edgeprobe prof -p PID [-d SECONDS] [-o REPORT] [--svg FILE] [-k K] [--epoch MS] [--stay]
+ *                    [--flame FILE] [--folded FILE] [--graph] [--sort total|self|calls]
  *
  * profiles a running process for SECONDS (default 10; Ctrl-C ends it
  * early) through its control endpoint, attaching first when it has none
  * (tools/cmd_detach.c): `prof start`, wait, `prof stop REPORT` (the
- * process writes it), then `detach` unless --stay. The process runs on. */
+ * process writes it), then `detach` unless --stay. The process runs on.
+ *
+ * Once a report is written (by the program, launched or running), this
+ * command fills in its FILE:LINE column and draws the flame graph
+ * (tools/prof_view.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
@@ -32,6 +38,7 @@
 
 #include "control.h"
 #include "prof_common.h"
+#include "prof_view.h"
 #include "launch.h"
 #include "tool.h"
 
@@ -43,7 +50,11 @@ static const char prof_usage[] =
     "PROGRAM's exit status is returned; its output is left alone.\n"
     "\n"
     "  -o, --output REPORT  report file (default edgeprobe-prof.txt)\n"
-    "  --svg FILE           also draw the hottest functions as SVG\n"
+    "  --svg FILE           also draw the hottest functions as SVG (share, latency)\n"
+    "  --flame FILE         also draw a flame graph as SVG (derived stacks: README)\n"
+    "  --folded FILE        also write its folded stacks (flamegraph.pl, speedscope)\n"
+    "  --graph              callers and callees of each function after the table\n"
+    "  --sort KEY           the table's order: total (default) | self | calls\n"
     "  -k K                 samples per function per epoch (default " PROF_STR(PROF_DEFAULT_K) ")\n"
     "  --epoch MS           re-activation period in ms (default " PROF_STR(PROF_DEFAULT_EPOCH_MS) ")\n"
     "  --top N              report rows (default " PROF_STR(PROF_DEFAULT_TOP) "; 0: all)\n"
@@ -57,12 +68,16 @@ static const char prof_usage[] =
     "Profile a running process for SECONDS (default 10; Ctrl-C ends it early),\n"
     "attaching the agent first if it has no control endpoint. The process runs\n"
     "on; everything is switched off again at the end (--stay: the functions\n"
-    "stay bound, off, for the next profile). -o, --svg, -k, --epoch as above.\n"
+    "stay bound, off, for the next profile). -o, --svg, --flame, --folded, --graph,\n"
+    "--sort, -k, --epoch as above.\n"
     "\n"
-    "usage: edgeprobe prof --report-now PID [-o REPORT] [--svg FILE]\n"
+    "usage: edgeprobe prof --report-now PID [-o REPORT] [--svg FILE] [--flame FILE] ...\n"
     "\n"
     "The report so far of a process being profiled (one launched by prof with\n"
     "EDGEPROBE_CONTROL=1 in its environment, or during prof -p); it goes on.\n"
+    "\n"
+    "The table's last column is FILE:LINE when addr2line is installed and the\n"
+    "program was built with -g.\n"
     "\n"
     "PROGRAM is built with -fpatchable-function-entry=5 (gcc or clang), or\n"
     "with -finstrument-functions (see the README). The profiler library is\n"
@@ -114,12 +129,51 @@ static int usage_error(const char *msg, const char *arg) {
     return TOOL_EXIT_USAGE;
 }
 
+/* The views of a launched program's report (tools/prof_view.c): the agent
+ * writes the graph and the folded stacks, the command draws the flame
+ * graph; flame without folded: folded stacks in a file of our own. */
+struct prof_views {
+    const char *flame, *folded, *sort;
+    int graph;
+    char folded_tmp[PATH_MAX];
+};
+/* An option with a value that names a view: 1 taken, 0 not a view option,
+ * or a usage error (TOOL_EXIT_USAGE, negated). */
+static int view_option(struct prof_views *w, const char *a, const char *v) {
+    if (!strcmp(a, "--flame")) w->flame = v;
+    else if (!strcmp(a, "--folded")) w->folded = v;
+    else if (!strcmp(a, "--sort")) {
+        if (prof_sort_parse(v) < 0) return -usage_error("--sort takes total, self or calls, not", v);
+        w->sort = v;
+    } else return 0;
+    return 1;
+}
+/* In the child, before exec. */
+static void views_env(struct prof_views *w) {
+    const char *folded = w->folded ? w->folded : w->flame ? w->folded_tmp : 0;
+    if (w->graph) setenv(PROF_ENV_GRAPH, "1", 1);
+    if (w->sort) setenv(PROF_ENV_SORT, w->sort, 1);
+    if (folded) setenv(PROF_ENV_FOLDED, folded, 1);
+}
+/* After the run: FILE:LINE in the report, the flame graph. */
+static void views_after(struct prof_views *w, const char *report, const char *program, int quiet) {
+    char title[PATH_MAX + 64];
+    if (report_value(report, PROF_KEY_SITES) <= 0) return;
+    prof_resolve_where(report);
+    if (!w->flame) return;
+    snprintf(title, sizeof title, "edgeprobe prof: %s (stacks derived from the call graph)", program);
+    if (!prof_flame_svg(w->folded ? w->folded : w->folded_tmp, w->flame, title) && !quiet)
+        fprintf(stderr, "edgeprobe prof: flame graph in %s\n", w->flame);
+    if (!w->folded) unlink(w->folded_tmp);
+}
+
 /* prof -p: what the command line asked for a running process. */
 struct prof_pid {
     int pid, stay;
     double seconds;
     long k, epoch;
     const char *report, *svg;
+    struct prof_views *views;
 };
 /* Report paths are opened by the process: absolute, from our directory. */
 static int absolute(const char *path, char *out, size_t n) {
@@ -128,23 +182,37 @@ static int absolute(const char *path, char *out, size_t n) {
     if (!getcwd(cwd, sizeof cwd)) return -1;
     return snprintf(out, n, "%s/%s", cwd, path) >= (int)n ? -1 : 0;
 }
-/* "prof VERB REPORT [SVG]", the paths made absolute; -1 after saying why. */
+/* The request's words for the views: " graph sort=KEY folded=PATH"; -1 if
+ * the path is too long or holds a space (words are split at spaces). */
+static int view_words(const struct prof_views *w, char *out, size_t n) {
+    const char *folded = w->folded ? w->folded : w->flame ? w->folded_tmp : 0;
+    char path[PATH_MAX] = "";
+    if (folded && (absolute(folded, path, sizeof path) || strchr(path, ' '))) return -1;
+    return snprintf(out, n, "%s%s%s%s%s", w->graph ? " graph" : "", w->sort ? " sort=" : "", w->sort ? w->sort : "",
+                    *path ? " folded=" : "", path) >= (int)n ? -1 : 0;
+}
+/* "prof VERB REPORT [SVG] [graph] [sort=KEY] [folded=PATH]", the paths
+ * made absolute; -1 after saying why. */
 static int report_request(const char *verb, const struct prof_pid *o, char *request, size_t n, char *report) {
-    char svg[PATH_MAX] = "";
+    char svg[PATH_MAX] = "", words[PATH_MAX + 64];
     if (absolute(o->report, report, PATH_MAX) || (o->svg && absolute(o->svg, svg, sizeof svg)) ||
-        strchr(report, ' ') || strchr(svg, ' ') || strlen(report) + strlen(svg) > 480) {
-        /* one request line carries both (the endpoint's limit: 511 bytes) */
+        view_words(o->views, words, sizeof words) || strchr(report, ' ') || strchr(svg, ' ') ||
+        strlen(report) + strlen(svg) + strlen(words) > 480) {
+        /* one request line carries them all (the endpoint's limit: 511 bytes) */
         fprintf(stderr, "edgeprobe prof: report paths must not hold spaces, and fit 480 bytes together\n");
         return -1;
     }
-    snprintf(request, n, "prof %s %s%s%s", verb, report, *svg ? " " : "", svg);
+    snprintf(request, n, "prof %s %s%s%s%s", verb, report, *svg ? " " : "", svg, words);
     return 0;
 }
 static void say_report(const char *report, const struct prof_pid *o) {
+    char who[32];
+    snprintf(who, sizeof who, "process %d", o->pid);
+    views_after(o->views, report, who, 0);
     fprintf(stderr, "edgeprobe prof: report in %s%s%s\n", report, o->svg ? ", chart in " : "", o->svg ? o->svg : "");
 }
 static int prof_running_process(const struct prof_pid *o) {
-    char start[64], stop[2 * PATH_MAX + 16], report[PATH_MAX];
+    char start[64], stop[4 * PATH_MAX], report[PATH_MAX];
     const char *reply;
     int rc = 1;
     ctl_conn *c;
@@ -167,7 +235,7 @@ out:
  * `prof` with EDGEPROBE_CONTROL=1, or profiled by `prof -p --stay`... while
  * a profile runs); it goes on. */
 static int prof_report_now(const struct prof_pid *o) {
-    char request[2 * PATH_MAX + 16], report[PATH_MAX], pid[16];
+    char request[4 * PATH_MAX], report[PATH_MAX], pid[16];
     int rc = 1;
     ctl_conn *c;
     if (report_request("report", o, request, sizeof request, report)) return TOOL_EXIT_USAGE;
@@ -184,8 +252,9 @@ static int prof_report_now(const struct prof_pid *o) {
 int cmd_prof(int argc, char **argv) {
     const char *report = "edgeprobe-prof.txt", *svg = 0, *summary = 0, *mode = 0;
     long k = PROF_DEFAULT_K, epoch = PROF_DEFAULT_EPOCH_MS, top = PROF_DEFAULT_TOP;
-    struct prof_pid running = {0, 0, 10, 0, 0, 0, 0};
-    int i, quiet = 0, status, report_now = 0;
+    struct prof_pid running = {0, 0, 10, 0, 0, 0, 0, 0};
+    struct prof_views views = {0, 0, 0, 0, ""};
+    int i, quiet = 0, status, report_now = 0, taken;
     char lib[PATH_MAX], preload[2 * PATH_MAX + 2], buf[32];
     pid_t pid;
     for (i = 1; i < argc; i++) {
@@ -203,11 +272,16 @@ int cmd_prof(int argc, char **argv) {
         } else if (!strcmp(a, "--stay")) {
             running.stay = 1;
             continue;
+        } else if (!strcmp(a, "--graph")) {
+            views.graph = 1;
+            continue;
         } else if (a[0] != '-') {
             break; /* PROGRAM without "--" */
         }
         if (!v) return usage_error("missing value for", a);
-        if (!strcmp(a, "-o") || !strcmp(a, "--output")) report = v;
+        if ((taken = view_option(&views, a, v)) < 0) return -taken;
+        if (taken) ;
+        else if (!strcmp(a, "-o") || !strcmp(a, "--output")) report = v;
         else if (!strcmp(a, "--svg")) svg = v;
         else if (!strcmp(a, "--summary")) summary = v;
         else if (!strcmp(a, "-p") || !strcmp(a, "--pid") || !strcmp(a, "--report-now")) {
@@ -235,10 +309,11 @@ int cmd_prof(int argc, char **argv) {
         }
         i++;
     }
+    snprintf(views.folded_tmp, sizeof views.folded_tmp, "%s.folded", views.flame ? views.flame : report);
     if (running.pid) {
         if (i < argc) return usage_error("-p profiles a running process: no PROGRAM, not", argv[i]);
         if (mode || summary) return usage_error("not with -p:", mode ? "--mode" : "--summary");
-        running.k = k, running.epoch = epoch, running.report = report, running.svg = svg;
+        running.k = k, running.epoch = epoch, running.report = report, running.svg = svg, running.views = &views;
         (void)quiet, (void)top;
         return report_now ? prof_report_now(&running) : prof_running_process(&running);
     }
@@ -269,6 +344,7 @@ int cmd_prof(int argc, char **argv) {
         setenv(PROF_ENV_EPOCH_MS, buf, 1);
         snprintf(buf, sizeof buf, "%ld", top);
         setenv(PROF_ENV_TOP, buf, 1);
+        views_env(&views);
         execvp(argv[i], argv + i);
         fprintf(stderr, "edgeprobe prof: cannot run %s: %s\n", argv[i], strerror(errno));
         _exit(errno == ENOENT ? 127 : 126);
@@ -281,6 +357,7 @@ int cmd_prof(int argc, char **argv) {
             perror("edgeprobe prof: waitpid");
             return 1;
         }
+    views_after(&views, report, argv[i], quiet);
     if (!quiet) say_where(report, svg, argv[i], status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
     return WEXITSTATUS(status);

@@ -163,7 +163,33 @@ static void flame_draw(FILE *out, const struct export_stacks *s, const struct fl
         x += w;
     }
 }
-int export_write_flame_svg(const struct export_stacks *s, FILE *out, const char *title) {
+/* The flame graph's x axis: a weight scale under the frames. per_weight
+ * and unit say what a weight is (1e-6, "ms"); unit NULL: percent of the
+ * total. Ticks at a round step, 5 to 10 of them. */
+#define FLAME_AXIS 40 /* pixels under the frames: line, labels, caption */
+static double nice_step(double range) {
+    double p = 1, r;
+    if (range <= 0) return 1;
+    while (p * 10 <= range) p *= 10;
+    while (p > range) p /= 10;
+    r = range / p; /* 1 <= r < 10 */
+    return r >= 5 ? p : r >= 2 ? p / 2 : p / 5;
+}
+static void flame_axis(FILE *out, uint64_t total, double per_weight, const char *unit, int y) {
+    double range = unit ? (double)total * per_weight : 100, step = nice_step(range), v;
+    fprintf(out, "<line x1=\"0\" y1=\"%d\" x2=\"%.0f\" y2=\"%d\" stroke=\"#444\"/>\n", y, FLAME_WIDTH, y);
+    for (v = 0; v <= range * (1 + 1e-9); v += step) {
+        double x = v / range * FLAME_WIDTH;
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#444\"/>", x, y, x, y + 4);
+        fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%g%s</text>\n", x, y + 16,
+                v == 0 ? "start" : x > FLAME_WIDTH - 30 ? "end" : "middle", v, unit ? "" : "%");
+    }
+    fprintf(out, "<text x=\"%.0f\" y=\"%d\" text-anchor=\"middle\" fill=\"#555\">%s%s%s: each frame as wide as "
+                 "the time of its calls on that stack (its callees' above it)</text>\n",
+            FLAME_WIDTH / 2, y + 32, unit ? "time (" : "share of the total", unit ? unit : "", unit ? ")" : "");
+}
+int export_write_flame_svg_axis(const struct export_stacks *s, FILE *out, const char *title, double per_weight,
+                                const char *unit) {
     struct flame f = {NULL, 0, 0};
     size_t i, j;
     int depth = 0, height;
@@ -184,13 +210,42 @@ int export_write_flame_svg(const struct export_stacks *s, FILE *out, const char 
     height = (depth + 3) * FLAME_ROW;
     fprintf(out, "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
                  "font-family=\"monospace\" font-size=\"12\">\n<text x=\"4\" y=\"14\">",
-            (int)FLAME_WIDTH, height);
+            (int)FLAME_WIDTH, height + FLAME_AXIS);
     xml_text(out, title, 200);
     fputs("</text>\n", out);
     if (f.n[0].total) flame_draw(out, s, &f, f.n[0].first_child, 0, 0, FLAME_WIDTH / (double)f.n[0].total, height);
+    flame_axis(out, f.n[0].total, per_weight, unit, height - FLAME_ROW + 2);
     fputs("</svg>\n", out);
     free(f.n);
     return fflush(out) || ferror(out) ? -1 : 0;
+}
+int export_write_flame_svg(const struct export_stacks *s, FILE *out, const char *title) {
+    return export_write_flame_svg_axis(s, out, title, 0, NULL);
+}
+
+/* "root;child;leaf weight" lines (export_write_folded's) added to s: 0, -1
+ * (no memory, or a line without a weight; lines of more than max frames
+ * keep their first max). */
+int export_read_folded(struct export_stacks *s, FILE *in) {
+    char *line = NULL, *frames[EXPORT_FOLDED_DEPTH], *p, *sp;
+    size_t cap = 0;
+    int n, rc = 0;
+    while (!rc && getline(&line, &cap, in) > 0) { /* lines of any length: C++ stacks are long */
+        line[strcspn(line, "\n")] = 0;
+        if (!line[0]) continue;
+        if (!(sp = strrchr(line, ' '))) {
+            rc = -1;
+            break;
+        }
+        *sp = 0;
+        for (n = 0, p = line; p && n < EXPORT_FOLDED_DEPTH; n++) {
+            frames[n] = p;
+            if ((p = strchr(p, ';'))) *p++ = 0;
+        }
+        rc = export_stacks_add(s, (const char *const *)frames, n, strtoull(sp + 1, NULL, 10));
+    }
+    free(line);
+    return rc || ferror(in) ? -1 : 0;
 }
 
 /* ---- protobuf, by hand: varints and length-delimited fields ---- */

@@ -20,6 +20,15 @@ int export_write_folded(const struct export_stacks *s, FILE *out);
 /* A flame graph (inclusive weight: each frame as wide as its stacks'
  * weights) as SVG, titled `title`. 0, or -1 (no memory, write error). */
 int export_write_flame_svg(const struct export_stacks *s, FILE *out, const char *title);
+/* The same, its x axis in unit (e.g. "ms"), a weight being per_weight of
+ * it; unit NULL: in percent of the total (what export_write_flame_svg draws). */
+int export_write_flame_svg_axis(const struct export_stacks *s, FILE *out, const char *title, double per_weight,
+                                const char *unit);
+/* Read folded stacks (as export_write_folded writes them) into s. 0, or -1
+ * (no memory, a line without a weight). Stacks deeper than
+ * EXPORT_FOLDED_DEPTH keep their root end. */
+#define EXPORT_FOLDED_DEPTH 512
+int export_read_folded(struct export_stacks *s, FILE *in);
 /* An uncompressed profile.proto: one sample per stack, valued in `unit`
  * (e.g. "nanoseconds") of `type` (e.g. "self_time"); one function and one
  * location per frame name. 0, or -1 on a write error. */

@@ -59,6 +59,9 @@
  *   EDGEPROBE_PROF_OUT=path      report file (default stderr)
  *   EDGEPROBE_PROF_SVG=path      also write an SVG chart of the hottest functions
  *   EDGEPROBE_PROF_TOP=25        table rows (0 = all)
+ *   EDGEPROBE_PROF_SORT=total    the table's order: total | self | calls
+ *   EDGEPROBE_PROF_GRAPH=1       callers and callees of the table's functions
+ *   EDGEPROBE_PROF_FOLDED=path   folded stacks, derived from the call graph
  *   EDGEPROBE_PROF_MODE=sample   sample (default) | on: never switch off |
  *                                off: switch every probe off once discovered
  *                                (measures the disabled-probe cost) |
@@ -114,6 +117,7 @@ static int prof_toggle_provider; /* 0: call patch API, 1: provider API */
 static unsigned prof_k = PROF_DEFAULT_K;
 static unsigned prof_epoch_ms = PROF_DEFAULT_EPOCH_MS;
 static int prof_top = PROF_DEFAULT_TOP;
+static int prof_sort = PROF_SORT_TOTAL;
 static volatile int prof_running;
 
 #define MAX_DEPTH 512        /* shadow stack frames per thread */
@@ -197,7 +201,37 @@ struct prof_func {
     uint32_t *hist;          /* NBUCKETS, from the arena at the first sample:
                                 most functions are never sampled, and touching
                                 5 KiB each at start-up costs page faults */
+    struct prof_edge *callers; /* where its samples were called from */
+    /* report time (CALL GRAPH): ticks of the run each sampled tick of f
+     * stands for; the estimated ticks of its outermost calls, of the calls
+     * it made to probed functions, and its self time */
+    double scale, outer_ticks, callee_ticks, self_ticks;
 };
+
+/* ---- call graph ------------------------------------------------------------
+ * Every sample is filed under its caller: the return address of the call
+ * (function probes; resolved to the probed function around it at report
+ * time, so the caller is exact whether or not its own window was open), or
+ * the frame below on the shadow stack (-finstrument-functions: the nearest
+ * caller whose window was open). At report time each edge's sampled ticks
+ * are scaled as its callee's are (its estimated calls over its samples):
+ * self time = inclusive time less the edges to its callees; the inclusive
+ * time of the table counts outermost calls only, leaving out samples nested
+ * in a call of the same function on the same thread: called from itself
+ * (direct recursion, from the return address), or with a timed call of it
+ * still under way (a shadow stack of the timed calls). The flame graph
+ * splits every function's time over its callers in the proportions of the
+ * edges, at every depth (as gprof does): the stacks are derived, not
+ * sampled. */
+typedef struct prof_edge {
+    struct prof_edge *next;  /* in callee->callers */
+    uintptr_t ra;            /* function probes: the call's return address */
+    prof_func *caller;       /* the calling function, if known (NULL: not
+                                probed, or a thread's first function) */
+    uint64_t calls, ticks;   /* sampled calls from there, their ticks */
+    uint64_t nested;         /* ticks of those under a timed call of the
+                                same function on the same thread */
+} prof_edge;
 
 static prof_site **site_by_id;
 static prof_func **fn_table;
@@ -350,9 +384,37 @@ P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t) {
 extern void edgeprobe_profiler_on_sample(const char *name, uintptr_t fn, uint64_t entry_tsc, uint64_t exit_tsc)
     __attribute__((weak));
 
+/* f's edge from (ra, caller), made on first use. Two threads adding the
+ * same edge at once may make two: the report merges edges by caller. */
+P_FN prof_edge *edge_of(prof_func *f, uintptr_t ra, prof_func *caller) {
+    prof_edge *e, *head = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE);
+    for (e = head; e; e = e->next)
+        if (e->ra == ra && e->caller == caller) return e;
+    if (!(e = (prof_edge *)arena_alloc(sizeof *e))) return 0;
+    e->ra = ra;
+    e->caller = caller;
+    e->next = head;
+    while (!__atomic_compare_exchange_n(&f->callers, &e->next, e, 1, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {}
+    return e;
+}
+/* Where a sample came from (see CALL GRAPH). */
+typedef struct sample_origin {
+    uintptr_t ra;
+    prof_func *caller;
+    int nested;
+} sample_origin;
+P_FN void record_edge(prof_func *f, const sample_origin *from, uint64_t d) {
+    prof_edge *e = edge_of(f, from->ra, from->caller);
+    if (!e) return;
+    __atomic_fetch_add(&e->calls, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&e->ticks, d, __ATOMIC_RELAXED);
+    if (from->nested) __atomic_fetch_add(&e->nested, d, __ATOMIC_RELAXED);
+}
+
 /* One sample of f: a call that took d ticks of its own (the profiler's
  * ticks taken out). The window closes at an entry (window_after_entry). */
-P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_tsc, uint64_t now, uint64_t d) {
+P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_tsc, uint64_t now, uint64_t d,
+                        const sample_origin *from) {
     uint32_t *hist = __atomic_load_n(&f->hist, __ATOMIC_ACQUIRE);
     if (!hist) { /* first sample: threads racing here agree on one array */
         uint32_t *fresh = (uint32_t *)arena_alloc(NBUCKETS * sizeof *hist);
@@ -368,6 +430,7 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
                !__atomic_compare_exchange_n(&f->min, &m, d ? d : 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
     }
     t->samples++;
+    record_edge(f, from, d);
     if (edgeprobe_profiler_on_sample) edgeprobe_profiler_on_sample(f->name, fn, entry_tsc, now);
     __atomic_add_fetch(&f->win_samples, 1, __ATOMIC_RELAXED);
 }
@@ -504,6 +567,13 @@ P_FN void handle_entry(tstate *t, prof_site *site, unsigned seq, uintptr_t pos, 
     fr->own = now - t->ov;
     fr->timed = timed;
 }
+/* Whether one of the n lowest frames of t's shadow stack is a call of f. */
+P_FN int stack_holds(const tstate *t, const prof_func *f, int n) {
+    int i;
+    for (i = 0; i < n; i++)
+        if (t->stack[i].f == f) return 1;
+    return 0;
+}
 /* An exit in window seq of f: pop f's frame and record a sample. */
 P_FN void handle_exit(tstate *t, prof_func *f, unsigned seq, uintptr_t value, uint64_t now) {
     int i;
@@ -523,7 +593,10 @@ P_FN void handle_exit(tstate *t, prof_func *f, unsigned seq, uintptr_t value, ui
         return;
     }
     t->depth = i; /* this frame and the ones above it (nested, so dead) */
-    if (t->stack[i].timed) record_sample(f, t, value, t->stack[i].tsc, now, now - t->ov - t->stack[i].own);
+    if (t->stack[i].timed) {
+        sample_origin from = {0, i > 0 ? t->stack[i - 1].f : 0, stack_holds(t, f, i)};
+        record_sample(f, t, value, t->stack[i].tsc, now, now - t->ov - t->stack[i].own, &from);
+    }
 }
 /* The handler of every entry and exit probe. user = the site's record.
  *
@@ -661,6 +734,27 @@ P_FN uint64_t account(tstate *t, uint64_t t0, uint64_t unmeasured) {
     t->ov += t1 - t0 + unmeasured;
     return t1 - t->ov;
 }
+/* Function probes: the thread's shadow stack holds its timed calls under
+ * way (f, start), for recursion through other functions (CALL GRAPH). The
+ * header's return trampoline pairs entries and exits, so a call's frame is
+ * found by its start; frames above it were left by longjmp or exceptions. */
+P_FN frame *timed_push(tstate *t, prof_func *f) {
+    frame *fr;
+    if (t->depth == MAX_DEPTH) return 0; /* deeper calls: their outer calls go unseen */
+    fr = &t->stack[t->depth++];
+    fr->f = f;
+    fr->own = 0;
+    return fr;
+}
+/* Pop the frame of f's call that started at start; whether f has another
+ * timed call under way below it. */
+P_FN int timed_pop(tstate *t, const prof_func *f, uint64_t start) {
+    int i;
+    for (i = t->depth - 1; i >= 0 && !(t->stack[i].f == f && t->stack[i].own == start); i--) {}
+    if (i < 0) return stack_holds(t, f, t->depth); /* not pushed (a full stack) */
+    t->depth = i;
+    return stack_holds(t, f, i);
+}
 NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
     uint64_t now = rdtsc();
     prof_site *site = (prof_site *)user;
@@ -668,6 +762,7 @@ NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
     tstate *t = count_event();
     unsigned seq;
     int want = 0;
+    frame *fr;
     if (!t) return 0;
     seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
     if (!prof_running) {
@@ -677,9 +772,11 @@ NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
         if (!f->addr) f->addr = (uintptr_t)call->fn;
         want = window_after_entry(f, t, seq, now);
     }
+    fr = want ? timed_push(t, f) : 0; /* before account(): its cost is the profiler's */
     /* the call's start on the thread's own clock: its callees' events
      * will not count in its time */
     call->data = account(t, now, cal_entry);
+    if (fr) fr->own = call->data; /* the call's start: what its exit finds it by */
     return want;
 }
 NOI void fentry_on_exit(const edgeprobe_func_call *call, void *user) {
@@ -687,10 +784,14 @@ NOI void fentry_on_exit(const edgeprobe_func_call *call, void *user) {
     prof_site *site = (prof_site *)user;
     tstate *t = count_event();
     uint64_t own, d;
+    sample_origin from;
     if (!t) return;
     own = now - t->ov - call->data;
     d = own > cal_self ? own - cal_self : 0;
-    record_sample(site->func, t, (uintptr_t)call->fn, now - own, now, d);
+    from.ra = call->return_address;
+    from.caller = 0; /* resolved from ra at report time */
+    from.nested = timed_pop(t, site->func, call->data);
+    record_sample(site->func, t, (uintptr_t)call->fn, now - own, now, d, &from);
     account(t, now, cal_exit);
 }
 /* Make sites for the function probes not seen yet and switch them on; the
@@ -1252,11 +1353,14 @@ P_FN double pow10i(double d) {
 }
 typedef struct row {
     prof_func *f;
-    double mean, p50, p99, est_calls, est_total;
+    double mean, p50, p99, est_calls, est_total, est_self;
 } row;
+P_FN double row_key(const row *r) {
+    return prof_sort == PROF_SORT_SELF ? r->est_self : prof_sort == PROF_SORT_CALLS ? r->est_calls : r->est_total;
+}
 P_FN int row_cmp(const void *a, const void *b) {
-    const row *x = (const row *)a, *y = (const row *)b;
-    return x->est_total < y->est_total ? 1 : x->est_total > y->est_total ? -1 : 0;
+    double x = row_key((const row *)a), y = row_key((const row *)b);
+    return x < y ? 1 : x > y ? -1 : 0;
 }
 P_FN void xml_text(FILE *o, const char *s) {
     for (; *s; s++) {
@@ -1348,6 +1452,268 @@ P_FN double ru_cpu_ns(const struct rusage *r) {
            ((double)r->ru_utime.tv_usec + (double)r->ru_stime.tv_usec) * 1e3;
 }
 
+/* ---- call graph at report time (see CALL GRAPH) ---------------------------- */
+/* Where f starts: its first entry seen, or its probe site. */
+P_FN uintptr_t func_start(const prof_func *f) {
+    const prof_site *s = __atomic_load_n(&f->sites, __ATOMIC_ACQUIRE);
+    return f->addr ? f->addr : s ? (uintptr_t)s->addr : 0;
+}
+typedef struct fn_at { uintptr_t start; prof_func *f; } fn_at;
+P_FN int fn_at_cmp(const void *a, const void *b) {
+    uintptr_t x = ((const fn_at *)a)->start, y = ((const fn_at *)b)->start;
+    return x < y ? -1 : x > y;
+}
+/* Two addresses in one loaded object. */
+P_FN int same_object(uintptr_t a, uintptr_t b) {
+    Dl_info x, y;
+    return dladdr((void *)a, &x) && dladdr((void *)b, &y) && x.dli_fbase == y.dli_fbase;
+}
+/* The probed function a return address is in: the last one starting below
+ * it in the same object (a function of that object built without the flag
+ * would be taken for the one before it: the README says so). */
+P_FN prof_func *func_around(const fn_at *by, size_t n, uintptr_t ra) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* the first start past ra - 1 (inside the call) */
+        size_t mid = (lo + hi) / 2;
+        if (by[mid].start <= ra - 1) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo && same_object(by[lo - 1].start, ra) ? by[lo - 1].f : 0;
+}
+/* The caller of each edge that carries a return address. An edge is keyed
+ * by (ra, caller): one resolved here is found no more by a later sample,
+ * which makes a new one; the graph merges them by caller. */
+P_FN void resolve_callers(void) {
+    size_t n = 0;
+    fn_at *by = (fn_at *)calloc(fn_count + 1, sizeof *by);
+    prof_func *f;
+    prof_edge *e;
+    if (!by) return;
+    for (f = fn_all; f && n < fn_count; f = f->next_all)
+        if ((by[n].start = func_start(f))) by[n++].f = f;
+    qsort(by, n, sizeof *by, fn_at_cmp);
+    for (f = fn_all; f; f = f->next_all)
+        for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next)
+            if (e->ra && !e->caller) e->caller = func_around(by, n, e->ra);
+    free(by);
+}
+/* An edge's estimated ticks: its sampled ticks, scaled as its callee's. */
+P_FN double edge_scaled(const prof_edge *e, const prof_func *callee) { return (double)e->ticks * callee->scale; }
+/* f's scale and outermost time: its sampled ticks less those nested in a
+ * call of itself, scaled; at most `most`. */
+P_FN void compute_outer(prof_func *f, double most) {
+    const prof_edge *e;
+    double nested = 0;
+    f->scale = f->est_calls / (double)f->samples;
+    for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next)
+        nested += e->caller == f ? (double)e->ticks : (double)e->nested;
+    f->outer_ticks = ((double)f->sum - nested) * f->scale;
+    if (f->outer_ticks > most) { /* a preempted sample in a mean, or recursion unseen: */
+        f->scale *= most / f->outer_ticks; /* its edges shrink with it */
+        f->outer_ticks = most;
+    }
+    if (f->outer_ticks < 0) f->outer_ticks = 0;
+}
+/* Self time: all of f's time (every level) less its edges to callees; at
+ * most its outermost time. */
+P_FN void compute_self(prof_func *f) {
+    f->self_ticks = (double)f->sum * f->scale - f->callee_ticks;
+    if (f->self_ticks > f->outer_ticks) f->self_ticks = f->outer_ticks;
+    if (f->self_ticks < 0) f->self_ticks = 0;
+}
+/* Each sampled function's scale, outermost and self time (ticks); most:
+ * what the threads had. */
+P_FN void compute_graph(double most) {
+    prof_func *f;
+    const prof_edge *e;
+    resolve_callers();
+    for (f = fn_all; f; f = f->next_all) {
+        f->callee_ticks = 0;
+        if (f->samples) compute_outer(f, most);
+    }
+    for (f = fn_all; f; f = f->next_all)
+        for (e = f->samples ? f->callers : 0; e; e = e->next)
+            if (e->caller) e->caller->callee_ticks += edge_scaled(e, f);
+    for (f = fn_all; f; f = f->next_all)
+        if (f->samples) compute_self(f);
+}
+
+/* The graph's edges merged by (caller, callee): estimated ticks and calls. */
+typedef struct graph_edge {
+    prof_func *from, *to; /* from NULL: not a probed function */
+    double ticks, calls;
+} graph_edge;
+typedef struct graph {
+    graph_edge *out, *in; /* by caller, by callee; each by ticks within */
+    size_t n;
+} graph;
+static int graph_by_to; /* the order graph_cmp sorts in */
+P_FN int graph_cmp(const void *a, const void *b) {
+    const graph_edge *x = (const graph_edge *)a, *y = (const graph_edge *)b;
+    uintptr_t kx = (uintptr_t)(graph_by_to ? x->to : x->from), ky = (uintptr_t)(graph_by_to ? y->to : y->from);
+    if (kx != ky) return kx < ky ? -1 : 1;
+    return x->ticks < y->ticks ? 1 : x->ticks > y->ticks ? -1 : 0;
+}
+/* Merge equal (from, to) pairs of a sorted array; the new count. */
+P_FN size_t graph_merge(graph_edge *g, size_t n) {
+    size_t i, j, k = 0;
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < k && !(g[j].from == g[i].from && g[j].to == g[i].to); j++) {}
+        if (j < k) g[j].ticks += g[i].ticks, g[j].calls += g[i].calls;
+        else g[k++] = g[i];
+    }
+    return k;
+}
+P_FN void graph_free(graph *g) {
+    free(g->out);
+    free(g->in);
+    memset(g, 0, sizeof *g);
+}
+/* Build the graph (after compute_graph): 0, or -1 (no memory). */
+P_FN int graph_build(graph *g) {
+    size_t n = 0, i = 0, start;
+    prof_func *f;
+    prof_edge *e;
+    memset(g, 0, sizeof *g);
+    for (f = fn_all; f; f = f->next_all)
+        for (e = f->samples ? f->callers : 0; e; e = e->next) n++;
+    g->out = (graph_edge *)calloc(n + 1, sizeof *g->out);
+    g->in = (graph_edge *)calloc(n + 1, sizeof *g->in);
+    if (!g->out || !g->in) return graph_free(g), -1;
+    for (f = fn_all; f; f = f->next_all) {
+        start = i; /* one callee's edges: merge them by caller */
+        for (e = f->samples ? f->callers : 0; e && i < n; e = e->next, i++) {
+            g->out[i].from = e->caller;
+            g->out[i].to = f;
+            g->out[i].ticks = edge_scaled(e, f);
+            g->out[i].calls = (double)e->calls * f->est_calls / (double)f->samples;
+        }
+        i = start + graph_merge(g->out + start, i - start);
+    }
+    g->n = i;
+    memcpy(g->in, g->out, i * sizeof *g->in);
+    graph_by_to = 0;
+    qsort(g->out, g->n, sizeof *g->out, graph_cmp);
+    graph_by_to = 1;
+    qsort(g->in, g->n, sizeof *g->in, graph_cmp);
+    return 0;
+}
+/* The first edge of a sorted array whose key (from or to) is f; n if none. */
+P_FN size_t graph_first(const graph_edge *a, size_t n, const prof_func *f, int by_to) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if ((uintptr_t)(by_to ? a[mid].to : a[mid].from) < (uintptr_t)f) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+/* A caller that is no probed function; with -finstrument-functions, no
+ * caller whose window was open (the call site is not known there). */
+P_FN const char *graph_outside(void) { return fentry_mode ? "[outside]" : "[unseen]"; }
+P_FN const char *fname(const prof_func *f);
+/* One side of f's entry in the call graph: its callers (by_to) or callees. */
+P_FN void write_graph_side(FILE *o, const graph_edge *a, size_t n, const prof_func *f, int by_to, double tick) {
+    size_t i;
+    for (i = graph_first(a, n, f, by_to); i < n && (by_to ? a[i].to : a[i].from) == f; i++) {
+        const prof_func *other = by_to ? a[i].from : a[i].to;
+        fprintf(o, "    %s %-40s %12.3f ms %12.0f calls\n", by_to ? "<-" : "->", other ? fname(other) : graph_outside(),
+                a[i].ticks * tick / 1e6, a[i].calls);
+    }
+}
+
+/* ---- folded stacks, derived from the graph (see CALL GRAPH) ---------------- */
+#define FOLD_DEPTH 64
+#define FOLD_MIN_SHARE 0.001 /* a path below this share of the run is not split further */
+typedef struct folder {
+    FILE *o;
+    const graph *g;
+    const prof_func *path[FOLD_DEPTH];
+    double min_ticks, ns_per_tick;
+} folder;
+P_FN int on_path(const folder *fo, int depth, const prof_func *f) {
+    int i;
+    for (i = 0; i < depth; i++)
+        if (fo->path[i] == f) return 1;
+    return 0;
+}
+P_FN void fold_write(const folder *fo, int depth, double ticks) {
+    int i;
+    unsigned long long ns = (unsigned long long)(ticks * fo->ns_per_tick + 0.5);
+    if (!ns) return;
+    for (i = 0; i <= depth; i++) fprintf(fo->o, "%s%s", i ? ";" : "", fname(fo->path[i]));
+    fprintf(fo->o, " %llu\n", ns);
+}
+/* f at path[depth], with ticks of the run: its callees' shares of them
+ * below it, the rest as its own. A callee already on the path (recursion)
+ * stays in f. */
+P_FN void fold_node(folder *fo, int depth, const prof_func *f, double ticks) {
+    double all = (double)f->sum * f->scale, own = ticks;
+    size_t i;
+    fo->path[depth] = f;
+    if (depth + 1 < FOLD_DEPTH && ticks >= fo->min_ticks && all > 0)
+        for (i = graph_first(fo->g->out, fo->g->n, f, 0); i < fo->g->n && fo->g->out[i].from == f; i++) {
+            const graph_edge *e = &fo->g->out[i];
+            double part = e->ticks * ticks / all;
+            if (on_path(fo, depth + 1, e->to) || part < fo->min_ticks) continue;
+            if (part > own) part = own; /* estimates of callees may pass their caller's */
+            own -= part;
+            fold_node(fo, depth + 1, e->to, part);
+        }
+    fold_write(fo, depth, own);
+}
+/* A stack starts where the graph knows no more: at a caller that is no
+ * probed function (a thread's start, a library's callback; NULL), or one
+ * without a finished sampled call (main, a thread's loop: under way while
+ * a report is written during the run), which is then the stack's root
+ * frame. */
+P_FN int starts_stacks(const prof_func *caller) { return !caller || !caller->samples; }
+/* The ticks of f's outermost calls from `caller` (such a caller). */
+P_FN double root_ticks(const prof_func *f, const prof_func *caller) {
+    const prof_edge *e;
+    double t = 0;
+    for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next)
+        if (e->caller == caller) /* in doubles: read while samples come in, nested may lead ticks */
+            t += ((double)e->ticks - (double)e->nested) * f->scale;
+    return t;
+}
+/* f's stacks from each caller that starts stacks; or, when sum is not
+ * NULL, only add up their ticks. */
+P_FN void fold_roots(folder *fo, const prof_func *f, double *sum) {
+    const prof_edge *e, *seen;
+    for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next) {
+        double t;
+        for (seen = f->callers; seen != e && seen->caller != e->caller; seen = seen->next) {}
+        if (seen != e || !starts_stacks(e->caller) || (t = root_ticks(f, e->caller)) <= 0) continue;
+        if (sum) {
+            *sum += t;
+        } else if (e->caller) {
+            fo->path[0] = e->caller;
+            fold_node(fo, 1, f, t);
+        } else {
+            fold_node(fo, 0, f, t);
+        }
+    }
+}
+/* Every stack, as folded stacks ("a;b;c ns"). */
+P_FN void write_folded(const char *path, const graph *g, double ns_per_tick) {
+    folder fo;
+    const prof_func *f;
+    double total = 0;
+    if (!(fo.o = fopen(path, "w"))) {
+        fprintf(stderr, "edgeprobe profiler: cannot write %s\n", path);
+        return;
+    }
+    fo.g = g;
+    fo.ns_per_tick = ns_per_tick;
+    for (f = fn_all; f; f = f->next_all)
+        if (f->samples) fold_roots(&fo, f, &total);
+    fo.min_ticks = total * FOLD_MIN_SHARE;
+    for (f = fn_all; f; f = f->next_all)
+        if (f->samples) fold_roots(&fo, f, 0);
+    fclose(fo.o);
+}
+
 /* The figures of the whole run, for the report's header and summary. */
 typedef struct run_totals {
     uint64_t tsc_end;
@@ -1414,13 +1780,14 @@ P_FN void sum_counters(run_totals *rt) {
  * Calls are the counts of the observation intervals, scaled (see COUNTING
  * CALLS). */
 P_FN row *make_rows(const run_totals *rt, int *n) {
-    /* inclusive time: a recursive function's levels each count it, so the
-     * product can pass what the threads had; no share passes wall time
+    /* inclusive time of outermost calls (CALL GRAPH); recursion hidden
+     * from the graph could still count twice: no share passes wall time
      * times the threads that ran handlers */
     double most = rt->run_ns / rt->ns_per_tick * (double)(rt->threads ? rt->threads : 1);
     prof_func *f;
     row *rows;
     *n = 0;
+    compute_graph(most);
     for (f = fn_all; f; f = f->next_all) *n += f->samples != 0;
     if (!(rows = (row *)calloc((size_t)*n + 1, sizeof *rows))) return 0;
     *n = 0;
@@ -1433,8 +1800,8 @@ P_FN row *make_rows(const run_totals *rt, int *n) {
         r->p50 = hist_pct(f, 50);
         r->p99 = hist_pct(f, 99);
         r->est_calls = f->est_calls;
-        r->est_total = r->est_calls * r->mean;
-        if (r->est_total > most) r->est_total = most;
+        r->est_total = f->outer_ticks;
+        r->est_self = f->self_ticks;
     }
     qsort(rows, (size_t)*n, sizeof *rows, row_cmp);
     return rows;
@@ -1494,26 +1861,72 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
             (double)arena_used / 1024);
 }
 
+/* The file a function is in, and its address there (PROF_WHERE_SEP): the
+ * command turns it into FILE:LINE. "-" when unknown. */
+P_FN void where_of(const prof_func *f, char *out, size_t n) {
+    static char exe[512];
+    symq q;
+    char *c;
+    q.addr = func_start(f);
+    q.path = 0;
+    snprintf(out, n, "-");
+    if (!q.addr || !dl_iterate_phdr(find_object, &q)) return;
+    if (!strcmp(q.path, "/proc/self/exe")) { /* the command would read its own */
+        ssize_t len = exe[0] ? (ssize_t)strlen(exe) : readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (len <= 0) return;
+        exe[len] = 0;
+        q.path = exe;
+    }
+    snprintf(out, n, "%s" PROF_WHERE_SEP "%lx", q.path, (unsigned long)(q.addr - q.base));
+    for (c = out; *c; c++)
+        if (*c == ' ') *c = '?'; /* the columns are whitespace-separated */
+}
 /* The first EDGEPROBE_PROF_TOP rows (0: all). */
 P_FN void write_table(FILE *o, const row *rows, int n, const run_totals *rt) {
     int i, limit = prof_top > 0 && prof_top < n ? prof_top : n;
     double tick = rt->ns_per_tick;
-    fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %7s %s\n", "function", "sampled", "calls",
-            "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "mean(ns)", "p50(ns)", "p99(ns)", "share%", "counted");
+    char where[600];
+    fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %12s %12s %7s %7s %-9s %s\n", "function", "sampled",
+            "calls", "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "mean(ns)", "p50(ns)", "p99(ns)", "total(ms)",
+            "self(ms)", "share%", "self%", "counted", "where");
     for (i = 0; i < limit; i++) {
         const row *r = &rows[i];
+        where_of(r->f, where, sizeof where);
         /* full names (C++ names are long): the columns stay whitespace-separated */
-        fprintf(o, "%-32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %7.2f %s\n", fname(r->f),
-                (unsigned long long)r->f->samples, r->est_calls, (unsigned long long)r->f->min, r->mean, r->p50,
-                r->p99, r->mean * tick, r->p50 * tick, r->p99 * tick, 100 * r->est_total * tick / rt->run_ns,
-                r->f->estimated ? "estimated" : "exact");
+        fprintf(o,
+                "%-32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %12.3f %12.3f %7.2f %7.2f %-9s %s\n",
+                fname(r->f), (unsigned long long)r->f->samples, r->est_calls, (unsigned long long)r->f->min, r->mean,
+                r->p50, r->p99, r->mean * tick, r->p50 * tick, r->p99 * tick, r->est_total * tick / 1e6,
+                r->est_self * tick / 1e6, 100 * r->est_total * tick / rt->run_ns,
+                100 * r->est_self * tick / rt->run_ns, r->f->estimated ? "estimated" : "exact", where);
     }
     if (limit < n) fprintf(o, "... %d more functions (EDGEPROBE_PROF_TOP=0 shows all)\n", n - limit);
-    fprintf(o, "share%% = calls x mean / wall time, at most 100%% per thread; inclusive (a caller's time "
-               "contains its callees', a recursive function's outer calls their inner ones). counted: "
-               "exact = every call counted; estimated = calls counted in an interval of each epoch, scaled "
+    fprintf(o, "total = time in the function's outermost calls (calls x mean, less the calls nested in a call of "
+               "the same function: recursion counts once); self = time in the function less its calls of probed "
+               "functions (README, \"Self time, call graph, flame graph, file:line\"); share%% = total / wall "
+               "time, at most 100%% per thread. counted: exact = every call counted; estimated = calls counted "
+               "in an interval of each epoch, scaled "
                "(unbiased when the program's threads run steadily; busy machines and threads that are "
-               "descheduled make it less precise)\n");
+               "descheduled make it less precise). where = OBJECT+0xADDRESS, or FILE:LINE (edgeprobe prof, "
+               "with addr2line)\n");
+}
+
+/* EDGEPROBE_PROF_GRAPH: the table's functions with their callers and
+ * callees, estimated (see CALL GRAPH). */
+P_FN void write_call_graph(FILE *o, const row *rows, int n, const graph *g, const run_totals *rt) {
+    int i, limit = prof_top > 0 && prof_top < n ? prof_top : n;
+    double tick = rt->ns_per_tick;
+    fprintf(o, "\ncall graph: each function, its callers (<-) and callees (->), with the estimated time and "
+               "calls of each edge; %s\n",
+            fentry_mode ? "[outside] = not a probed function (a thread's start, a library)"
+                        : "callers are the nearest ones being sampled; [unseen] = none was (-finstrument-functions)");
+    for (i = 0; i < limit; i++) {
+        const row *r = &rows[i];
+        fprintf(o, "%s  total %.3f ms  self %.3f ms  calls %.0f\n", fname(r->f), r->est_total * tick / 1e6,
+                r->est_self * tick / 1e6, r->est_calls);
+        write_graph_side(o, g->in, g->n, r->f, 1, tick);
+        write_graph_side(o, g->out, g->n, r->f, 0, tick);
+    }
 }
 
 /* The one-line summary (prof_common.h): last line of the report, and
@@ -1559,6 +1972,50 @@ P_FN void write_chart(const char *path, row *rows, int n, const run_totals *rt) 
     write_svg(path, rows, n, rt->ns_per_tick, rt->run_ns, title);
 }
 
+/* What a report holds beyond the table: from the environment (a launched
+ * program's report), or from the words of a request (report_words). */
+typedef struct report_opts {
+    const char *svg, *folded; /* the chart, the folded stacks: paths, or NULL */
+    int graph, sort, quiet;
+} report_opts;
+P_FN void report_opts_env(report_opts *r) {
+    const char *graph = getenv(PROF_ENV_GRAPH), *quiet = getenv("EDGEPROBE_PROF_QUIET");
+    r->svg = getenv(PROF_ENV_SVG);
+    r->folded = getenv(PROF_ENV_FOLDED);
+    r->graph = graph && *graph == '1';
+    r->sort = prof_sort_parse(getenv(PROF_ENV_SORT));
+    r->quiet = quiet && *quiet == '1';
+}
+/* The words after a request's report path: [SVG] [graph] [sort=KEY]
+ * [folded=PATH] (paths absolute: the process opens them). 0, or -1. */
+P_FN int report_words(char **w, int n, report_opts *r) {
+    int i;
+    memset(r, 0, sizeof *r);
+    r->sort = -1;
+    for (i = 0; i < n; i++) {
+        if (!strcmp(w[i], "graph")) r->graph = 1;
+        else if (!strncmp(w[i], "sort=", 5) && prof_sort_parse(w[i] + 5) >= 0) r->sort = prof_sort_parse(w[i] + 5);
+        else if (!strncmp(w[i], "folded=/", 8)) r->folded = w[i] + 7;
+        else if (w[i][0] == '/' && !r->svg) r->svg = w[i];
+        else return -1;
+    }
+    return 0;
+}
+
+/* The call graph and the folded stacks, when asked for. */
+P_FN void write_views(FILE *o, const row *rows, int n, const run_totals *rt, const report_opts *opts) {
+    int want_graph = !opts->quiet && opts->graph, want_folded = opts->folded && *opts->folded;
+    graph g;
+    if (!want_graph && !want_folded) return;
+    if (graph_build(&g)) {
+        fprintf(stderr, "edgeprobe profiler: no memory for the call graph\n");
+        return;
+    }
+    if (want_graph) write_call_graph(o, rows, n, &g, rt);
+    if (want_folded) write_folded(opts->folded, &g, rt->ns_per_tick);
+    graph_free(&g);
+}
+
 /* The report file, or stderr. */
 P_FN FILE *open_report(const char *path) {
     FILE *o;
@@ -1568,23 +2025,25 @@ P_FN FILE *open_report(const char *path) {
     return stderr;
 }
 
-/* The report of a stopped profile: table (unless quiet) and summary to o,
- * the chart to svg when given. */
-P_FN void write_report(FILE *o, const char *svg, int quiet, run_totals *rt) {
+/* The report of a stopped profile: table (unless quiet), the views asked
+ * for, and summary to o; the chart to opts->svg when given. */
+P_FN void write_report(FILE *o, const report_opts *opts, run_totals *rt) {
     row *rows;
     int n;
     sum_counters(rt);
+    prof_sort = opts->sort >= 0 ? opts->sort : PROF_SORT_TOTAL; /* report_lock held: make_rows sorts by it */
     if (!(rows = make_rows(rt, &n))) return;
     resolve_names();
     demangle_names();
-    if (!quiet) {
+    if (!opts->quiet) {
         write_header(o, rt);
         write_table(o, rows, n, rt);
     }
+    write_views(o, rows, n, rt, opts);
     append_summary(getenv(PROF_ENV_SUMMARY), rt);
     write_summary(o, rt);
     if (getenv("EDGEPROBE_PROF_DEBUG")) write_debug(o);
-    if (svg && *svg && n) write_chart(svg, rows, n, rt);
+    if (opts->svg && *opts->svg && n) write_chart(opts->svg, rows, n, rt);
     free(rows);
 }
 
@@ -1600,18 +2059,22 @@ P_FN FILE *open_client_report(const char *path, char *reply, unsigned cap, int *
                       path[0] != '/' ? "not an absolute path" : strerror(errno));
     return o;
 }
-/* "prof report PATH [SVG]": the report so far (calls of the epoch under way
- * not yet counted); the profile goes on. */
-P_FN int report_now(const char *path, const char *svg, char *reply, unsigned cap) {
+#define REPORT_WORDS_ERROR "error EDGEPROBE_EINVAL after the report's path: [SVG] [graph] [sort=total|self|calls] " \
+                           "[folded=PATH], paths absolute\n"
+/* "prof report PATH [SVG] [graph] [sort=KEY] [folded=PATH]": the report so
+ * far (calls of the epoch under way not yet counted); the profile goes on. */
+P_FN int report_now(const char *path, char **words, int nwords, char *reply, unsigned cap) {
     run_totals rt;
+    report_opts opts;
     FILE *o;
     int n;
     if (!prof_running) return snprintf(reply, cap, "error EDGEPROBE_ENOENT no profile is running\n");
+    if (report_words(words, nwords, &opts)) return snprintf(reply, cap, REPORT_WORDS_ERROR);
     if (!(o = open_client_report(path, reply, cap, &n))) return n;
     memset(&rt, 0, sizeof rt);
     pthread_mutex_lock(&report_lock);
     read_clocks(&rt);
-    write_report(o, svg, 0, &rt);
+    write_report(o, &opts, &rt);
     pthread_mutex_unlock(&report_lock);
     fclose(o);
     return snprintf(reply, cap, "ok\n");
@@ -1623,8 +2086,7 @@ P_FN int attached_request(char **args, int nargs, char *reply, unsigned cap);
  * edgeprobe__ctl_ext): "prof report", and, attached, "prof start|stop". */
 P_FN int prof_request(char **args, int nargs, char *reply, unsigned cap) {
     if (nargs < 2 || strcmp(args[0], "prof")) return -1;
-    if (!strcmp(args[1], "report") && (nargs == 3 || nargs == 4))
-        return report_now(args[2], nargs == 4 ? args[3] : 0, reply, cap);
+    if (!strcmp(args[1], "report") && nargs >= 3) return report_now(args[2], args + 3, nargs - 3, reply, cap);
 #ifdef PROF_ATTACHED
     return attached_request(args, nargs, reply, cap);
 #else
@@ -1640,8 +2102,8 @@ P_FN int prof_request(char **args, int nargs, char *reply, unsigned cap) {
 #define PROF_AT_EXIT destructor(101),
 #endif
 __attribute__((PROF_AT_EXIT noinline)) NOI void edgeprobe_profiler_stop(void) {
-    const char *quiet = getenv("EDGEPROBE_PROF_QUIET");
     run_totals rt;
+    report_opts opts;
     FILE *o;
 
     /* once */
@@ -1650,7 +2112,8 @@ __attribute__((PROF_AT_EXIT noinline)) NOI void edgeprobe_profiler_stop(void) {
     pthread_mutex_lock(&report_lock);
     stop_sampling(&rt);
     o = open_report(getenv(PROF_ENV_OUT));
-    write_report(o, getenv(PROF_ENV_SVG), quiet && *quiet == '1', &rt);
+    report_opts_env(&opts);
+    write_report(o, &opts, &rt);
     if (o != stderr) fclose(o);
     pthread_mutex_unlock(&report_lock);
 }
@@ -1669,7 +2132,8 @@ __attribute__((PROF_AT_EXIT noinline)) NOI void edgeprobe_profiler_stop(void) {
  * profiler's requests to it (edgeprobe__ctl_ext, header section 28):
  *
  *     prof start K EPOCH_MS   ok <functions>   every function on, windows open
- *     prof stop PATH [SVG]    ok               the report written to PATH
+ *     prof stop PATH [SVG] [graph] [sort=KEY] [folded=PATH]
+ *                             ok               the report written to PATH
  *                                              (absolute), everything off
  *
  * A profile is a span of the process's life: its figures count from `prof
@@ -1689,6 +2153,7 @@ P_FN void reset_function(prof_func *f) {
     f->obs_open = 1;
     f->obs_rate = f->est_calls = f->obs_seen = 0;
     f->estimated = 0;
+    f->callers = 0; /* the old edges stay in the arena, unreachable */
     if (f->hist) memset(f->hist, 0, NBUCKETS * sizeof *f->hist);
 }
 P_FN void reset_thread(tstate *t) {
@@ -1746,7 +2211,7 @@ P_FN int attached_begin(long k, long epoch_ms) {
 }
 /* End the profile: sampling stops, every function goes off, handlers in
  * flight are waited for; then the report (o NULL: none). */
-P_FN void attached_end(FILE *o, const char *svg) {
+P_FN void attached_end(FILE *o, const report_opts *opts) {
     run_totals rt;
     memset(&rt, 0, sizeof rt);
     pthread_mutex_lock(&report_lock);
@@ -1754,13 +2219,14 @@ P_FN void attached_end(FILE *o, const char *svg) {
     stop_sampling(&rt);
     park_functions();
     edgeprobe_handler_sync();
-    if (o) write_report(o, svg, 0, &rt);
+    if (o) write_report(o, opts, &rt);
     pthread_mutex_unlock(&report_lock);
 }
-/* "prof start K EPOCH_MS" and "prof stop PATH [SVG]" (see above); args[0]
- * is "prof". */
+/* "prof start K EPOCH_MS" and "prof stop PATH [SVG] [graph] [sort=KEY]
+ * [folded=PATH]" (see above); args[0] is "prof". */
 P_FN int attached_request(char **args, int nargs, char *reply, unsigned cap) {
     long k, epoch;
+    report_opts opts;
     FILE *o;
     int n;
     if (!strcmp(args[1], "start") && nargs == 4) {
@@ -1769,10 +2235,11 @@ P_FN int attached_request(char **args, int nargs, char *reply, unsigned cap) {
         if (prof_running) return snprintf(reply, cap, "error EDGEPROBE_EBUSY a profile is running\n");
         return snprintf(reply, cap, "ok %d\n", attached_begin(k, epoch));
     }
-    if (!strcmp(args[1], "stop") && (nargs == 3 || nargs == 4)) {
+    if (!strcmp(args[1], "stop") && nargs >= 3) {
         if (!prof_running) return snprintf(reply, cap, "error EDGEPROBE_ENOENT no profile is running\n");
+        if (report_words(args + 3, nargs - 3, &opts)) return snprintf(reply, cap, REPORT_WORDS_ERROR);
         if (!(o = open_client_report(args[2], reply, cap, &n))) return n;
-        attached_end(o, nargs == 4 ? args[3] : 0);
+        attached_end(o, &opts);
         fclose(o);
         return snprintf(reply, cap, "ok\n");
     }

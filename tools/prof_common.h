@@ -24,6 +24,9 @@
 #define PROF_ENV_OUT "EDGEPROBE_PROF_OUT"
 #define PROF_ENV_SVG "EDGEPROBE_PROF_SVG"
 #define PROF_ENV_SUMMARY "EDGEPROBE_PROF_SUMMARY"
+#define PROF_ENV_SORT "EDGEPROBE_PROF_SORT"     /* total (default) | self | calls */
+#define PROF_ENV_GRAPH "EDGEPROBE_PROF_GRAPH"   /* 1: callers and callees after the table */
+#define PROF_ENV_FOLDED "EDGEPROBE_PROF_FOLDED" /* folded stacks to this path */
 /* The pid the command forked: a child the program starts (same LD_PRELOAD,
  * another pid) leaves the agent idle. */
 #define PROF_ENV_PID "EDGEPROBE_PROF_PID"
@@ -66,6 +69,23 @@ static inline PROF_NOI int prof_parse_long(const char *s, long *out) {
     *out = v;
     return 0;
 }
+
+/* The table's order: by inclusive time (outermost calls), self time, or
+ * calls; the same words as `edgeprobe report --sort`. */
+enum prof_sort { PROF_SORT_TOTAL, PROF_SORT_SELF, PROF_SORT_CALLS, PROF_NSORTS };
+/* The order a word names, or -1. */
+static inline PROF_NOI int prof_sort_parse(const char *s) {
+    static const char *const names[PROF_NSORTS] = {"total", "self", "calls"};
+    int k;
+    for (k = 0; s && k < PROF_NSORTS; k++)
+        if (!strcmp(s, names[k])) return k;
+    return -1;
+}
+
+/* The table's last column, "where": the function's object and its address
+ * there (OBJECT+0xADDR, the address addr2line takes), which the command
+ * replaces with FILE:LINE when addr2line knows it. */
+#define PROF_WHERE_SEP "+0x"
 
 /* The summary line: the tag, then " key=value" pairs. The agent writes it
  * at the end of every report (and to $EDGEPROBE_PROF_SUMMARY). */
