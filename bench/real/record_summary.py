@@ -18,6 +18,8 @@ NAMES = {
     "ept": "`edgeprobe record -f '*' -t 10us`",
     "uftt": "`uftrace record ... -t 10us`",
     "epenv": "recorder preloaded by environment (ep without the summary)",
+    "epvex": "epenv, recorder built with -mavx2 (no SSE/AVX transitions)",
+    "eptvex": "epvex with -t 10us",
 }
 
 
@@ -99,9 +101,11 @@ for p in programs:
         lines.append(("uftrace's added time / edgeprobe record's", added_ratio("uft", "ep"), ">= 3", lambda x: x >= 3))
     if "uft" in cfgs and "epenv" in cfgs:
         lines.append(("uftrace's added time / the recorder's alone (epenv)", added_ratio("uft", "epenv"), "(>= 3)", lambda x: x >= 3))
+    if "uft" in cfgs and "epvex" in cfgs:
+        lines.append(("uftrace's added time / epvex's", added_ratio("uft", "epvex"), "(>= 3)", lambda x: x >= 3))
     if "uftt" in cfgs and "ept" in cfgs:
         lines.append(("with -t 10us: uftrace's added / edgeprobe's", added_ratio("uftt", "ept"), ">= 3", lambda x: x >= 3))
-    for c, target in (("ep", None), ("uft", None), ("epenv", None), ("ept", 1.3), ("uftt", None)):
+    for c, target in (("ep", None), ("uft", None), ("epenv", None), ("epvex", None), ("ept", 1.3), ("uftt", None), ("eptvex", None)):
         if c in cfgs:
             lines.append((f"{c} / plain", over_plain(c), f"<= {target}" if target else "",
                           (lambda x, t=target: x <= t) if target else None))
@@ -119,11 +123,13 @@ for p in programs:
                         if None not in (val(rd, "ep", key), val(rd, "plain", key)) else None, "cpu_s")
         adde = per_round(lambda rd, key: (val(rd, "epenv", key) - val(rd, "plain", key)) * 1e9 / ev
                          if None not in (val(rd, "epenv", key), val(rd, "plain", key)) else None, "cpu_s")
+        addv = per_round(lambda rd, key: (val(rd, "epvex", key) - val(rd, "plain", key)) * 1e9 / ev
+                         if None not in (val(rd, "epvex", key), val(rd, "plain", key)) else None, "cpu_s")
         uev = med([val(rd, "uft", "events") for rd in rounds])
         addu = per_round(lambda rd, key: (val(rd, "uft", key) - val(rd, "plain", key)) * 1e9 / uev
                          if uev and None not in (val(rd, "uft", key), val(rd, "plain", key)) else None, "cpu_s")
         print(f"\nAdded CPU per recorded event: edgeprobe record {fmt(add, '.0f')} ns, the recorder alone (epenv) "
-              f"{fmt(adde, '.0f')} ns, uftrace {fmt(addu, '.0f')} ns (its records: .dat bytes / 16).")
+              f"{fmt(adde, '.0f')} ns, epvex {fmt(addv, '.0f')} ns, uftrace {fmt(addu, '.0f')} ns (its records: .dat bytes / 16).")
 print("\n## Targets\n")
 print("| program | ratio | wall | CPU | verdict (wall; CPU) |")
 print("|---|---|---:|---:|---|")

@@ -11,6 +11,17 @@
 #   epenv   the recorder preloaded through the environment (LD_PRELOAD,
 #           EDGEPROBE_RECORD, EDGEPROBE_RECORD_FUNCS='*'): ep without the
 #           command's final summary, which reads the whole trace back
+#   epvex   epenv with tools/record_agent.c compiled here with -mavx2 (VEX
+#           encoding, no legacy SSE): a diagnosis. The function probe's
+#           AVX-512 trampolines restore zmm0-7 with vmovdqa64, leaving the
+#           upper state dirty, and the C code they call (legacy SSE
+#           encoding) then pays an SSE/AVX transition on this CPU; epvex
+#           shows what recording costs without that (needs avx2; skipped
+#           otherwise)
+#   eptvex  epvex with -t 10us (EDGEPROBE_RECORD_MIN_NS=10000)
+# Every edgeprobe configuration records with RR_BUFFER (32M) rings: the
+# default 1 MiB ring drops events at these rates (the consumer polls every
+# millisecond); drops are counted in the table either way.
 # uftrace options: --no-libcall (edgeprobe records the functions of objects
 # built with the flag, not PLT calls; uftrace's default also kills lua at its
 # first longjmp), --max-stack=65535 (its default 1024 drops lua's deep
@@ -35,7 +46,8 @@ cd "$ROOT"
 OUT=${RR_OUT:-bench/out/record-real}
 SHM=${RR_SHM:-/dev/shm/edgeprobe-rr.$$}
 PROGRAMS=${RR_PROGRAMS:-bzip2 lua zstd redis}
-CONFIGS=${RR_CONFIGS:-plain ep uft ept uftt epenv}
+CONFIGS=${RR_CONFIGS:-plain ep uft ept uftt epenv epvex eptvex}
+BUFFER=${RR_BUFFER:-32M}
 ROUNDS=${RR_ROUNDS:-5}
 BZ_MB=${RR_BZ_MB:-4}
 LUA_SCALE=${RR_LUA_SCALE:-0.3}
@@ -47,6 +59,7 @@ REDIS_C=${RR_REDIS_C:-10}
 REDIS_PORT=${RR_REDIS_PORT:-16399}
 EP=$ROOT/build/edgeprobe
 EPLIB=$ROOT/build/libedgeprobe-record.so
+VEXLIB=$ROOT/build/real/libedgeprobe-record-vex.so
 BIN=build/real/fpe
 RBIN=build/real/redis/fpe/src
 UFT="uftrace record --no-libcall --max-stack=65535 -P ."
@@ -80,6 +93,14 @@ if echo " $PROGRAMS " | grep -q ' redis '; then
             { echo "record_vs_uftrace: the redis build failed: build/real/redis/build.log" >&2; exit 1; }
     fi
 fi
+if echo " $CONFIGS " | grep -Eq ' (epvex|eptvex) '; then
+    if grep -qw avx2 /proc/cpuinfo; then
+        gcc -O2 -mavx2 -Iinclude -fPIC -shared tools/record_agent.c -o "$VEXLIB" -pthread -ldl
+    else
+        echo "record_vs_uftrace: SKIPPED epvex eptvex: no avx2" | tee "$OUT/skipped.txt" >&2
+        CONFIGS=$(echo " $CONFIGS " | sed 's/ epvex / /; s/ eptvex / /')
+    fi
+fi
 [ -x build/real/gen_text ] || gcc -O2 -o build/real/gen_text bench/real/gen_text.c
 build/real/gen_text "$BZ_MB" > "$SHM/bz.txt"
 build/real/gen_text "$ZS_MB" > "$SHM/zs.txt"
@@ -102,13 +123,16 @@ echo -e "program\tround\tconfig\twall_s\tcpu_s\tevents\tbytes\tlost\tcheck" > "$
 prefix_of() {
     case $1 in
     plain) echo "" ;;
-    ep) echo "$EP record -f * -o $SHM/trace.ep --" ;;
-    ept) echo "$EP record -f * -t 10us -o $SHM/trace.ept --" ;;
+    ep) echo "$EP record -f * --buffer $BUFFER -o $SHM/trace.ep --" ;;
+    ept) echo "$EP record -f * --buffer $BUFFER -t 10us -o $SHM/trace.ept --" ;;
     uft) echo "$UFT -d $SHM/trace.uft" ;;
     uftt) echo "$UFT -t 10us -d $SHM/trace.uftt" ;;
-    epenv) echo "env LD_PRELOAD=$EPLIB EDGEPROBE_RECORD=$SHM/trace.epenv EDGEPROBE_RECORD_FUNCS=*" ;;
+    epenv) echo "env LD_PRELOAD=$EPLIB $(env_of epenv)" ;;
+    epvex) echo "env LD_PRELOAD=$VEXLIB $(env_of epvex)" ;;
+    eptvex) echo "env LD_PRELOAD=$VEXLIB $(env_of eptvex) EDGEPROBE_RECORD_MIN_NS=10000" ;;
     esac
 }
+env_of() { echo "EDGEPROBE_RECORD=$SHM/trace.$1 EDGEPROBE_RECORD_FUNCS=* EDGEPROBE_RECORD_BUFFER=$(numfmt --from=iec "$BUFFER")"; }
 # the program's command line (not redis)
 cmd_of() {
     case $1 in
@@ -125,9 +149,10 @@ trace_stats() {
         line=$(grep -a 'edgeprobe record: [0-9]* events from' "$err" | tail -1 || true)
         [ -n "$line" ] || { echo -e "0\t0\t0"; return; }
         echo "$line" | sed -E 's/.*: ([0-9]+) events from [0-9]+ threads?, ([0-9]+) lost, ([0-9]+) bytes.*/\1\t\3\t\2/' ;;
-    epenv)
-        b=$(stat -c %s "$SHM/trace.epenv" 2>/dev/null || echo 0)
-        echo -e "-\t$b\t-" ;;
+    epenv | epvex | eptvex) # no summary: bytes / 16 (entry and exit events have no
+        # arguments; a -t call event one more word), lost from the END block's last word
+        b=$(stat -c %s "$SHM/trace.$c" 2>/dev/null || echo 0)
+        echo -e "$((b / 16))\t$b\t$(tail -c 8 "$SHM/trace.$c" 2>/dev/null | od -An -tu8 | tr -d ' ' || echo -)" ;;
     uft | uftt)
         b=$(cat "$SHM/trace.$c"/*.dat 2>/dev/null | wc -c || echo 0)
         echo -e "$((b / 16))\t$b\t-" ;;
@@ -170,7 +195,7 @@ run_one() {
     set +f
     stats=$(trace_stats "$c" "$err")
     case $c in
-    ep | ept | uft | uftt | epenv)
+    ep | ept | uft | uftt | epenv | epvex | eptvex)
         [ "$(echo "$stats" | cut -f2)" -gt 64 ] 2>/dev/null || check="$check; no trace"
         [ "$c" != ep ] || [ "$(echo "$stats" | cut -f1)" -gt 0 ] 2>/dev/null || check="$check; no events" ;;
     esac
