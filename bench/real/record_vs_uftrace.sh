@@ -65,8 +65,12 @@ RBIN=build/real/redis/fpe/src
 UFT="uftrace record --no-libcall --max-stack=65535 -P ."
 mkdir -p "$OUT" "$SHM"
 SERVER_PID=""
-cleanup() {
-    if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then kill "$SERVER_PID" 2>/dev/null || true; fi
+cleanup() { # a server left by an interrupted run: shut it down, then its wrapper
+    if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+        $RBIN/redis-cli -p "$REDIS_PORT" shutdown nosave > /dev/null 2>&1 || true
+        sleep 1
+        kill "$SERVER_PID" 2>/dev/null || true
+    fi
     rm -rf "$SHM"
 }
 trap cleanup EXIT
@@ -83,7 +87,9 @@ if echo " $PROGRAMS " | grep -q ' redis '; then
     if ! compgen -G "bench/real/src/redis-*/src/server.c" >/dev/null; then
         (cd bench/real/src && apt-get source -qq redis 2>&1 | grep -v "^W: Download is performed unsandboxed" || true)
     fi
-    RSRC=$(ls -d bench/real/src/redis-*/ | head -1)
+    RSRC=$(ls -d bench/real/src/redis-*/ 2>/dev/null | head -1)
+    [ -n "$RSRC" ] || { echo "record_vs_uftrace: no redis source: 'apt-get source redis' (needs a deb-src entry," \
+        "which bench/real/fetch.sh adds) failed; or leave redis out: RR_PROGRAMS='bzip2 lua zstd'" >&2; exit 1; }
     if [ ! -x $RBIN/redis-server ]; then
         # redis's own Makefile, its bundled deps, libc malloc; the flag on
         # every file of the server
@@ -166,12 +172,12 @@ run_one() {
     rm -rf "$SHM/trace.$c"
     set -f # the globs are for the tools
     if [ "$p" = redis ]; then
-        local stf=$SHM/stime i
+        local stf=$SHM/stime
         # shellcheck disable=SC2086
         /usr/bin/time -f '%e %U %S' -o "$stf" $pre $RBIN/redis-server --port "$REDIS_PORT" --save '' --appendonly no \
             --logfile "$SHM/redis.log" 2> "$err" > /dev/null &
         SERVER_PID=$!
-        for i in $(seq 300); do
+        for _ in $(seq 300); do
             [ "$($RBIN/redis-cli -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ] && break
             sleep 0.1
         done
@@ -209,6 +215,7 @@ read -r -a CFG <<< "$CONFIGS"
 n=${#CFG[@]}
 for p in $PROGRAMS; do
     # the plain run's output first (the reference of the checks), not timed
+    # shellcheck disable=SC2091 # the command line is built by cmd_of
     [ "$p" = redis ] || { $(cmd_of "$p") > "$SHM/want.$p" 2>/dev/null; [ "$p" != lua ] || sed -i 's/, .*//' "$SHM/want.$p"; }
     for r in $(seq "$ROUNDS"); do
         echo "$p round $r: load $(cut -d' ' -f1-3 /proc/loadavg)"
