@@ -12,6 +12,7 @@
 #   make bench-real  profile real programs (bzip2, lua) built with -finstrument-functions
 #   make bench-markers  argument probes, handler dispatch, start-up, LTTng-UST (issue 9)
 #   make bench-record   a recorded event against rdtsc, LTTng-UST, TRACE text (issue 18)
+#   make bench-record-real  edgeprobe record vs uftrace record on bzip2, lua, zstd, redis
 #   make bench-compile  compile CPU and text per file with markers, vs sys/sdt.h and LTTng-UST
 #                    (COMPILE_HEADERS="before=build/bench-compile/before after=include")
 #   make tools       build/edgeprobe (the command) and build/libedgeprobe-prof.so
