@@ -110,7 +110,7 @@ static void salvage(const char *trace, const char *dir) {
     char err[512];
     uint64_t hz = 0;
     FILE *f;
-    int rc = trace_load(trace, &t, err, sizeof err);
+    int rc = trace_load_counts(trace, &t, err, sizeof err);
     int complete = !rc && t.complete;
     if (!rc) hz = t.hz;
     trace_free(&t);
@@ -159,7 +159,7 @@ static void remove_rings(const char *dir) {
 static void summary(const char *path) {
     struct trace t;
     char err[512];
-    if (trace_load(path, &t, err, sizeof err)) {
+    if (trace_load_counts(path, &t, err, sizeof err)) {
         fprintf(stderr, "edgeprobe record: no usable trace: %s\n", err);
     } else {
         fprintf(stderr, "edgeprobe record: %zu events from %zu threads, %" PRIu64 " lost, %zu bytes in %s%s\n", t.nevents,

@@ -151,7 +151,7 @@ static int snapshot_endpoint(int pid, const char *out) {
 static void summary(const char *path) {
     struct trace t;
     char err[512];
-    if (trace_load(path, &t, err, sizeof err)) fprintf(stderr, "edgeprobe snapshot: %s\n", err);
+    if (trace_load_counts(path, &t, err, sizeof err)) fprintf(stderr, "edgeprobe snapshot: %s\n", err);
     else
         fprintf(stderr, "edgeprobe snapshot: %zu events from %zu threads in %s\n", t.nevents, t.nthreads, path);
     trace_free(&t);

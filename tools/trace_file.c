@@ -37,13 +37,15 @@ static uint64_t get64(const unsigned char *p) {
 }
 static int read_all(const char *path, struct trace *t, char *err, size_t errlen) {
     FILE *f = fopen(path, "rb");
-    size_t cap = 1 << 20, got = 0, n;
+    size_t cap, got = 0, n;
     struct stat st;
     if (!f) return fail(err, errlen, "%s: %s", path, strerror(errno));
     if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) { /* /dev/zero would never end */
         fclose(f);
         return fail(err, errlen, "%s: not a regular file", path);
     }
+    /* its size and one byte more (a file that grew is still read whole) */
+    cap = st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 2 ? (size_t)st.st_size + 1 : 1 << 20;
     t->data = malloc(cap);
     while (t->data && (n = fread(t->data + got, 1, cap - got, f)) > 0) {
         got += n;
@@ -129,6 +131,10 @@ static int parse_events(struct trace *t, const unsigned char *p, uint64_t len, i
         if (nargs > TRACE_MAX_ARGS || nargs > words - w - 2)
             return fail(err, errlen, "events block at offset %zu: event with %u arguments overruns it", at,
                         (unsigned)nargs);
+        if (!t->events) { /* counting only */
+            t->nevents++, w += 2 + nargs;
+            continue;
+        }
         e = &t->events[t->nevents++];
         e->tsc = get64(p + 8 * w), e->tid = tid, e->id = (uint32_t)head, e->kind = (head >> 32) & 0xff;
         e->nargs = (unsigned)nargs, e->args = (const uint64_t *)(const void *)(p + 8 * (w + 2));
@@ -197,7 +203,7 @@ static int cmp_tid(const void *a, const void *b) {
     if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
     return x < y ? -1 : x > y; /* qsort is not stable: keep file order */
 }
-int trace_load(const char *path, struct trace *t, char *err, size_t errlen) {
+static int load(const char *path, struct trace *t, int with_events, char *err, size_t errlen) {
     size_t npoints, nthreads, words, at = HEADER_BYTES, i;
     memset(t, 0, sizeof *t);
     if (read_all(path, t, err, errlen) || parse_header(t, path, err, errlen) ||
@@ -205,8 +211,8 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen) {
         return -1;
     t->points = calloc(npoints + 1, sizeof *t->points);
     t->threads = calloc(nthreads + 1, sizeof *t->threads);
-    t->events = calloc(words / 2 + 1, sizeof *t->events);
-    if (!t->points || !t->threads || !t->events) return fail(err, errlen, "%s: no memory", path);
+    t->events = with_events ? calloc(words / 2 + 1, sizeof *t->events) : NULL;
+    if (!t->points || !t->threads || (with_events && !t->events)) return fail(err, errlen, "%s: no memory", path);
     while (at < t->size) {
         uint32_t type = get32(t->data + at);
         int tid = (int)get32(t->data + at + 4);
@@ -228,9 +234,13 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen) {
         if (t->points[i].id >= t->nids) t->nids = t->points[i].id + 1;
     if (!(t->by_id = calloc(t->nids + 1, sizeof *t->by_id))) return fail(err, errlen, "%s: no memory", path);
     for (i = 0; i < t->npoints; i++) t->by_id[t->points[i].id] = &t->points[i];
-    qsort(t->events, t->nevents, sizeof *t->events, cmp_tid);
+    if (t->events) qsort(t->events, t->nevents, sizeof *t->events, cmp_tid);
     merge_threads(t);
     return 0;
+}
+int trace_load(const char *path, struct trace *t, char *err, size_t errlen) { return load(path, t, 1, err, errlen); }
+int trace_load_counts(const char *path, struct trace *t, char *err, size_t errlen) {
+    return load(path, t, 0, err, errlen);
 }
 void trace_free(struct trace *t) {
     size_t i;

@@ -62,6 +62,9 @@ struct trace {
 extern int trace_raw_names;
 /* Read and check a whole file. 0, or -1 with a message in err. */
 int trace_load(const char *path, struct trace *t, char *err, size_t errlen);
+/* The same checks and tables, and the events only counted (t->events NULL):
+ * what `record` says at the end, without the time a whole load takes. */
+int trace_load_counts(const char *path, struct trace *t, char *err, size_t errlen);
 void trace_free(struct trace *t);
 /* Nanoseconds from the start of the recording. */
 double trace_ns(const struct trace *t, uint64_t tsc);
