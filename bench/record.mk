@@ -8,7 +8,7 @@
 # redis-benchmark (bench/real/record_vs_uftrace.sh; knobs RR_* there; about
 # 10 minutes on 2 CPUs). Root installs uftrace, dpkg-dev and time; otherwise
 # it names them. Results: bench/out/record-real/summary.md, and
-# bench/RESULTS.md, "Recording real programs against uftrace (issue 18)".
+# bench/RESULTS.md, "Recording real programs against uftrace".
 RECORD_DIR := bench/record
 RECORD_OUT := bench/out/record
 RECORD_CFLAGS := -O2 -Wall -Wextra -Iinclude -I$(RECORD_DIR) -pthread
