@@ -26,8 +26,8 @@ CFLAGS_DEMO := -O2 -Wall -Wextra -Werror -Iinclude -pthread
 all: demo tools
 
 # The edgeprobe command: tools/edgeprobe.c dispatches to tools/cmd_*.c.
-TOOL_SRC := $(wildcard tools/edgeprobe.c tools/cmd_*.c tools/control_*.c) tools/trace_file.c tools/export.c tools/launch.c
-$(BUILD)/edgeprobe: $(TOOL_SRC) tools/tool.h tools/control.h tools/prof_common.h tools/trace_file.h tools/export.h tools/launch.h include/edgeprobe.h | $(BUILD)
+TOOL_SRC := $(wildcard tools/edgeprobe.c tools/cmd_*.c tools/control_*.c) tools/attach_seccomp.c tools/trace_file.c tools/export.c tools/launch.c
+$(BUILD)/edgeprobe: $(TOOL_SRC) tools/attach_seccomp.h tools/tool.h tools/control.h tools/prof_common.h tools/trace_file.h tools/export.h tools/launch.h include/edgeprobe.h | $(BUILD)
 	$(CC) $(CFLAGS_DEMO) -Itools $(TOOL_SRC) -o $@
 # The profiler `edgeprobe prof` preloads: its agent, beside the command.
 PROF_SRC := tools/prof_agent.c

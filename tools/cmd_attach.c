@@ -28,12 +28,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "attach_seccomp.h"
 #include "control.h"
 #include "launch.h"
 #include "tool.h"
@@ -115,16 +118,47 @@ out:
     return rc;
 }
 
-/* Wait for the seized thread's next stop; its signal, or -1 if it exited. */
-static int wait_stop(pid_t tid, int *status) {
+/* How waiting for the seized thread ended. */
+typedef enum {
+    WAIT_STOPPED,   /* a ptrace stop: *status says which */
+    WAIT_GONE,      /* it exited, was killed, or an exec by another thread replaced it */
+    WAIT_EXITING,   /* PTRACE_EVENT_EXIT: it is exiting (the process, or its main thread) */
+    WAIT_EXECED,    /* PTRACE_EVENT_EXEC: it ran exec; the program we looked at is gone */
+    WAIT_TIMED_OUT, /* no stop before the deadline */
+} wait_end;
+
+/* SIGALRM only interrupts waitpid (no SA_RESTART), so that a wait can end
+ * at a deadline: a thread in an uninterruptible sleep never stops. */
+static void on_tick(int sig) { (void)sig; }
+static void ticking(int on) {
+    struct itimerval every = {{0, 50000}, {0, 50000}}, off = {{0, 0}, {0, 0}};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on ? on_tick : SIG_DFL;
+    sigaction(SIGALRM, &sa, 0);
+    setitimer(ITIMER_REAL, on ? &every : &off, 0);
+}
+
+/* Wait for the seized thread's next stop, until deadline_ms (now_ms()
+ * time; 0: no deadline, for a dlopen that may not be abandoned half-way). */
+static wait_end wait_stop(pid_t tid, int *status, double deadline_ms) {
     for (;;) {
         if (waitpid(tid, status, __WALL) < 0) {
-            if (errno == EINTR) continue;
-            return -1;
+            if (errno != EINTR) return WAIT_GONE; /* ECHILD: an exec elsewhere released it */
+            if (deadline_ms && now_ms() > deadline_ms) return WAIT_TIMED_OUT;
+            continue;
         }
-        if (WIFEXITED(*status) || WIFSIGNALED(*status)) return -1;
-        if (WIFSTOPPED(*status)) return WSTOPSIG(*status);
+        if (WIFEXITED(*status) || WIFSIGNALED(*status)) return WAIT_GONE;
+        if ((*status >> 16) == PTRACE_EVENT_EXIT) return WAIT_EXITING;
+        if ((*status >> 16) == PTRACE_EVENT_EXEC) return WAIT_EXECED;
+        if (WIFSTOPPED(*status)) return WAIT_STOPPED;
     }
+}
+/* A stop for a signal the thread is about to get (not the interrupt's or
+ * a group stop, PTRACE_EVENT_STOP): ours to hand back at the end. */
+static int signal_delivery_stop(int status) {
+    int sig = WSTOPSIG(status);
+    return (status >> 16) == 0 && sig != SIGTRAP;
 }
 
 typedef struct {
@@ -142,57 +176,272 @@ static int state_put(pid_t tid, saved_state *s) {
     return ptrace(PTRACE_SETREGS, tid, 0, &s->regs) || ptrace(PTRACE_SETREGSET, tid, (void *)NT_X86_XSTATE, &s->xv);
 }
 
-/* Call dlopen(path, RTLD_NOW) on the stopped thread tid; the handle, 0 if
- * dlopen failed, or -1 if the call could not be made. *deferred: a signal
- * that arrived meanwhile, to deliver at the end. */
-static long call_dlopen(pid_t tid, uint64_t dlopen_at, const char *path, const saved_state *saved, int *deferred) {
-    struct user_regs_struct r = saved->regs;
+/* Calls that fail with EINTR, not a restart, when a ptrace stop interrupts
+ * them (signal(7), "Interruption of system calls and library functions by
+ * stop signals"). Seized in one, the thread would return an EINTR the
+ * program never had a signal for; -ERESTARTNOHAND in its saved rax makes
+ * the kernel restart it as it restarts poll's, or turn it into EINTR if a
+ * signal handler does run then. A timeout restarts whole, as poll's would
+ * without its restart block. */
+#define ERESTARTNOHAND 514 /* kernel-internal: include/linux/errno.h */
+static int eintr_on_ptrace_stop(long nr) {
+    switch (nr) {
+    case SYS_epoll_wait:
+    case SYS_epoll_pwait:
+#ifdef SYS_epoll_pwait2
+    case SYS_epoll_pwait2:
+#endif
+    case SYS_rt_sigtimedwait:
+    case SYS_semop:
+    case SYS_semtimedop: return 1;
+    }
+    return 0;
+}
+static void restart_if_interrupted(struct user_regs_struct *r) {
+    if ((long)r->orig_rax >= 0 && (long)r->rax == -EINTR && eintr_on_ptrace_stop((long)r->orig_rax))
+        r->rax = (uint64_t)-ERESTARTNOHAND;
+}
+
+/* How the injected call ended. */
+typedef enum {
+    CALL_RETURNED, /* dlopen returned (*handle: its value, 0 if it failed) */
+    CALL_NOT_MADE, /* the call could not be set up, or faulted in dlopen: registers go back */
+    CALL_EXITING,  /* the process (or the thread) is exiting, or an exec tears it down */
+    CALL_GONE,     /* the thread is gone */
+} call_end;
+
+/* Write the path and the return address 0 below the red zone; the
+ * registers that call dlopen(path, RTLD_NOW) and return to 0 into *r. */
+static int place_call(pid_t tid, uint64_t dlopen_at, const char *path, const saved_state *saved,
+                      struct user_regs_struct *r) {
     size_t len = strlen(path) + 1;
     uint64_t str = (saved->regs.rsp - 128 - len) & ~(uint64_t)15, zero = 0;
     char mem[64];
-    int fd, sig, status;
+    int fd, ok;
     snprintf(mem, sizeof mem, "/proc/%d/mem", (int)tid);
     if ((fd = open(mem, O_RDWR)) < 0) return -1;
-    r.rsp = ((str - 64) & ~(uint64_t)15) - 8; /* as after a call: rsp + 8 is 16-aligned */
-    if (pwrite(fd, path, len, (off_t)str) != (ssize_t)len || pwrite(fd, &zero, 8, (off_t)r.rsp) != 8) {
-        close(fd);
-        return -1;
-    }
+    *r = saved->regs;
+    r->rsp = ((str - 64) & ~(uint64_t)15) - 8; /* as after a call: rsp + 8 is 16-aligned */
+    ok = pwrite(fd, path, len, (off_t)str) == (ssize_t)len && pwrite(fd, &zero, 8, (off_t)r->rsp) == 8;
     close(fd);
-    r.rip = dlopen_at;
-    r.rdi = str;
-    r.rsi = 2; /* RTLD_NOW */
-    r.rax = 0;
-    r.orig_rax = (uint64_t)-1;
-    if (ptrace(PTRACE_SETREGS, tid, 0, &r) || ptrace(PTRACE_CONT, tid, 0, 0)) return -1;
+    r->rip = dlopen_at;
+    r->rdi = str;
+    r->rsi = 2; /* RTLD_NOW */
+    r->rax = 0;
+    r->orig_rax = (uint64_t)-1; /* no syscall restart while our call runs */
+    return ok ? 0 : -1;
+}
+/* Call dlopen(path, RTLD_NOW) on the stopped thread tid. *deferred: a
+ * signal that arrived meanwhile, to deliver at the end. */
+static call_end call_dlopen(pid_t tid, uint64_t dlopen_at, const char *path, const saved_state *saved, int *deferred,
+                            long *handle) {
+    struct user_regs_struct r;
+    int status;
+    if (place_call(tid, dlopen_at, path, saved, &r) || ptrace(PTRACE_SETREGS, tid, 0, &r) ||
+        ptrace(PTRACE_CONT, tid, 0, 0))
+        return CALL_NOT_MADE;
     for (;;) {
-        if ((sig = wait_stop(tid, &status)) < 0) return -1;
-        if (sig == SIGSEGV && !ptrace(PTRACE_GETREGS, tid, 0, &r) && r.rip == 0) return (long)r.rax;
-        if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL) return -1; /* a fault inside dlopen: leave it */
-        if ((status >> 16) == 0 && sig != SIGSTOP && sig != SIGTRAP) *deferred = sig; /* delivered at the end */
-        if (ptrace(PTRACE_CONT, tid, 0, 0)) return -1;
+        int sig;
+        switch (wait_stop(tid, &status, 0)) {
+        case WAIT_STOPPED: break;
+        case WAIT_EXITING:
+        case WAIT_EXECED: return CALL_EXITING;
+        default: return CALL_GONE;
+        }
+        sig = WSTOPSIG(status);
+        if (sig == SIGSEGV && !ptrace(PTRACE_GETREGS, tid, 0, &r) && r.rip == 0) return *handle = (long)r.rax, CALL_RETURNED;
+        if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL) return CALL_NOT_MADE; /* a fault inside dlopen */
+        if (signal_delivery_stop(status) && sig != SIGSTOP) *deferred = sig; /* delivered at the end */
+        if (ptrace(PTRACE_CONT, tid, 0, 0)) return CALL_GONE;
+    }
+}
+
+/* Is pid a live process (not a zombie)? After its seized thread vanished:
+ * alive means another thread ran exec and took the pid over. */
+static int process_alive(pid_t pid) {
+    char path[64], buf[512], *paren;
+    FILE *f;
+    size_t n;
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    if (!(f = fopen(path, "r"))) return 0;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return (paren = strrchr(buf, ')')) && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+}
+/* The thread is exiting (PTRACE_EVENT_EXIT): let it go, and tell an exit
+ * from an exec by another thread (which tears this one down too). */
+static const char *let_exit(pid_t pid) {
+    int status;
+    ptrace(PTRACE_CONT, pid, 0, 0);
+    ticking(1);
+    wait_stop(pid, &status, now_ms() + 2000); /* a main thread that exits alone stays a zombie: bounded */
+    ticking(0);
+    ptrace(PTRACE_DETACH, pid, 0, 0);
+    return process_alive(pid) ? "ran exec" : "exited";
+}
+static int report_vanished(pid_t pid, const char *what) {
+    fprintf(stderr, "edgeprobe attach: process %d %s during the attach; the agent was not loaded into it\n", (int)pid,
+            what);
+    return 1;
+}
+
+/* A line of /proc/PID/status as a number ("TracerPid"), or -1. */
+static long status_field(pid_t pid, const char *name) {
+    char path[64], line[256];
+    size_t len = strlen(name);
+    long v = -1;
+    FILE *f;
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    if (!(f = fopen(path, "r"))) return -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, name, len) && line[len] == ':') {
+            v = strtol(line + len + 1, 0, 10);
+            break;
+        }
+    fclose(f);
+    return v;
+}
+static void comm_of(pid_t pid, char *out, size_t n) {
+    char path[64];
+    FILE *f;
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    snprintf(out, n, "?");
+    if ((f = fopen(path, "r"))) {
+        if (fgets(out, (int)n, f)) out[strcspn(out, "\n")] = 0;
+        fclose(f);
     }
 }
 
 /* Not ours to trace: say why, and what would do. */
+#define YAMA_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
 static int refuse_trace(pid_t pid, int err) {
-    fprintf(stderr,
-            "edgeprobe attach: cannot trace process %d: %s (another user's process, or "
-            "/proc/sys/kernel/yama/ptrace_scope forbids it: run as the process's user with ptrace_scope 0, "
-            "or as root); nothing changed\n",
-            (int)pid, strerror(err));
+    long tracer = status_field(pid, "TracerPid");
+    FILE *yama;
+    int scope = -1;
+    char comm[32];
+    if (err == ESRCH) return report_vanished(pid, "exited");
+    if (tracer > 0) {
+        comm_of((pid_t)tracer, comm, sizeof comm);
+        fprintf(stderr,
+                "edgeprobe attach: process %d is already traced by process %ld (%s): a debugger or tracer holds it; "
+                "detach that first; nothing changed\n",
+                (int)pid, tracer, comm);
+        return 1;
+    }
+    if ((yama = fopen(YAMA_SCOPE, "r"))) {
+        if (fscanf(yama, "%d", &scope) != 1) scope = -1;
+        fclose(yama);
+    }
+    if (scope > 0)
+        fprintf(stderr,
+                "edgeprobe attach: cannot trace process %d: %s: Yama's ptrace_scope is %d (" YAMA_SCOPE
+                ": 1 lets a process trace only its descendants, 2 only root, 3 no one): run as root, or as the "
+                "process's user with ptrace_scope 0 (sysctl kernel.yama.ptrace_scope=0); nothing changed\n",
+                (int)pid, strerror(err), scope);
+    else
+        fprintf(stderr,
+                "edgeprobe attach: cannot trace process %d: %s (another user's process%s): run as the process's "
+                "user, or as root; nothing changed\n",
+                (int)pid, strerror(err), scope == 0 ? "; Yama's ptrace_scope is 0" : "");
     return 1;
 }
+
+/* PTRACE_SEIZE (exec and exit reported as events), waiting up to
+ * wait_ms while another `edgeprobe attach` holds the process: of two
+ * attaches at once, the second goes on when the first is done, finds the
+ * agent and says so. Another tracer (a debugger) is not waited for. */
+static int seize_when_free(pid_t pid, double wait_ms) {
+    double deadline = now_ms() + wait_ms;
+    for (;;) {
+        long tracer;
+        char comm[32];
+        if (!ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)(PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT))) return 0;
+        if (errno != EPERM || (tracer = status_field(pid, "TracerPid")) <= 0) return -1;
+        comm_of((pid_t)tracer, comm, sizeof comm);
+        if (strcmp(comm, "edgeprobe") || now_ms() > deadline) return errno = EPERM, -1;
+        usleep(2000);
+    }
+}
+
+/* Stop the seized thread (PTRACE_INTERRUPT) within wait_ms; 0, or 1 when
+ * refused (reported). A signal it was about to get goes in *deferred. */
+static int stop_thread(pid_t pid, double wait_ms, int *deferred) {
+    wait_end end;
+    int status;
+    if (ptrace(PTRACE_INTERRUPT, pid, 0, 0)) return report_vanished(pid, "exited");
+    ticking(1);
+    end = wait_stop(pid, &status, now_ms() + wait_ms);
+    ticking(0);
+    switch (end) {
+    case WAIT_STOPPED: break;
+    case WAIT_EXITING: return report_vanished(pid, let_exit(pid));
+    case WAIT_EXECED: ptrace(PTRACE_DETACH, pid, 0, 0); return report_vanished(pid, "ran exec");
+    case WAIT_GONE: return report_vanished(pid, process_alive(pid) ? "ran exec" : "exited");
+    case WAIT_TIMED_OUT:
+        fprintf(stderr,
+                "edgeprobe attach: process %d did not stop within %.0f ms (its main thread is in an "
+                "uninterruptible sleep?); nothing changed\n",
+                (int)pid, wait_ms);
+        return 1; /* still seized: released when this command exits */
+    }
+    if (signal_delivery_stop(status) && WSTOPSIG(status) != SIGSTOP) *deferred = WSTOPSIG(status);
+    return 0;
+}
+
+/* Loading the agent is refused under strict seccomp, and under filters
+ * that forbid (or that we cannot read to know whether they forbid) a call
+ * it makes: a filter's KILL would kill the process. 0: go on. */
+static int seccomp_refuses(pid_t pid, uint64_t ip) {
+    char why[512];
+    int mode = seccomp_mode(pid);
+    if (mode == 1) snprintf(why, sizeof why, "it runs in seccomp strict mode (only read, write, exit, sigreturn)");
+    else if (mode != 2 || !seccomp_allows_agent(pid, ip, why, sizeof why)) return 0;
+    fprintf(stderr, "edgeprobe attach: process %d: %s; the agent cannot be loaded; nothing changed\n", (int)pid, why);
+    return 1;
+}
+
+/* The seized, stopped thread: load the agent and put everything back. */
+static int inject(pid_t pid, uint64_t dlopen_at, const char *lib, int deferred) {
+    saved_state *saved = malloc(sizeof *saved);
+    long handle = 0;
+    double t0 = now_ms(), stall;
+    call_end end;
+    if (!saved || state_get(pid, saved)) {
+        free(saved);
+        ptrace(PTRACE_DETACH, pid, 0, 0);
+        return report_vanished(pid, "exited");
+    }
+    end = call_dlopen(pid, dlopen_at, lib, saved, &deferred, &handle);
+    if (end == CALL_EXITING || end == CALL_GONE) {
+        free(saved);
+        return report_vanished(pid, end == CALL_EXITING ? let_exit(pid) : process_alive(pid) ? "ran exec" : "exited");
+    }
+    restart_if_interrupted(&saved->regs);
+    if (state_put(pid, saved))
+        fprintf(stderr, "edgeprobe attach: could not put back the registers of process %d\n", (int)pid);
+    ptrace(PTRACE_DETACH, pid, 0, (void *)(intptr_t)deferred);
+    stall = now_ms() - t0;
+    free(saved);
+    if (end != CALL_RETURNED || handle == 0) {
+        fprintf(stderr, "edgeprobe attach: dlopen(%s) failed in process %d%s\n", lib, (int)pid,
+                end != CALL_RETURNED ? " (the call could not be made)" : "");
+        return 1;
+    }
+    printf("edgeprobe attach: agent loaded into process %d (its main thread stopped %.2f ms)\n", (int)pid, stall);
+    return 0;
+}
+
 static void usage(FILE *out) { fprintf(out, "usage: edgeprobe " USAGE_ATTACH "\n"); }
+
+#define SEIZE_WAIT_MS 10000 /* another attach of the same process: it takes milliseconds */
+#define STOP_WAIT_MS 5000
 
 int cmd_attach(int argc, char **argv) {
     char lib[PATH_MAX], libc[PATH_MAX];
     uint64_t base = 0, dlopen_off = 0;
-    saved_state *saved;
     pid_t pid;
-    long handle;
-    int deferred = 0, status, i;
-    double t0, stall;
+    int deferred = 0, loaded, i;
     const char *lib_arg = NULL;
     if (ctl_help(argc, argv, USAGE_ATTACH)) return 0;
     for (i = 2; i < argc; i++)
@@ -234,26 +483,14 @@ int cmd_attach(int argc, char **argv) {
                 (int)pid);
         return 1;
     }
-    if (ptrace(PTRACE_SEIZE, pid, 0, 0)) return refuse_trace(pid, errno);
-    if (!(saved = malloc(sizeof *saved))) return 1;
-    t0 = now_ms();
-    if (ptrace(PTRACE_INTERRUPT, pid, 0, 0) || wait_stop(pid, &status) < 0 || state_get(pid, saved)) {
-        fprintf(stderr, "edgeprobe attach: process %d could not be stopped (it exited?); nothing changed\n", (int)pid);
-        ptrace(PTRACE_DETACH, pid, 0, 0);
-        free(saved);
-        return 1;
+    if (seccomp_mode(pid) == 1) return seccomp_refuses(pid, 0); /* strict: no need to stop it to know */
+    if (seize_when_free(pid, SEIZE_WAIT_MS)) return refuse_trace(pid, errno);
+    if (stop_thread(pid, STOP_WAIT_MS, &deferred)) return 1;
+    /* seized and stopped: no other attach is half-way now, but one may have finished */
+    if ((loaded = agent_loaded(pid)) || seccomp_refuses(pid, base + dlopen_off)) {
+        ptrace(PTRACE_DETACH, pid, 0, (void *)(intptr_t)deferred);
+        if (loaded) printf("edgeprobe attach: process %d already has the agent; nothing changed\n", (int)pid);
+        return !loaded;
     }
-    handle = call_dlopen(pid, base + dlopen_off, lib, saved, &deferred);
-    if (state_put(pid, saved))
-        fprintf(stderr, "edgeprobe attach: could not put back the registers of process %d\n", (int)pid);
-    ptrace(PTRACE_DETACH, pid, 0, (void *)(intptr_t)deferred);
-    stall = now_ms() - t0;
-    free(saved);
-    if (handle <= 0) {
-        fprintf(stderr, "edgeprobe attach: dlopen(%s) failed in process %d%s\n", lib, (int)pid,
-                handle < 0 ? " (the call could not be made)" : "");
-        return 1;
-    }
-    printf("edgeprobe attach: agent loaded into process %d (its main thread stopped %.2f ms)\n", (int)pid, stall);
-    return 0;
+    return inject(pid, base + dlopen_off, lib, deferred);
 }

@@ -187,3 +187,60 @@ attach_record_by_pid() {
     return $rc
 }
 case_ attach-record-by-pid attach_record_by_pid
+
+# ---- safety ------------------------------------------------------------------
+# wait_for SECONDS CMD...: run CMD every 50 ms until it succeeds; 1 if it has
+# not after SECONDS (no fixed sleeps: the machine may be loaded).
+wait_for() {
+    local end=$((SECONDS + $1))
+    shift
+    until "$@"; do
+        ((SECONDS <= end)) || return 1
+        sleep 0.05
+    done
+}
+# in_syscall PID REGEX: PID's main thread is blocked in a system call whose
+# number matches REGEX (/proc/PID/syscall: "NR args..." or "running").
+in_syscall() { [[ $(cut -d' ' -f1 "/proc/$1/syscall" 2>/dev/null) =~ ^($2)$ ]]; }
+# gone PID: PID has exited (a zombie until waited for) or never was.
+gone() { [[ ! -e /proc/$1/stat || $(cut -d' ' -f3 "/proc/$1/stat") == Z ]]; }
+# end_child PID: kill PID if it still runs, and reap it.
+end_child() {
+    kill "$1" 2>/dev/null
+    wait "$1" 2>/dev/null
+}
+
+# attach_blocked_one DIR MODE: tests/attach/blocker.c's main thread blocks
+# in MODE's call; attach; it must go back into that call (restart_syscall,
+# 219, for a sleep: its deadline kept), the agent be mapped, and the call
+# complete as without the attach when the helper thread completes it.
+attach_blocked_one() {
+    local d=$1 mode=$2 fifo=$1/$2.fifo pid nr rc=0
+    rm -f "$fifo" "$d/$mode.txt" && mkfifo "$fifo" || return 1
+    "./$d/blocker" "$mode" "$fifo" >"$d/$mode.txt" 2>&1 &
+    pid=$!
+    wait_for 10 grep -q '^ready' "$d/$mode.txt" && nr=$(awk '/^ready/ {print $2}' "$d/$mode.txt") &&
+        wait_for 10 in_syscall $pid "$nr" || { echo "$mode: never blocked"; end_child $pid; return 1; }
+    $EP attach $pid >"$d/$mode-attach.txt" 2>&1 || rc=1
+    cat "$d/$mode-attach.txt"
+    grep -q '/libedgeprobe-attach.so' "/proc/$pid/maps" || { echo "$mode: no agent mapped"; rc=1; }
+    wait_for 10 in_syscall $pid "$nr|219" || { echo "$mode: not back in its call"; rc=1; }
+    echo go 1<>"$fifo" # read-write: no wait for a reader that has gone
+    wait_for 15 gone $pid || { echo "$mode: still running"; rc=1; }
+    end_child $pid
+    cat "$d/$mode.txt"
+    grep -q "^$mode ok" "$d/$mode.txt" || rc=1
+    return $rc
+}
+attach_blocked_calls() {
+    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
+    shared tools make -s tools >/dev/null || return 1
+    local d=$B/attach-blocked mode rc=0
+    mkdir -p "$d"
+    gcc -O2 -Wall -Wextra -Werror -pthread tests/attach/blocker.c -o "$d/blocker" || return 1
+    for mode in accept nanosleep futex epoll; do
+        attach_blocked_one "$d" $mode || { echo "$mode: FAILED"; rc=1; }
+    done
+    return $rc
+}
+case_ attach-blocked-calls attach_blocked_calls
