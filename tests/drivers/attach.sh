@@ -203,7 +203,7 @@ wait_for() {
 # number matches REGEX (/proc/PID/syscall: "NR args..." or "running").
 in_syscall() { [[ $(cut -d' ' -f1 "/proc/$1/syscall" 2>/dev/null) =~ ^($2)$ ]]; }
 # gone PID: PID has exited (a zombie until waited for) or never was.
-gone() { [[ ! -e /proc/$1/stat || $(cut -d' ' -f3 "/proc/$1/stat") == Z ]]; }
+gone() { [[ ! -e /proc/$1/stat || $(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) == Z ]]; }
 # end_child PID: kill PID if it still runs, and reap it.
 end_child() {
     kill "$1" 2>/dev/null
@@ -244,3 +244,61 @@ attach_blocked_calls() {
     return $rc
 }
 case_ attach-blocked-calls attach_blocked_calls
+
+# start_reader DIR: tests/attach/target.c (built into DIR), its main thread
+# blocked in read() on DIR/fifo (fd 7 of this shell is the writer). Sets
+# READER (its pid).
+start_reader() {
+    local d=$1
+    rm -f "$d/fifo" "$d/out.txt" && mkfifo "$d/fifo" || return 1
+    "./$d/target" "$d/fifo" >"$d/out.txt" 2>&1 &
+    READER=$!
+    exec 7>"$d/fifo" # the target's open returns; it goes on to read()
+    wait_for 10 in_syscall $READER 0 || { echo "the target never blocked in read"; return 1; }
+}
+# stop_reader DIR: the line the target waits for; 0 when its read() got it
+# and it exited 0 untraced.
+stop_reader() {
+    local d=$1 rc=0
+    grep -q 'TracerPid:[[:space:]]*0$' "/proc/$READER/status" || { echo "the target is still traced"; rc=1; }
+    echo hello >&7
+    exec 7>&-
+    wait_for 10 gone $READER || { echo "the target did not finish its read"; rc=1; }
+    end_child $READER || rc=1
+    grep -q '^read 6: hello' "$d/out.txt" || { cat "$d/out.txt"; rc=1; }
+    return $rc
+}
+build_reader() { gcc -O2 -fpatchable-function-entry=5 -pthread tests/attach/target.c -o "$1/target"; }
+
+# Two `edgeprobe attach PID` started together, 5 times: both end (bounded),
+# one loads the agent, the other finds it loaded (it waits while the first
+# holds the process); each names its own copy of the agent, so a second
+# load would map a second one: exactly one is mapped.
+attach_twice_at_once() {
+    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
+    shared tools make -s tools >/dev/null || return 1
+    local d=$B/attach-twice i rc=0 agents p1 p2 r1 r2
+    mkdir -p "$d/a" "$d/b"
+    build_reader "$d" && cp build/libedgeprobe-attach.so "$d/a/" && cp build/libedgeprobe-attach.so "$d/b/" || return 1
+    for i in 1 2 3 4 5; do
+        start_reader "$d" || return 1
+        timeout 30 $EP attach $READER --lib "$d/a/libedgeprobe-attach.so" >"$d/a.txt" 2>&1 &
+        p1=$!
+        timeout 30 $EP attach $READER --lib "$d/b/libedgeprobe-attach.so" >"$d/b.txt" 2>&1 &
+        p2=$!
+        wait $p1
+        r1=$?
+        wait $p2
+        r2=$?
+        cat "$d/a.txt" "$d/b.txt"
+        agents=$(grep libedgeprobe-attach.so "/proc/$READER/maps" | awk '{print $6}' | sort -u | wc -l)
+        echo "round $i: exit statuses $r1 $r2, agents mapped: $agents"
+        [[ $r1 == 0 && $r2 == 0 && $agents == 1 ]] &&
+            [[ $(cat "$d/a.txt" "$d/b.txt" | grep -c 'agent loaded into') == 1 ]] &&
+            [[ $(cat "$d/a.txt" "$d/b.txt" | grep -c 'already has the agent') == 1 ]] || rc=1
+        stop_reader "$d" || rc=1
+        ((rc == 0)) || break
+    done
+    return $rc
+}
+case_ attach-twice-at-once attach_twice_at_once
