@@ -207,7 +207,7 @@ typedef enum {
     CALL_RETURNED, /* dlopen returned (*handle: its value, 0 if it failed) */
     CALL_NOT_MADE, /* the call could not be set up, or faulted in dlopen: registers go back */
     CALL_EXITING,  /* the process (or the thread) is exiting, or an exec tears it down */
-    CALL_GONE,     /* the thread is gone */
+    CALL_GONE,     /* the thread is gone, or going: ptrace requests fail (ESRCH) */
 } call_end;
 
 /* Write the path and the return address 0 below the red zone; the
@@ -239,7 +239,7 @@ static call_end call_dlopen(pid_t tid, uint64_t dlopen_at, const char *path, con
     int status;
     if (place_call(tid, dlopen_at, path, saved, &r) || ptrace(PTRACE_SETREGS, tid, 0, &r) ||
         ptrace(PTRACE_CONT, tid, 0, 0))
-        return CALL_NOT_MADE;
+        return errno == ESRCH ? CALL_GONE : CALL_NOT_MADE; /* ESRCH: killed while stopped (an exit or exec) */
     for (;;) {
         int sig;
         switch (wait_stop(tid, &status, 0)) {
@@ -279,6 +279,19 @@ static const char *let_exit(pid_t pid) {
     ticking(0);
     ptrace(PTRACE_DETACH, pid, 0, 0);
     return process_alive(pid) ? "ran exec" : "exited";
+}
+/* The thread is gone, or going: a ptrace request failed with ESRCH (a
+ * stopped thread killed by an exit or an exec elsewhere runs on to its
+ * end). Wait a bounded time for its last report, and say what happened. */
+static const char *why_gone(pid_t pid) {
+    int status;
+    wait_end end;
+    ticking(1);
+    end = wait_stop(pid, &status, now_ms() + 2000);
+    ticking(0);
+    if (end == WAIT_EXITING) return let_exit(pid);
+    if (end == WAIT_STOPPED || end == WAIT_EXECED) ptrace(PTRACE_DETACH, pid, 0, 0);
+    return end == WAIT_EXECED || process_alive(pid) ? "ran exec" : "exited";
 }
 static int report_vanished(pid_t pid, const char *what) {
     fprintf(stderr, "edgeprobe attach: process %d %s during the attach; the agent was not loaded into it\n", (int)pid,
@@ -369,7 +382,7 @@ static int seize_when_free(pid_t pid, double wait_ms) {
 static int stop_thread(pid_t pid, double wait_ms, int *deferred) {
     wait_end end;
     int status;
-    if (ptrace(PTRACE_INTERRUPT, pid, 0, 0)) return report_vanished(pid, "exited");
+    if (ptrace(PTRACE_INTERRUPT, pid, 0, 0)) return report_vanished(pid, why_gone(pid));
     ticking(1);
     end = wait_stop(pid, &status, now_ms() + wait_ms);
     ticking(0);
@@ -377,7 +390,7 @@ static int stop_thread(pid_t pid, double wait_ms, int *deferred) {
     case WAIT_STOPPED: break;
     case WAIT_EXITING: return report_vanished(pid, let_exit(pid));
     case WAIT_EXECED: ptrace(PTRACE_DETACH, pid, 0, 0); return report_vanished(pid, "ran exec");
-    case WAIT_GONE: return report_vanished(pid, process_alive(pid) ? "ran exec" : "exited");
+    case WAIT_GONE: return report_vanished(pid, why_gone(pid));
     case WAIT_TIMED_OUT:
         fprintf(stderr,
                 "edgeprobe attach: process %d did not stop within %.0f ms (its main thread is in an "
@@ -409,13 +422,12 @@ static int inject(pid_t pid, uint64_t dlopen_at, const char *lib, int deferred) 
     call_end end;
     if (!saved || state_get(pid, saved)) {
         free(saved);
-        ptrace(PTRACE_DETACH, pid, 0, 0);
-        return report_vanished(pid, "exited");
+        return report_vanished(pid, why_gone(pid));
     }
     end = call_dlopen(pid, dlopen_at, lib, saved, &deferred, &handle);
     if (end == CALL_EXITING || end == CALL_GONE) {
         free(saved);
-        return report_vanished(pid, end == CALL_EXITING ? let_exit(pid) : process_alive(pid) ? "ran exec" : "exited");
+        return report_vanished(pid, end == CALL_EXITING ? let_exit(pid) : why_gone(pid));
     }
     restart_if_interrupted(&saved->regs);
     if (state_put(pid, saved))
