@@ -352,3 +352,62 @@ attach_exit_or_exec() {
     return $rc
 }
 case_ attach-exit-or-exec attach_exit_or_exec
+
+# attach_sandboxed_one DIR MODE [AS...]: tests/attach/sandboxed.c under
+# MODE's seccomp policy, its main thread in read(); attach (both run by AS,
+# a command prefix, when given). A policy that forbids what loading the
+# agent needs: the error names seccomp and why, no agent is mapped. clone3
+# (ENOSYS, glibc falls back to clone): the agent loads. Either way the
+# process lives on untraced and its read() gets the line.
+attach_sandboxed_one() {
+    local d=$1 mode=$2 fifo=$1/$2.fifo pid st rc=0 want
+    shift 2
+    case $mode in
+    eperm) want='seccomp filter forbids openat, .*(the filter fails with Operation not permitted)' ;;
+    kill) want='seccomp filter forbids openat, .*(the filter kills the process)' ;;
+    strict) want='seccomp strict mode' ;;
+    unreadable) want='seccomp filters cannot be read .*CAP_SYS_ADMIN' ;;
+    esac
+    rm -f "$fifo" "$d/$mode.txt" && mkfifo -m 666 "$fifo" || return 1
+    "$@" "$PWD/$d/sandboxed" ${mode/unreadable/eperm} "$fifo" >"$d/$mode.txt" 2>&1 &
+    pid=$!
+    wait_for 10 in_syscall $pid 0 || { echo "$mode: never blocked in read"; end_child $pid; return 1; }
+    timeout 20 "$@" env EDGEPROBE_ATTACH_LIB="$PWD/build/libedgeprobe-attach.so" "$PWD/$EP" attach $pid \
+        >"$d/$mode-attach.txt" 2>&1
+    st=$?
+    cat "$d/$mode-attach.txt"
+    if [[ $mode == clone3 ]]; then
+        ((st == 0)) && grep -q '/libedgeprobe-attach.so' "/proc/$pid/maps" || { echo "clone3: not loaded"; rc=1; }
+    else
+        ((st == 1)) && grep -Eq "$want" "$d/$mode-attach.txt" && grep -q 'nothing changed' "$d/$mode-attach.txt" ||
+            { echo "$mode: not the refusal expected (exit status $st)"; rc=1; }
+        ! grep -q '/libedgeprobe-attach.so' "/proc/$pid/maps" 2>/dev/null || { echo "$mode: agent mapped"; rc=1; }
+    fi
+    ! gone $pid && grep -q 'TracerPid:[[:space:]]*0$' "/proc/$pid/status" &&
+        wait_for 10 in_syscall $pid 0 || { echo "$mode: the process died, or is traced, or left its read"; rc=1; }
+    echo hello 1<>"$fifo"
+    wait_for 10 gone $pid || rc=1
+    end_child $pid
+    cat "$d/$mode.txt"
+    grep -q '^read ok: hello' "$d/$mode.txt" || rc=1
+    return $rc
+}
+attach_seccomp() {
+    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
+    shared tools make -s tools >/dev/null || return 1
+    local d=$B/attach-seccomp mode rc=0
+    mkdir -p "$d"
+    gcc -O2 -Wall -Wextra -Werror tests/attach/sandboxed.c -o "$d/sandboxed" || return 1
+    for mode in eperm kill clone3 strict; do
+        attach_sandboxed_one "$d" $mode || { echo "$mode: FAILED"; rc=1; }
+    done
+    # not root: the filters cannot be read (PTRACE_SECCOMP_GET_FILTER needs
+    # CAP_SYS_ADMIN), so what they do is unknown: refused
+    if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null; then
+        attach_sandboxed_one "$d" unreadable setpriv --reuid=65534 --regid=65534 --clear-groups || rc=1
+    else
+        echo "(not root, or no setpriv: the unreadable-filter case is not run)"
+    fi
+    return $rc
+}
+case_ attach-seccomp attach_seccomp
