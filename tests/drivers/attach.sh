@@ -65,8 +65,47 @@ attach_refusals() {
         err=$?
         kill $pid
         cat "$d/user.txt"
-        [[ $err != 0 ]] && grep -q 'cannot trace process' "$d/user.txt" && grep -q 'nothing changed' "$d/user.txt"
+        [[ $err != 0 ]] && grep -q 'cannot trace process' "$d/user.txt" && grep -q 'nothing changed' "$d/user.txt" ||
+            return 1
     fi
+    attach_refused_traced "$d" && attach_refused_yama "$d"
+}
+# A process a debugger already traces (strace here): refused, naming it.
+attach_refused_traced() {
+    local d=$1 pid rc=0
+    command -v strace >/dev/null || { echo "(no strace: the traced-process case is not run)"; return 0; }
+    strace -o /dev/null sleep 30 &
+    wait_for 10 eval '[[ -n $(pgrep -P $! -x sleep) ]]' || { kill $!; return 1; }
+    pid=$(pgrep -P $! -x sleep)
+    $EP attach $pid 2>"$d/traced.txt" && rc=1
+    cat "$d/traced.txt"
+    grep -q "process $pid is already traced by process $! (strace)" "$d/traced.txt" || rc=1
+    kill $pid
+    wait $!
+    return $rc
+}
+# Yama: with ptrace_scope 1 or more, a process of the same user that is not
+# the attacher's descendant is refused, and the message names ptrace_scope
+# (run as nobody against nobody's process). This test changes no sysctl.
+attach_refused_yama() {
+    local d=$1 scope pid rc=0
+    if [[ ! -r /proc/sys/kernel/yama/ptrace_scope ]]; then
+        echo "yama: skipped: this kernel has no Yama (/proc/sys/kernel/yama/ptrace_scope)"
+        return 0
+    fi
+    scope=$(cat /proc/sys/kernel/yama/ptrace_scope)
+    if ((scope == 0)) || [[ $(id -u) != 0 ]] || ! command -v setpriv >/dev/null; then
+        echo "yama: skipped: ptrace_scope is $scope (0 forbids nothing), or not root, or no setpriv"
+        return 0
+    fi
+    setpriv --reuid=65534 --regid=65534 --clear-groups sleep 30 &
+    pid=$!
+    setpriv --reuid=65534 --regid=65534 --clear-groups \
+        env EDGEPROBE_ATTACH_LIB="$PWD/build/libedgeprobe-attach.so" "$PWD/$EP" attach $pid 2>"$d/yama.txt" && rc=1
+    kill $pid
+    cat "$d/yama.txt"
+    grep -q "ptrace_scope is $scope" "$d/yama.txt" || rc=1
+    return $rc
 }
 case_ attach-refused-cleanly attach_refusals
 
