@@ -1,5 +1,5 @@
 /* edgeprobe attach PID [--lib PATH] - load the attach agent
- * (libedgeprobe-attach.so, tools/attach_agent.c) into a running process
+ * (libedgeprobe-attach.so, tools/prof_agent.c -DPROF_ATTACHED) into a running process
  * that never opted in, so that `edgeprobe list|top|...` reach it.
  *
  * One thread - the process's main thread - is seized with ptrace and made
@@ -16,7 +16,29 @@
  *
  *     rip = dlopen, rdi = path, rsi = RTLD_NOW, orig_rax = -1 (no syscall
  *     restart while our call runs); the saved registers, orig_rax and all,
- *     go back at the SIGSEGV stop, which we suppress. */
+ *     go back at the SIGSEGV stop, which we suppress.
+ *
+ * What can go wrong, and what happens (tests/drivers/attach.sh):
+ *  - seized inside a blocking call: read, accept, futex and the sleeps
+ *    restart (the sleeps keep their deadline: restart_syscall). epoll_wait
+ *    and a few others return EINTR after any ptrace stop; we turn that
+ *    EINTR into a restart (restart_if_interrupted). attach-blocked-calls
+ *  - two attaches at once: the seize is the lock. The second waits while an
+ *    `edgeprobe` holds the process, then finds the agent loaded; another
+ *    tracer (a debugger) is named and not waited for. attach-twice-at-once
+ *  - the process exits or runs exec during the attach: exit and exec are
+ *    seize events (PTRACE_O_TRACEEXIT, _TRACEEXEC), waits are bounded, the
+ *    error says which; nothing stays traced. attach-exit-or-exec
+ *  - seccomp: strict mode is refused; filters are read and run against
+ *    every call the load makes (tools/attach_seccomp.c), refused naming the
+ *    first one they forbid - a KILL action would kill the process; filters
+ *    we may not read (not root) are refused too. attach-seccomp
+ *  - not ours to trace (another user, Yama's ptrace_scope), a static
+ *    program: refused, saying what to do. attach-refused-cleanly
+ * Not handled: a main thread seized while it holds a lock dlopen takes
+ * (inside malloc, or its own dlopen) deadlocks the injected call; the
+ * command then waits for it, as abandoning dlopen half-way could leave the
+ * loader's lock held. */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
