@@ -149,8 +149,11 @@ typedef enum {
     WAIT_TIMED_OUT, /* no stop before the deadline */
 } wait_end;
 
-/* SIGALRM only interrupts waitpid (no SA_RESTART), so that a wait can end
- * at a deadline: a thread in an uninterruptible sleep never stops. */
+/* While the thread is seized, SIGALRM interrupts waitpid every 50 ms (no
+ * SA_RESTART): a wait can end at a deadline (a thread in an uninterruptible
+ * sleep never stops), and a wait that missed its wake-up looks again. That
+ * happens: when another thread's exec releases the seized one, a waitpid
+ * already asleep can sleep on; waitpid called again answers ECHILD. */
 static void on_tick(int sig) { (void)sig; }
 static void ticking(int on) {
     struct itimerval every = {{0, 50000}, {0, 50000}}, off = {{0, 0}, {0, 0}};
@@ -162,7 +165,8 @@ static void ticking(int on) {
 }
 
 /* Wait for the seized thread's next stop, until deadline_ms (now_ms()
- * time; 0: no deadline, for a dlopen that may not be abandoned half-way). */
+ * time; 0: no deadline, for a dlopen that may not be abandoned half-way).
+ * Ticking (see above) must be on. */
 static wait_end wait_stop(pid_t tid, int *status, double deadline_ms) {
     for (;;) {
         if (waitpid(tid, status, __WALL) < 0) {
@@ -296,9 +300,7 @@ static int process_alive(pid_t pid) {
 static const char *let_exit(pid_t pid) {
     int status;
     ptrace(PTRACE_CONT, pid, 0, 0);
-    ticking(1);
     wait_stop(pid, &status, now_ms() + 2000); /* a main thread that exits alone stays a zombie: bounded */
-    ticking(0);
     ptrace(PTRACE_DETACH, pid, 0, 0);
     return process_alive(pid) ? "ran exec" : "exited";
 }
@@ -307,10 +309,7 @@ static const char *let_exit(pid_t pid) {
  * end). Wait a bounded time for its last report, and say what happened. */
 static const char *why_gone(pid_t pid) {
     int status;
-    wait_end end;
-    ticking(1);
-    end = wait_stop(pid, &status, now_ms() + 2000);
-    ticking(0);
+    wait_end end = wait_stop(pid, &status, now_ms() + 2000);
     if (end == WAIT_EXITING) return let_exit(pid);
     if (end == WAIT_STOPPED || end == WAIT_EXECED) ptrace(PTRACE_DETACH, pid, 0, 0);
     return end == WAIT_EXECED || process_alive(pid) ? "ran exec" : "exited";
@@ -405,9 +404,7 @@ static int stop_thread(pid_t pid, double wait_ms, int *deferred) {
     wait_end end;
     int status;
     if (ptrace(PTRACE_INTERRUPT, pid, 0, 0)) return report_vanished(pid, why_gone(pid));
-    ticking(1);
     end = wait_stop(pid, &status, now_ms() + wait_ms);
-    ticking(0);
     switch (end) {
     case WAIT_STOPPED: break;
     case WAIT_EXITING: return report_vanished(pid, let_exit(pid));
@@ -466,16 +463,31 @@ static int inject(pid_t pid, uint64_t dlopen_at, const char *lib, int deferred) 
     return 0;
 }
 
-static void usage(FILE *out) { fprintf(out, "usage: edgeprobe " USAGE_ATTACH "\n"); }
-
 #define SEIZE_WAIT_MS 10000 /* another attach of the same process: it takes milliseconds */
 #define STOP_WAIT_MS 5000
+
+/* Seized: stop it, and load the agent unless another attach has done so
+ * meanwhile (none can be half-way now: we hold the process) or seccomp
+ * forbids it. */
+static int attach_seized(pid_t pid, uint64_t dlopen_at, const char *lib) {
+    int deferred = 0, loaded;
+    if (stop_thread(pid, STOP_WAIT_MS, &deferred)) return 1;
+    if ((loaded = agent_loaded(pid)) || seccomp_refuses(pid, dlopen_at)) {
+        ptrace(PTRACE_DETACH, pid, 0, (void *)(intptr_t)deferred);
+        if (loaded) printf("edgeprobe attach: process %d already has the agent; nothing changed\n", (int)pid);
+        return !loaded;
+    }
+    return inject(pid, dlopen_at, lib, deferred);
+}
+
+static void usage(FILE *out) { fprintf(out, "usage: edgeprobe " USAGE_ATTACH "\n"); }
+
 
 int cmd_attach(int argc, char **argv) {
     char lib[PATH_MAX], libc[PATH_MAX];
     uint64_t base = 0, dlopen_off = 0;
     pid_t pid;
-    int deferred = 0, loaded, i;
+    int rc, i;
     const char *lib_arg = NULL;
     if (ctl_help(argc, argv, USAGE_ATTACH)) return 0;
     for (i = 2; i < argc; i++)
@@ -519,12 +531,8 @@ int cmd_attach(int argc, char **argv) {
     }
     if (seccomp_mode(pid) == 1) return seccomp_refuses(pid, 0); /* strict: no need to stop it to know */
     if (seize_when_free(pid, SEIZE_WAIT_MS)) return refuse_trace(pid, errno);
-    if (stop_thread(pid, STOP_WAIT_MS, &deferred)) return 1;
-    /* seized and stopped: no other attach is half-way now, but one may have finished */
-    if ((loaded = agent_loaded(pid)) || seccomp_refuses(pid, base + dlopen_off)) {
-        ptrace(PTRACE_DETACH, pid, 0, (void *)(intptr_t)deferred);
-        if (loaded) printf("edgeprobe attach: process %d already has the agent; nothing changed\n", (int)pid);
-        return !loaded;
-    }
-    return inject(pid, base + dlopen_off, lib, deferred);
+    ticking(1);
+    rc = attach_seized(pid, base + dlopen_off, lib);
+    ticking(0);
+    return rc;
 }

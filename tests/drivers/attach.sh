@@ -347,7 +347,8 @@ case_ attach-twice-at-once attach_twice_at_once
 # within 20 s, not killed, with an error saying what happened; nothing
 # stays traced (the exec'd program runs on untraced). Rounds 1-3 load
 # tests/attach/slow_agent.c, whose constructor holds the seized thread
-# 300 ms: the process goes while the injected dlopen runs, every time.
+# 2 s: the process goes while the injected dlopen runs, however loaded the
+# machine.
 # Rounds 4-5 load the agent: the helper thread must be scheduled within
 # the attach's fraction of a millisecond; when it is late the attach
 # succeeds first - also a clean end. At least 3 rounds must catch it.
