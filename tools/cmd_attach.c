@@ -34,7 +34,8 @@
  *    first one they forbid - a KILL action would kill the process; filters
  *    we may not read (not root) are refused too. attach-seccomp
  *  - not ours to trace (another user, Yama's ptrace_scope), a static
- *    program: refused, saying what to do. attach-refused-cleanly
+ *    program, a stopped process (the call would run one of its threads):
+ *    refused, saying what to do. attach-refused-cleanly
  * Not handled: a main thread seized while it holds a lock dlopen takes
  * (inside malloc, or its own dlopen) deadlocks the injected call; the
  * command then waits for it, as abandoning dlopen half-way could leave the
@@ -282,9 +283,8 @@ static call_end call_dlopen(pid_t tid, uint64_t dlopen_at, const char *path, con
     }
 }
 
-/* Is pid a live process (not a zombie)? After its seized thread vanished:
- * alive means another thread ran exec and took the pid over. */
-static int process_alive(pid_t pid) {
+/* The state letter of pid's main thread (/proc/PID/stat: R, S, T...), or 0. */
+static char thread_state(pid_t pid) {
     char path[64], buf[512], *paren;
     FILE *f;
     size_t n;
@@ -293,7 +293,13 @@ static int process_alive(pid_t pid) {
     n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = 0;
-    return (paren = strrchr(buf, ')')) && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+    return (paren = strrchr(buf, ')')) && paren[1] == ' ' ? paren[2] : 0;
+}
+/* Is pid a live process (not a zombie)? After its seized thread vanished:
+ * alive means another thread ran exec and took the pid over. */
+static int process_alive(pid_t pid) {
+    char state = thread_state(pid);
+    return state && state != 'Z' && state != 'X';
 }
 /* The thread is exiting (PTRACE_EVENT_EXIT): let it go, and tell an exit
  * from an exec by another thread (which tears this one down too). */
@@ -527,6 +533,11 @@ int cmd_attach(int argc, char **argv) {
                 "edgeprobe attach: process %d has no C library with dlopen mapped (a static program?): "
                 "the agent cannot be loaded; nothing changed\n",
                 (int)pid);
+        return 1;
+    }
+    if (thread_state(pid) == 'T') { /* the injected call would run a thread of a stopped process */
+        fprintf(stderr, "edgeprobe attach: process %d is stopped (SIGSTOP, Ctrl-Z): continue it first (kill -CONT %d); "
+                "nothing changed\n", (int)pid, (int)pid);
         return 1;
     }
     if (seccomp_mode(pid) == 1) return seccomp_refuses(pid, 0); /* strict: no need to stop it to know */

@@ -68,7 +68,25 @@ attach_refusals() {
         [[ $err != 0 ]] && grep -q 'cannot trace process' "$d/user.txt" && grep -q 'nothing changed' "$d/user.txt" ||
             return 1
     fi
-    attach_refused_traced "$d" && attach_refused_yama "$d"
+    attach_refused_stopped "$d" && attach_refused_traced "$d" && attach_refused_yama "$d"
+}
+# A stopped process (SIGSTOP): refused - the injected call would run its
+# main thread; it stays stopped, untraced, without the agent.
+attach_refused_stopped() {
+    local d=$1 pid rc=0
+    sleep 30 &
+    pid=$!
+    kill -STOP $pid
+    wait_for 10 eval '[[ $(cut -d" " -f3 /proc/$pid/stat) == T ]]' || rc=1
+    $EP attach $pid 2>"$d/stopped.txt" && rc=1
+    cat "$d/stopped.txt"
+    grep -q "process $pid is stopped .*kill -CONT $pid" "$d/stopped.txt" &&
+        [[ $(cut -d" " -f3 /proc/$pid/stat) == T ]] && grep -q 'TracerPid:[[:space:]]*0$' "/proc/$pid/status" &&
+        ! grep -q libedgeprobe-attach.so "/proc/$pid/maps" || rc=1
+    kill $pid
+    kill -CONT $pid
+    wait $pid
+    return $rc
 }
 # A process a debugger already traces (strace here): refused, naming it.
 attach_refused_traced() {
