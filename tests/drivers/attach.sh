@@ -1,9 +1,14 @@
 # tests/drivers/attach.sh - sourced by tests/run.sh: `edgeprobe attach` loads
 # the agent into a process that never opted in (tools/cmd_attach.c).
 
-attach_ok() {
+# attach_ready: the command built; 77 (skipped) where attach cannot run.
+attach_ready() {
     [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
-    shared tools make -s tools >/dev/null || return 1
+    shared tools make -s tools >/dev/null
+}
+
+attach_ok() {
+    attach_ready || return
     local d=$B/attach-ok pid out fifo
     mkdir -p "$d"
     fifo=$d/fifo
@@ -34,8 +39,7 @@ attach_ok() {
 case_ attach-agent-loaded attach_ok
 
 attach_refusals() {
-    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
-    shared tools make -s tools >/dev/null || return 1
+    attach_ready || return
     local d=$B/attach-refusals pid err
     mkdir -p "$d"
     # no such process
@@ -169,8 +173,7 @@ rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 # its RSS after the first (the profiler's tables are made once; each profile
 # resets them).
 attach_under_load() {
-    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
-    shared tools make -s tools >/dev/null || return 1
+    attach_ready || return
     local d=$B/attach-load i rss1= rss rc=0
     mkdir -p "$d"
     start_loaded_server "$d" || return 1
@@ -194,8 +197,7 @@ case_ attach-under-load attach_under_load
 # enable, top, trace and disable over the function probes of an attached
 # process, then detach: everything off again, hits no longer move.
 attach_commands_by_pid() {
-    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
-    shared tools make -s tools >/dev/null || return 1
+    attach_ready || return
     local d=$B/attach-commands rc=0 h1= h2=
     mkdir -p "$d"
     start_loaded_server "$d" || return 1
@@ -225,8 +227,7 @@ case_ attach-commands-by-pid attach_commands_by_pid
 # `record -p`: the attached server records its functions into a trace file
 # that `report` reads; then nothing stays on, and a second recording works.
 attach_record_by_pid() {
-    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
-    shared tools make -s tools >/dev/null || return 1
+    attach_ready || return
     local d=$B/attach-record rc=0 i
     mkdir -p "$d"
     start_loaded_server "$d" || return 1
@@ -267,6 +268,19 @@ end_child() {
     wait "$1" 2>/dev/null
 }
 
+# complete_and_check PID FIFO LINE OUT EXPECTED: write LINE to the FIFO the
+# process PID waits on; 0 when PID then ends and its output OUT has a line
+# that starts with EXPECTED.
+complete_and_check() {
+    local pid=$1 fifo=$2 line=$3 out=$4 expected=$5 rc=0
+    echo "$line" 1<>"$fifo" # read-write: no wait for a reader that has gone
+    wait_for 15 gone $pid || { echo "process $pid still runs"; rc=1; }
+    end_child $pid
+    cat "$out"
+    grep -q "^$expected" "$out" || rc=1
+    return $rc
+}
+
 # attach_blocked_one DIR MODE: tests/attach/blocker.c's main thread blocks
 # in MODE's call; attach; it must go back into that call (restart_syscall,
 # 219, for a sleep: its deadline kept), the agent be mapped, and the call
@@ -282,16 +296,11 @@ attach_blocked_one() {
     cat "$d/$mode-attach.txt"
     grep -q '/libedgeprobe-attach.so' "/proc/$pid/maps" || { echo "$mode: no agent mapped"; rc=1; }
     wait_for 10 in_syscall $pid "$nr|219" || { echo "$mode: not back in its call"; rc=1; }
-    echo go 1<>"$fifo" # read-write: no wait for a reader that has gone
-    wait_for 15 gone $pid || { echo "$mode: still running"; rc=1; }
-    end_child $pid
-    cat "$d/$mode.txt"
-    grep -q "^$mode ok" "$d/$mode.txt" || rc=1
+    complete_and_check $pid "$fifo" go "$d/$mode.txt" "$mode ok" || rc=1
     return $rc
 }
 attach_blocked_calls() {
-    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
-    shared tools make -s tools >/dev/null || return 1
+    attach_ready || return
     local d=$B/attach-blocked mode rc=0
     mkdir -p "$d"
     gcc -O2 -Wall -Wextra -Werror -pthread tests/attach/blocker.c -o "$d/blocker" || return 1
@@ -332,8 +341,7 @@ build_reader() { gcc -O2 -fpatchable-function-entry=5 -pthread tests/attach/targ
 # holds the process); each names its own copy of the agent, so a second
 # load would map a second one: exactly one is mapped.
 attach_twice_at_once() {
-    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
-    shared tools make -s tools >/dev/null || return 1
+    attach_ready || return
     local d=$B/attach-twice i rc=0 agents p1 p2 r1 r2
     mkdir -p "$d/a" "$d/b"
     build_reader "$d" && cp build/libedgeprobe-attach.so "$d/a/" && cp build/libedgeprobe-attach.so "$d/b/" || return 1
@@ -399,8 +407,7 @@ attach_vanishing_one() {
     ((rc == 0 && caught >= 3))
 }
 attach_exit_or_exec() {
-    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
-    shared tools make -s tools >/dev/null || return 1
+    attach_ready || return
     local d=$B/attach-vanish rc=0
     mkdir -p "$d"
     gcc -O2 -Wall -Wextra -Werror -pthread tests/attach/vanisher.c -o "$d/vanisher" &&
@@ -443,16 +450,11 @@ attach_sandboxed_one() {
     fi
     ! gone $pid && grep -q 'TracerPid:[[:space:]]*0$' "/proc/$pid/status" &&
         wait_for 10 in_syscall $pid 0 || { echo "$mode: the process died, or is traced, or left its read"; rc=1; }
-    echo hello 1<>"$fifo"
-    wait_for 10 gone $pid || rc=1
-    end_child $pid
-    cat "$d/$mode.txt"
-    grep -q '^read ok: hello' "$d/$mode.txt" || rc=1
+    complete_and_check $pid "$fifo" hello "$d/$mode.txt" "read ok: hello" || rc=1
     return $rc
 }
 attach_seccomp() {
-    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
-    shared tools make -s tools >/dev/null || return 1
+    attach_ready || return
     local d=$B/attach-seccomp mode rc=0
     mkdir -p "$d"
     gcc -O2 -Wall -Wextra -Werror tests/attach/sandboxed.c -o "$d/sandboxed" || return 1
