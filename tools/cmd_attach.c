@@ -153,8 +153,9 @@ typedef enum {
 /* While the thread is seized, SIGALRM interrupts waitpid every 50 ms (no
  * SA_RESTART): a wait can end at a deadline (a thread in an uninterruptible
  * sleep never stops), and a wait that missed its wake-up looks again. That
- * happens: when another thread's exec releases the seized one, a waitpid
- * already asleep can sleep on; waitpid called again answers ECHILD. */
+ * happens (Linux 6.18, attach-exit-or-exec hung 1 round in 30 without it):
+ * when another thread's exec releases the seized one, a waitpid already
+ * asleep can sleep on; waitpid called again answers ECHILD. */
 static void on_tick(int sig) { (void)sig; }
 static void ticking(int on) {
     struct itimerval every = {{0, 50000}, {0, 50000}}, off = {{0, 0}, {0, 0}};
