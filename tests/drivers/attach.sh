@@ -284,7 +284,10 @@ complete_and_check() {
 # attach_blocked_one DIR MODE: tests/attach/blocker.c's main thread blocks
 # in MODE's call; attach; it must go back into that call (restart_syscall,
 # 219, for a sleep: its deadline kept), the agent be mapped, and the call
-# complete as without the attach when the helper thread completes it.
+# complete as without the attach when the helper thread completes it. The
+# sleep (4 s) is first held 2 s by an attach of tests/attach/slow_agent.c:
+# a restart that lost the deadline would sleep 4 s more, 6 in all; the
+# target wants 4 to 5.5.
 attach_blocked_one() {
     local d=$1 mode=$2 fifo=$1/$2.fifo pid nr rc=0
     rm -f "$fifo" "$d/$mode.txt" && mkfifo "$fifo" || return 1
@@ -292,6 +295,10 @@ attach_blocked_one() {
     pid=$!
     wait_for 10 grep -q '^ready' "$d/$mode.txt" && nr=$(awk '/^ready/ {print $2}' "$d/$mode.txt") &&
         wait_for 10 in_syscall $pid "$nr" || { echo "$mode: never blocked"; end_child $pid; return 1; }
+    if [[ $mode == nanosleep ]]; then
+        $EP attach $pid --lib "$PWD/$d/slow_agent.so" || rc=1
+        wait_for 10 in_syscall $pid "$nr|219" || { echo "$mode: not back in its call"; rc=1; }
+    fi
     $EP attach $pid >"$d/$mode-attach.txt" 2>&1 || rc=1
     cat "$d/$mode-attach.txt"
     grep -q '/libedgeprobe-attach.so' "/proc/$pid/maps" || { echo "$mode: no agent mapped"; rc=1; }
@@ -303,7 +310,8 @@ attach_blocked_calls() {
     attach_ready || return
     local d=$B/attach-blocked mode rc=0
     mkdir -p "$d"
-    gcc -O2 -Wall -Wextra -Werror -pthread tests/attach/blocker.c -o "$d/blocker" || return 1
+    gcc -O2 -Wall -Wextra -Werror -pthread tests/attach/blocker.c -o "$d/blocker" &&
+        gcc -O2 -Wall -Wextra -Werror -fPIC -shared tests/attach/slow_agent.c -o "$d/slow_agent.so" || return 1
     for mode in accept nanosleep futex epoll; do
         attach_blocked_one "$d" $mode || { echo "$mode: FAILED"; rc=1; }
     done
