@@ -20,7 +20,9 @@
  *
  * What can go wrong, and what happens (tests/drivers/attach.sh):
  *  - seized inside a blocking call: read, accept, futex and the sleeps
- *    restart (the sleeps keep their deadline: restart_syscall). epoll_wait
+ *    restart (the sleeps keep their deadline: restart_syscall, with the
+ *    thread's restart block, which the load leaves alone: a nanosleep or
+ *    poll on the seized thread during the load would reset it). epoll_wait
  *    and a few others return EINTR after any ptrace stop; we turn that
  *    EINTR into a restart (restart_if_interrupted). attach-blocked-calls
  *  - two attaches at once: the seize is the lock. The second waits while an
