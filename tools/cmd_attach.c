@@ -36,8 +36,9 @@
  *    first one they forbid - a KILL action would kill the process; filters
  *    we may not read (not root) are refused too. attach-seccomp
  *  - not ours to trace (another user, Yama's ptrace_scope), a static
- *    program, a stopped process (the call would run one of its threads):
- *    refused, saying what to do. attach-refused-cleanly
+ *    program, a stopped process (the call would run one of its threads),
+ *    a main thread that has exited: refused, saying what to do.
+ *    attach-refused-cleanly
  * Not handled: a main thread seized while it holds a lock dlopen takes
  * (inside malloc, or its own dlopen) deadlocks the injected call; the
  * command then waits for it, as abandoning dlopen half-way could leave the
@@ -356,6 +357,23 @@ static void comm_of(pid_t pid, char *out, size_t n) {
     }
 }
 
+/* A main thread we must not run, or cannot seize: 1 (reported), else 0. */
+static int refuse_state(pid_t pid) {
+    char state = thread_state(pid);
+    if (state == 'T') /* the injected call would run a thread of a stopped process */
+        fprintf(stderr,
+                "edgeprobe attach: process %d is stopped (SIGSTOP, Ctrl-Z): continue it first (kill -CONT %d); "
+                "nothing changed\n",
+                (int)pid, (int)pid);
+    else if (state == 'Z') /* a zombie has no memory to load into, and cannot be seized */
+        fprintf(stderr,
+                "edgeprobe attach: the main thread of process %d has exited (the process is a zombie, or its main "
+                "thread called pthread_exit and the others run on): attach seizes the main thread; nothing "
+                "changed\n",
+                (int)pid);
+    return state == 'T' || state == 'Z';
+}
+
 /* Not ours to trace: say why, and what would do. */
 #define YAMA_SCOPE "/proc/sys/kernel/yama/ptrace_scope"
 static int refuse_trace(pid_t pid, int err) {
@@ -522,6 +540,7 @@ int cmd_attach(int argc, char **argv) {
         fprintf(stderr, "edgeprobe attach: no process %d\n", (int)pid);
         return 1;
     }
+    if (refuse_state(pid)) return 1;
     { /* readable only by who may trace it (ptrace's own check) */
         FILE *maps = fopen(libc, "r");
         if (!maps) return refuse_trace(pid, errno);
@@ -536,11 +555,6 @@ int cmd_attach(int argc, char **argv) {
                 "edgeprobe attach: process %d has no C library with dlopen mapped (a static program?): "
                 "the agent cannot be loaded; nothing changed\n",
                 (int)pid);
-        return 1;
-    }
-    if (thread_state(pid) == 'T') { /* the injected call would run a thread of a stopped process */
-        fprintf(stderr, "edgeprobe attach: process %d is stopped (SIGSTOP, Ctrl-Z): continue it first (kill -CONT %d); "
-                "nothing changed\n", (int)pid, (int)pid);
         return 1;
     }
     if (seccomp_mode(pid) == 1) return seccomp_refuses(pid, 0); /* strict: no need to stop it to know */

@@ -72,7 +72,26 @@ attach_refusals() {
         [[ $err != 0 ]] && grep -q 'cannot trace process' "$d/user.txt" && grep -q 'nothing changed' "$d/user.txt" ||
             return 1
     fi
-    attach_refused_stopped "$d" && attach_refused_traced "$d" && attach_refused_yama "$d"
+    attach_refused_stopped "$d" && attach_refused_main_exited "$d" && attach_refused_traced "$d" &&
+        attach_refused_yama "$d"
+}
+# A process whose main thread called pthread_exit (another thread runs on):
+# refused, saying so - not "a static program" (its maps read empty), nor a
+# question of rights (a zombie cannot be seized: EPERM).
+attach_refused_main_exited() {
+    local d=$1 pid rc=0
+    printf '%s\n' '#include <pthread.h>' '#include <unistd.h>' \
+        'static void *idle(void *a) { for (;;) pause(); return a; }' \
+        'int main(void) { pthread_t t; pthread_create(&t, 0, idle, 0); pthread_exit(0); }' >"$d/main_exits.c"
+    gcc -O2 -pthread "$d/main_exits.c" -o "$d/main_exits" || return 1
+    "./$d/main_exits" &
+    pid=$!
+    wait_for 10 eval '[[ $(cut -d" " -f3 /proc/$pid/stat) == Z ]]' || rc=1
+    $EP attach $pid 2>"$d/main-exited.txt" && rc=1
+    cat "$d/main-exited.txt"
+    grep -q "the main thread of process $pid has exited" "$d/main-exited.txt" || rc=1
+    end_child $pid
+    return $rc
 }
 # A stopped process (SIGSTOP): refused - the injected call would run its
 # main thread; it stays stopped, untraced, without the agent.
