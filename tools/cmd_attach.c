@@ -476,8 +476,13 @@ static int inject(pid_t pid, uint64_t dlopen_at, const char *lib, int deferred) 
         return report_vanished(pid, end == CALL_EXITING ? let_exit(pid) : why_gone(pid));
     }
     restart_if_interrupted(&saved->regs);
-    if (state_put(pid, saved))
+    if (state_put(pid, saved)) {
+        if (errno == ESRCH) { /* killed while stopped: an exit or exec raced the call's set-up */
+            free(saved);
+            return report_vanished(pid, why_gone(pid));
+        }
         fprintf(stderr, "edgeprobe attach: could not put back the registers of process %d\n", (int)pid);
+    }
     ptrace(PTRACE_DETACH, pid, 0, (void *)(intptr_t)deferred);
     stall = now_ms() - t0;
     free(saved);
