@@ -1,16 +1,16 @@
 # tests/drivers/attach.sh - sourced by tests/run.sh: `edgeprobe attach` loads
 # the agent into a process that never opted in (tools/cmd_attach.c).
 
-# attach_ready: the command built; 77 (skipped) where attach cannot run.
+# attach_ready DIR: the command built, the case's DIR made; 77 (skipped)
+# where attach cannot run.
 attach_ready() {
     [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
-    shared tools make -s tools >/dev/null
+    shared tools make -s tools >/dev/null && mkdir -p "$1"
 }
 
 attach_ok() {
-    attach_ready || return
     local d=$B/attach-ok pid out fifo
-    mkdir -p "$d"
+    attach_ready "$d" || return
     fifo=$d/fifo
     rm -f "$fifo" && mkfifo "$fifo" || return 1
     gcc -O2 -fpatchable-function-entry=5 -pthread tests/attach/target.c -o "$d/target" || return 1
@@ -39,9 +39,8 @@ attach_ok() {
 case_ attach-agent-loaded attach_ok
 
 attach_refusals() {
-    attach_ready || return
     local d=$B/attach-refusals pid err
-    mkdir -p "$d"
+    attach_ready "$d" || return
     # no such process
     $EP attach 999999999 2>"$d/none.txt" && return 1
     grep -q 'no process' "$d/none.txt" || return 1
@@ -192,9 +191,8 @@ rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 # its RSS after the first (the profiler's tables are made once; each profile
 # resets them).
 attach_under_load() {
-    attach_ready || return
     local d=$B/attach-load i rss1= rss rc=0
-    mkdir -p "$d"
+    attach_ready "$d" || return
     start_loaded_server "$d" || return 1
     for i in $(seq 20); do
         $EP attach $SERVER >"$d/attach-$i.txt" &&
@@ -216,9 +214,8 @@ case_ attach-under-load attach_under_load
 # enable, top, trace and disable over the function probes of an attached
 # process, then detach: everything off again, hits no longer move.
 attach_commands_by_pid() {
-    attach_ready || return
     local d=$B/attach-commands rc=0 h1= h2=
-    mkdir -p "$d"
+    attach_ready "$d" || return
     start_loaded_server "$d" || return 1
     {
         $EP attach $SERVER &&
@@ -246,9 +243,8 @@ case_ attach-commands-by-pid attach_commands_by_pid
 # `record -p`: the attached server records its functions into a trace file
 # that `report` reads; then nothing stays on, and a second recording works.
 attach_record_by_pid() {
-    attach_ready || return
     local d=$B/attach-record rc=0 i
-    mkdir -p "$d"
+    attach_ready "$d" || return
     start_loaded_server "$d" || return 1
     for i in 1 2; do
         $EP record -p $SERVER -d 1 -f 'handle_*' -f format_reply -o "$d/run-$i.trace" &&
@@ -326,9 +322,8 @@ attach_blocked_one() {
     return $rc
 }
 attach_blocked_calls() {
-    attach_ready || return
     local d=$B/attach-blocked mode rc=0
-    mkdir -p "$d"
+    attach_ready "$d" || return
     gcc -O2 -Wall -Wextra -Werror -pthread tests/attach/blocker.c -o "$d/blocker" &&
         gcc -O2 -Wall -Wextra -Werror -fPIC -shared tests/attach/slow_agent.c -o "$d/slow_agent.so" || return 1
     for mode in accept nanosleep futex epoll; do
@@ -368,8 +363,8 @@ build_reader() { gcc -O2 -fpatchable-function-entry=5 -pthread tests/attach/targ
 # holds the process); each names its own copy of the agent, so a second
 # load would map a second one: exactly one is mapped.
 attach_twice_at_once() {
-    attach_ready || return
     local d=$B/attach-twice i rc=0 agents p1 p2 r1 r2
+    attach_ready "$d" || return
     mkdir -p "$d/a" "$d/b"
     build_reader "$d" && cp build/libedgeprobe-attach.so "$d/a/" && cp build/libedgeprobe-attach.so "$d/b/" || return 1
     for i in 1 2 3 4 5; do
@@ -434,9 +429,8 @@ attach_vanishing_one() {
     ((rc == 0 && caught >= 3))
 }
 attach_exit_or_exec() {
-    attach_ready || return
     local d=$B/attach-vanish rc=0
-    mkdir -p "$d"
+    attach_ready "$d" || return
     gcc -O2 -Wall -Wextra -Werror -pthread tests/attach/vanisher.c -o "$d/vanisher" &&
         gcc -O2 -Wall -Wextra -Werror -fPIC -shared tests/attach/slow_agent.c -o "$d/slow_agent.so" || return 1
     attach_vanishing_one "$d" exit || rc=1
@@ -481,9 +475,8 @@ attach_sandboxed_one() {
     return $rc
 }
 attach_seccomp() {
-    attach_ready || return
     local d=$B/attach-seccomp mode rc=0
-    mkdir -p "$d"
+    attach_ready "$d" || return
     gcc -O2 -Wall -Wextra -Werror tests/attach/sandboxed.c -o "$d/sandboxed" || return 1
     for mode in eperm kill clone3 strict; do
         attach_sandboxed_one "$d" $mode || { echo "$mode: FAILED"; rc=1; }
