@@ -28,9 +28,9 @@ all: demo tools
 
 # The edgeprobe command: tools/edgeprobe.c dispatches to tools/cmd_*.c.
 TOOL_SRC := $(wildcard tools/edgeprobe.c tools/cmd_*.c tools/control_*.c) tools/trace_file.c tools/export.c tools/launch.c \
-	tools/ring_files.c tools/prof_view.c
+	tools/ring_files.c tools/prof_view.c tools/attach_seccomp.c
 $(BUILD)/edgeprobe: $(TOOL_SRC) tools/tool.h tools/control.h tools/prof_common.h tools/trace_file.h tools/export.h tools/launch.h \
-	tools/ring_files.h tools/prof_view.h include/edgeprobe.h | $(BUILD)
+	tools/ring_files.h tools/prof_view.h tools/attach_seccomp.h include/edgeprobe.h | $(BUILD)
 	$(CC) $(CFLAGS_DEMO) -Itools $(TOOL_SRC) -o $@
 # The profiler `edgeprobe prof` preloads: its agent, beside the command.
 PROF_SRC := tools/prof_agent.c

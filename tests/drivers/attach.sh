@@ -1,11 +1,16 @@
 # tests/drivers/attach.sh - sourced by tests/run.sh: `edgeprobe attach` loads
 # the agent into a process that never opted in (tools/cmd_attach.c).
 
-attach_ok() {
+# attach_ready DIR: the command built, the case's DIR made; 77 (skipped)
+# where attach cannot run.
+attach_ready() {
     [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
-    shared tools make -s tools >/dev/null || return 1
+    shared tools make -s tools >/dev/null && mkdir -p "$1"
+}
+
+attach_ok() {
     local d=$B/attach-ok pid out fifo
-    mkdir -p "$d"
+    attach_ready "$d" || return
     fifo=$d/fifo
     rm -f "$fifo" && mkfifo "$fifo" || return 1
     gcc -O2 -fpatchable-function-entry=5 -pthread tests/attach/target.c -o "$d/target" || return 1
@@ -34,10 +39,8 @@ attach_ok() {
 case_ attach-agent-loaded attach_ok
 
 attach_refusals() {
-    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
-    shared tools make -s tools >/dev/null || return 1
     local d=$B/attach-refusals pid err
-    mkdir -p "$d"
+    attach_ready "$d" || return
     # no such process
     $EP attach 999999999 2>"$d/none.txt" && return 1
     grep -q 'no process' "$d/none.txt" || return 1
@@ -65,8 +68,84 @@ attach_refusals() {
         err=$?
         kill $pid
         cat "$d/user.txt"
-        [[ $err != 0 ]] && grep -q 'cannot trace process' "$d/user.txt" && grep -q 'nothing changed' "$d/user.txt"
+        [[ $err != 0 ]] && grep -q 'cannot trace process' "$d/user.txt" && grep -q 'nothing changed' "$d/user.txt" ||
+            return 1
     fi
+    attach_refused_stopped "$d" && attach_refused_main_exited "$d" && attach_refused_traced "$d" &&
+        attach_refused_yama "$d"
+}
+# A process whose main thread called pthread_exit (another thread runs on):
+# refused, saying so - not "a static program" (its maps read empty), nor a
+# question of rights (a zombie cannot be seized: EPERM).
+attach_refused_main_exited() {
+    local d=$1 pid rc=0
+    printf '%s\n' '#include <pthread.h>' '#include <unistd.h>' \
+        'static void *idle(void *a) { for (;;) pause(); return a; }' \
+        'int main(void) { pthread_t t; pthread_create(&t, 0, idle, 0); pthread_exit(0); }' >"$d/main_exits.c"
+    gcc -O2 -pthread "$d/main_exits.c" -o "$d/main_exits" || return 1
+    "./$d/main_exits" &
+    pid=$!
+    wait_for 10 eval '[[ $(cut -d" " -f3 /proc/$pid/stat) == Z ]]' || rc=1
+    $EP attach $pid 2>"$d/main-exited.txt" && rc=1
+    cat "$d/main-exited.txt"
+    grep -q "the main thread of process $pid has exited" "$d/main-exited.txt" || rc=1
+    end_child $pid
+    return $rc
+}
+# A stopped process (SIGSTOP): refused - the injected call would run its
+# main thread; it stays stopped, untraced, without the agent.
+attach_refused_stopped() {
+    local d=$1 pid rc=0
+    sleep 30 &
+    pid=$!
+    kill -STOP $pid
+    wait_for 10 eval '[[ $(cut -d" " -f3 /proc/$pid/stat) == T ]]' || rc=1
+    $EP attach $pid 2>"$d/stopped.txt" && rc=1
+    cat "$d/stopped.txt"
+    grep -q "process $pid is stopped .*kill -CONT $pid" "$d/stopped.txt" &&
+        [[ $(cut -d" " -f3 /proc/$pid/stat) == T ]] && grep -q 'TracerPid:[[:space:]]*0$' "/proc/$pid/status" &&
+        ! grep -q libedgeprobe-attach.so "/proc/$pid/maps" || rc=1
+    kill $pid
+    kill -CONT $pid
+    wait $pid
+    return $rc
+}
+# A process a debugger already traces (strace here): refused, naming it.
+attach_refused_traced() {
+    local d=$1 pid rc=0
+    command -v strace >/dev/null || { echo "(no strace: the traced-process case is not run)"; return 0; }
+    strace -o /dev/null sleep 30 &
+    wait_for 10 eval '[[ -n $(pgrep -P $! -x sleep) ]]' || { kill $!; return 1; }
+    pid=$(pgrep -P $! -x sleep)
+    $EP attach $pid 2>"$d/traced.txt" && rc=1
+    cat "$d/traced.txt"
+    grep -q "process $pid is already traced by process $! (strace)" "$d/traced.txt" || rc=1
+    kill $pid
+    wait $!
+    return $rc
+}
+# Yama: with ptrace_scope 1 or more, a process of the same user that is not
+# the attacher's descendant is refused, and the message names ptrace_scope
+# (run as nobody against nobody's process). This test changes no sysctl.
+attach_refused_yama() {
+    local d=$1 scope pid rc=0
+    if [[ ! -r /proc/sys/kernel/yama/ptrace_scope ]]; then
+        echo "yama: skipped: this kernel has no Yama (/proc/sys/kernel/yama/ptrace_scope)"
+        return 0
+    fi
+    scope=$(cat /proc/sys/kernel/yama/ptrace_scope)
+    if ((scope == 0)) || [[ $(id -u) != 0 ]] || ! command -v setpriv >/dev/null; then
+        echo "yama: skipped: ptrace_scope is $scope (0 forbids nothing), or not root, or no setpriv"
+        return 0
+    fi
+    setpriv --reuid=65534 --regid=65534 --clear-groups sleep 30 &
+    pid=$!
+    setpriv --reuid=65534 --regid=65534 --clear-groups \
+        env EDGEPROBE_ATTACH_LIB="$PWD/build/libedgeprobe-attach.so" "$PWD/$EP" attach $pid 2>"$d/yama.txt" && rc=1
+    kill $pid
+    cat "$d/yama.txt"
+    grep -q "ptrace_scope is $scope" "$d/yama.txt" || rc=1
+    return $rc
 }
 case_ attach-refused-cleanly attach_refusals
 
@@ -112,10 +191,8 @@ rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 # its RSS after the first (the profiler's tables are made once; each profile
 # resets them).
 attach_under_load() {
-    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
-    shared tools make -s tools >/dev/null || return 1
     local d=$B/attach-load i rss1= rss rc=0
-    mkdir -p "$d"
+    attach_ready "$d" || return
     start_loaded_server "$d" || return 1
     for i in $(seq 20); do
         $EP attach $SERVER >"$d/attach-$i.txt" &&
@@ -137,10 +214,8 @@ case_ attach-under-load attach_under_load
 # enable, top, trace and disable over the function probes of an attached
 # process, then detach: everything off again, hits no longer move.
 attach_commands_by_pid() {
-    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
-    shared tools make -s tools >/dev/null || return 1
     local d=$B/attach-commands rc=0 h1= h2=
-    mkdir -p "$d"
+    attach_ready "$d" || return
     start_loaded_server "$d" || return 1
     {
         $EP attach $SERVER &&
@@ -168,10 +243,8 @@ case_ attach-commands-by-pid attach_commands_by_pid
 # `record -p`: the attached server records its functions into a trace file
 # that `report` reads; then nothing stays on, and a second recording works.
 attach_record_by_pid() {
-    [[ $(uname -m) == x86_64 ]] || { echo "skipped: edgeprobe attach is x86-64 only"; return 77; }
-    shared tools make -s tools >/dev/null || return 1
     local d=$B/attach-record rc=0 i
-    mkdir -p "$d"
+    attach_ready "$d" || return
     start_loaded_server "$d" || return 1
     # (a request in flight when the recording ends leaves handle_request's
     # last entry unmatched, and report says so on its row)
@@ -189,3 +262,234 @@ attach_record_by_pid() {
     return $rc
 }
 case_ attach-record-by-pid attach_record_by_pid
+
+# ---- safety ------------------------------------------------------------------
+# wait_for SECONDS CMD...: run CMD every 50 ms until it succeeds; 1 if it has
+# not after SECONDS (no fixed sleeps: the machine may be loaded).
+wait_for() {
+    local end=$((SECONDS + $1))
+    shift
+    until "$@"; do
+        ((SECONDS <= end)) || return 1
+        sleep 0.05
+    done
+}
+# in_syscall PID REGEX: PID's main thread is blocked in a system call whose
+# number matches REGEX (/proc/PID/syscall: "NR args..." or "running").
+in_syscall() { [[ $(cut -d' ' -f1 "/proc/$1/syscall" 2>/dev/null) =~ ^($2)$ ]]; }
+# gone PID: PID has exited (a zombie until waited for) or never was.
+gone() { [[ ! -e /proc/$1/stat || $(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) == Z ]]; }
+# end_child PID: kill PID if it still runs, and reap it.
+end_child() {
+    kill "$1" 2>/dev/null
+    wait "$1" 2>/dev/null
+}
+
+# complete_and_check PID FIFO LINE OUT EXPECTED: write LINE to the FIFO the
+# process PID waits on; 0 when PID then ends and its output OUT has a line
+# that starts with EXPECTED.
+complete_and_check() {
+    local pid=$1 fifo=$2 line=$3 out=$4 expected=$5 rc=0
+    echo "$line" 1<>"$fifo" # read-write: no wait for a reader that has gone
+    wait_for 15 gone $pid || { echo "process $pid still runs"; rc=1; }
+    end_child $pid
+    cat "$out"
+    grep -q "^$expected" "$out" || rc=1
+    return $rc
+}
+
+# attach_blocked_one DIR MODE: tests/attach/blocker.c's main thread blocks
+# in MODE's call; attach; it must go back into that call (restart_syscall,
+# 219, for a sleep: its deadline kept), the agent be mapped, and the call
+# complete as without the attach when the helper thread completes it. The
+# sleep (4 s) is first held 2 s by an attach of tests/attach/slow_agent.c:
+# a restart that lost the deadline would sleep 4 s more, 6 in all; the
+# target wants 4 to 5.5.
+attach_blocked_one() {
+    local d=$1 mode=$2 fifo=$1/$2.fifo pid nr rc=0
+    rm -f "$fifo" "$d/$mode.txt" && mkfifo "$fifo" || return 1
+    "./$d/blocker" "$mode" "$fifo" >"$d/$mode.txt" 2>&1 &
+    pid=$!
+    wait_for 10 grep -q '^ready' "$d/$mode.txt" && nr=$(awk '/^ready/ {print $2}' "$d/$mode.txt") &&
+        wait_for 10 in_syscall $pid "$nr" || { echo "$mode: never blocked"; end_child $pid; return 1; }
+    if [[ $mode == nanosleep ]]; then
+        $EP attach $pid --lib "$PWD/$d/slow_agent.so" || rc=1
+        wait_for 10 in_syscall $pid "$nr|219" || { echo "$mode: not back in its call"; rc=1; }
+    fi
+    $EP attach $pid >"$d/$mode-attach.txt" 2>&1 || rc=1
+    cat "$d/$mode-attach.txt"
+    grep -q '/libedgeprobe-attach.so' "/proc/$pid/maps" || { echo "$mode: no agent mapped"; rc=1; }
+    wait_for 10 in_syscall $pid "$nr|219" || { echo "$mode: not back in its call"; rc=1; }
+    complete_and_check $pid "$fifo" go "$d/$mode.txt" "$mode ok" || rc=1
+    return $rc
+}
+attach_blocked_calls() {
+    local d=$B/attach-blocked mode rc=0
+    attach_ready "$d" || return
+    gcc -O2 -Wall -Wextra -Werror -pthread tests/attach/blocker.c -o "$d/blocker" &&
+        gcc -O2 -Wall -Wextra -Werror -fPIC -shared tests/attach/slow_agent.c -o "$d/slow_agent.so" || return 1
+    for mode in accept nanosleep futex epoll; do
+        attach_blocked_one "$d" $mode || { echo "$mode: FAILED"; rc=1; }
+    done
+    return $rc
+}
+case_ attach-blocked-calls attach_blocked_calls
+
+# start_reader DIR: tests/attach/target.c (built into DIR), its main thread
+# blocked in read() on DIR/fifo (fd 7 of this shell is the writer). Sets
+# READER (its pid).
+start_reader() {
+    local d=$1
+    rm -f "$d/fifo" "$d/out.txt" && mkfifo "$d/fifo" || return 1
+    "./$d/target" "$d/fifo" >"$d/out.txt" 2>&1 &
+    READER=$!
+    exec 7>"$d/fifo" # the target's open returns; it goes on to read()
+    wait_for 10 in_syscall $READER 0 || { echo "the target never blocked in read"; return 1; }
+}
+# stop_reader DIR: the line the target waits for; 0 when its read() got it
+# and it exited 0 untraced.
+stop_reader() {
+    local d=$1 rc=0
+    grep -q 'TracerPid:[[:space:]]*0$' "/proc/$READER/status" || { echo "the target is still traced"; rc=1; }
+    echo hello >&7
+    exec 7>&-
+    wait_for 10 gone $READER || { echo "the target did not finish its read"; rc=1; }
+    end_child $READER || rc=1
+    grep -q '^read 6: hello' "$d/out.txt" || { cat "$d/out.txt"; rc=1; }
+    return $rc
+}
+build_reader() { gcc -O2 -fpatchable-function-entry=5 -pthread tests/attach/target.c -o "$1/target"; }
+
+# Two `edgeprobe attach PID` started together, 5 times: both end (bounded),
+# one loads the agent, the other finds it loaded (it waits while the first
+# holds the process); each names its own copy of the agent, so a second
+# load would map a second one: exactly one is mapped.
+attach_twice_at_once() {
+    local d=$B/attach-twice i rc=0 agents p1 p2 r1 r2
+    attach_ready "$d" || return
+    mkdir -p "$d/a" "$d/b"
+    build_reader "$d" && cp build/libedgeprobe-attach.so "$d/a/" && cp build/libedgeprobe-attach.so "$d/b/" || return 1
+    for i in 1 2 3 4 5; do
+        start_reader "$d" || return 1
+        timeout 30 $EP attach $READER --lib "$d/a/libedgeprobe-attach.so" >"$d/a.txt" 2>&1 &
+        p1=$!
+        timeout 30 $EP attach $READER --lib "$d/b/libedgeprobe-attach.so" >"$d/b.txt" 2>&1 &
+        p2=$!
+        wait $p1
+        r1=$?
+        wait $p2
+        r2=$?
+        cat "$d/a.txt" "$d/b.txt"
+        agents=$(grep libedgeprobe-attach.so "/proc/$READER/maps" | awk '{print $6}' | sort -u | wc -l)
+        echo "round $i: exit statuses $r1 $r2, agents mapped: $agents"
+        [[ $r1 == 0 && $r2 == 0 && $agents == 1 ]] &&
+            [[ $(cat "$d/a.txt" "$d/b.txt" | grep -c 'agent loaded into') == 1 ]] &&
+            [[ $(cat "$d/a.txt" "$d/b.txt" | grep -c 'already has the agent') == 1 ]] || rc=1
+        stop_reader "$d" || rc=1
+        ((rc == 0)) || break
+    done
+    return $rc
+}
+case_ attach-twice-at-once attach_twice_at_once
+
+# A process that exits, and one that runs exec, the moment the attach
+# seizes it (tests/attach/vanisher.c), 5 times each: the command ends
+# within 20 s, not killed, with an error saying what happened; nothing
+# stays traced (the exec'd program runs on untraced). Rounds 1-3 load
+# tests/attach/slow_agent.c, whose constructor holds the seized thread
+# 2 s: the process goes while the injected dlopen runs, however loaded the
+# machine.
+# Rounds 4-5 load the agent: the helper thread must be scheduled within
+# the attach's fraction of a millisecond; when it is late the attach
+# succeeds first - also a clean end. At least 3 rounds must catch it.
+attach_vanishing_one() {
+    local d=$1 mode=$2 i pid rc=0 st want=exited caught=0 lib
+    [[ $mode == exec ]] && want="ran exec"
+    for i in 1 2 3 4 5; do
+        lib=$PWD/build/libedgeprobe-attach.so
+        ((i <= 3)) && lib=$PWD/$d/slow_agent.so
+        "./$d/vanisher" $mode >"$d/$mode.txt" 2>&1 &
+        pid=$!
+        wait_for 10 in_syscall $pid 34 || { echo "$mode: never paused"; end_child $pid; return 1; } # pause
+        timeout 20 $EP attach $pid --lib "$lib" >"$d/$mode-attach.txt" 2>&1
+        st=$?
+        cat "$d/$mode-attach.txt"
+        if ((st == 1)) && grep -q "process $pid $want during the attach" "$d/$mode-attach.txt"; then
+            caught=$((caught + 1))
+            if [[ $mode == exec ]]; then
+                wait_for 10 grep -q execed "$d/$mode.txt" || { echo "exec round $i: the new program does not run"; rc=1; }
+            fi
+        elif ((st != 0)) || ! grep -q 'agent loaded into' "$d/$mode-attach.txt"; then
+            echo "$mode round $i: exit status $st, neither the error expected nor a load"
+            rc=1
+        fi
+        gone $pid || grep -q 'TracerPid:[[:space:]]*0$' "/proc/$pid/status" || { echo "$mode round $i: still traced"; rc=1; }
+        end_child $pid
+        ((rc == 0)) || break
+    done
+    echo "$mode: caught going in $caught of 5 rounds"
+    ((rc == 0 && caught >= 3))
+}
+attach_exit_or_exec() {
+    local d=$B/attach-vanish rc=0
+    attach_ready "$d" || return
+    gcc -O2 -Wall -Wextra -Werror -pthread tests/attach/vanisher.c -o "$d/vanisher" &&
+        gcc -O2 -Wall -Wextra -Werror -fPIC -shared tests/attach/slow_agent.c -o "$d/slow_agent.so" || return 1
+    attach_vanishing_one "$d" exit || rc=1
+    attach_vanishing_one "$d" exec || rc=1
+    return $rc
+}
+case_ attach-exit-or-exec attach_exit_or_exec
+
+# attach_sandboxed_one DIR MODE [AS...]: tests/attach/sandboxed.c under
+# MODE's seccomp policy, its main thread in read(); attach (both run by AS,
+# a command prefix, when given). A policy that forbids what loading the
+# agent needs: the error names seccomp and why, no agent is mapped. clone3
+# (ENOSYS, glibc falls back to clone): the agent loads. Either way the
+# process lives on untraced and its read() gets the line.
+attach_sandboxed_one() {
+    local d=$1 mode=$2 fifo=$1/$2.fifo pid st rc=0 want
+    shift 2
+    case $mode in
+    eperm) want='seccomp filter forbids openat, .*(the filter fails with Operation not permitted)' ;;
+    kill) want='seccomp filter forbids openat, .*(the filter kills the process)' ;;
+    strict) want='seccomp strict mode' ;;
+    unreadable) want='seccomp filters cannot be read .*CAP_SYS_ADMIN' ;;
+    esac
+    rm -f "$fifo" "$d/$mode.txt" && mkfifo -m 666 "$fifo" || return 1
+    "$@" "$PWD/$d/sandboxed" ${mode/unreadable/eperm} "$fifo" >"$d/$mode.txt" 2>&1 &
+    pid=$!
+    wait_for 10 in_syscall $pid 0 || { echo "$mode: never blocked in read"; end_child $pid; return 1; }
+    timeout 20 "$@" env EDGEPROBE_ATTACH_LIB="$PWD/build/libedgeprobe-attach.so" "$PWD/$EP" attach $pid \
+        >"$d/$mode-attach.txt" 2>&1
+    st=$?
+    cat "$d/$mode-attach.txt"
+    if [[ $mode == clone3 ]]; then
+        ((st == 0)) && grep -q '/libedgeprobe-attach.so' "/proc/$pid/maps" || { echo "clone3: not loaded"; rc=1; }
+    else
+        ((st == 1)) && grep -Eq "$want" "$d/$mode-attach.txt" && grep -q 'nothing changed' "$d/$mode-attach.txt" ||
+            { echo "$mode: not the refusal expected (exit status $st)"; rc=1; }
+        ! grep -q '/libedgeprobe-attach.so' "/proc/$pid/maps" 2>/dev/null || { echo "$mode: agent mapped"; rc=1; }
+    fi
+    ! gone $pid && grep -q 'TracerPid:[[:space:]]*0$' "/proc/$pid/status" &&
+        wait_for 10 in_syscall $pid 0 || { echo "$mode: the process died, or is traced, or left its read"; rc=1; }
+    complete_and_check $pid "$fifo" hello "$d/$mode.txt" "read ok: hello" || rc=1
+    return $rc
+}
+attach_seccomp() {
+    local d=$B/attach-seccomp mode rc=0
+    attach_ready "$d" || return
+    gcc -O2 -Wall -Wextra -Werror tests/attach/sandboxed.c -o "$d/sandboxed" || return 1
+    for mode in eperm kill clone3 strict; do
+        attach_sandboxed_one "$d" $mode || { echo "$mode: FAILED"; rc=1; }
+    done
+    # not root: the filters cannot be read (PTRACE_SECCOMP_GET_FILTER needs
+    # CAP_SYS_ADMIN), so what they do is unknown: refused
+    if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null; then
+        attach_sandboxed_one "$d" unreadable setpriv --reuid=65534 --regid=65534 --clear-groups || rc=1
+    else
+        echo "(not root, or no setpriv: the unreadable-filter case is not run)"
+    fi
+    return $rc
+}
+case_ attach-seccomp attach_seccomp
