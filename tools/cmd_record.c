@@ -104,21 +104,15 @@ static void child_env(void *arg) {
 
 /* ---- after a crash: what the rings in their files still hold ---- */
 /* The program did not stop recording (a crash, _exit, a signal): add what
- * its ring files hold, the threads and an end block to the trace file. */
-static void salvage(const char *trace, const char *dir) {
-    struct trace t;
-    char err[512];
-    uint64_t hz = 0;
-    FILE *f;
-    int rc = trace_load_counts(trace, &t, err, sizeof err);
-    int complete = !rc && t.complete;
-    if (!rc) hz = t.hz;
-    trace_free(&t);
-    if (rc || complete) return; /* unreadable (said later), or nothing to add */
-    if (!(f = fopen(trace, "ab"))) return;
+ * its ring files hold, the threads and an end block to the trace file. 1
+ * when the file changed. */
+static int salvage(const char *trace, const char *dir, uint64_t hz) {
+    FILE *f = fopen(trace, "ab");
+    if (!f) return 0;
     ring_dir_copy(f, dir, 0, hz);
     if (fclose(f)) fprintf(stderr, "edgeprobe record: cannot complete %s: %s\n", trace, strerror(errno));
     else fprintf(stderr, "edgeprobe record: the program did not stop recording; its rings' last events were added\n");
+    return 1;
 }
 /* Events lost so far: the rings' counters, read from their files. */
 static uint64_t rings_lost(const char *dir) {
@@ -156,10 +150,18 @@ static void remove_rings(const char *dir) {
     if (d) closedir(d);
     rmdir(dir);
 }
-static void summary(const char *path) {
+/* The closing line. With the ring files' directory (a program this run
+ * launched), an incomplete file first gets what they hold. One count of
+ * the file, not a load (a trace may be hundreds of megabytes). */
+static void finish(const char *path, const char *ring_dir) {
     struct trace t;
     char err[512];
-    if (trace_load_counts(path, &t, err, sizeof err)) {
+    int rc = trace_load_counts(path, &t, err, sizeof err);
+    if (!rc && !t.complete && ring_dir && *ring_dir && salvage(path, ring_dir, t.hz)) {
+        trace_free(&t);
+        rc = trace_load_counts(path, &t, err, sizeof err);
+    }
+    if (rc) {
         fprintf(stderr, "edgeprobe record: no usable trace: %s\n", err);
     } else {
         fprintf(stderr, "edgeprobe record: %zu events from %zu threads, %" PRIu64 " lost, %zu bytes in %s%s\n", t.nevents,
@@ -195,7 +197,7 @@ static int record_running_process(struct record_opts *o) {
             isatty(2) ? "; Ctrl-C ends it early" : "");
     ctl_wait(o->seconds);
     if (ctl_send(c, "record stop") || !ctl_expect_ok_within(c, "record", 12 * CTL_TIMEOUT_MS)) goto out;
-    summary(path);
+    finish(path, NULL);
     rc = 0;
 out:
     ctl_disconnect(c);
@@ -268,11 +270,7 @@ int cmd_record(int argc, char **argv) {
     remove_old_trace(o.out); /* the status line counts this run's bytes only */
     status = launch_preloaded("edgeprobe record", lib, argv + i, child_env, isatty(2) ? status_line : NULL, &o);
     if (o.status_shown) fputc('\n', stderr);
-    if (*o.shm) {
-        if (status >= 0) salvage(o.out, o.shm);
-        remove_rings(o.shm);
-    }
-    if (status < 0) return 1;
-    if (status != 126 && status != 127) summary(o.out);
-    return status;
+    if (status >= 0 && status != 126 && status != 127) finish(o.out, o.shm);
+    if (*o.shm) remove_rings(o.shm);
+    return status < 0 ? 1 : status;
 }
