@@ -434,7 +434,7 @@ rec_probe_range() {
 rec_snapshot() {
     local d="$B/record-snapshot" pid rpid rc range
     rec_tools && rec_build "$d" || return 1
-    rm -f "$d"/go* "$d"/*.trace
+    rm -f "$d"/go* "$d"/*.trace "$d"/f.out # an old f.out would answer rec_wait_line
     ./build/edgeprobe record --flight --buffer 64K -o "$d/f.trace" -e 'rec_*' -f 'rec_*' -- \
         "$d/rec_prog" 1 3000 serve "$d" >"$d/f.out" 2>"$d/f.err" &
     rpid=$!
@@ -479,7 +479,7 @@ case_ record-snapshot rec_snapshot
 rec_snapshot_endpoint() {
     local d="$B/record-snapshot-endpoint" ppid rpid rc=0
     rec_tools && rec_build "$d" || return 1
-    rm -f "$d"/go* "$d"/*.trace
+    rm -f "$d"/go* "$d"/*.trace "$d"/f.out # an old f.out would answer rec_wait_line
     EDGEPROBE_CONTROL=1 "$d/rec_prog" 1 3000 serve "$d" >"$d/p.out" 2>"$d/p.err" &
     ppid=$!
     rec_snapshot_endpoint_steps "$d" $ppid || rc=1
