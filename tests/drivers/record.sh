@@ -479,7 +479,7 @@ case_ record-snapshot rec_snapshot
 rec_snapshot_endpoint() {
     local d="$B/record-snapshot-endpoint" ppid rpid rc=0
     rec_tools && rec_build "$d" || return 1
-    rm -f "$d"/go* "$d"/*.trace "$d"/f.out # an old f.out would answer rec_wait_line
+    rm -f "$d"/go* "$d"/*.trace "$d"/p.out # an old p.out would answer rec_wait_line
     EDGEPROBE_CONTROL=1 "$d/rec_prog" 1 3000 serve "$d" >"$d/p.out" 2>"$d/p.err" &
     ppid=$!
     rec_snapshot_endpoint_steps "$d" $ppid || rc=1
