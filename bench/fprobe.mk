@@ -20,7 +20,11 @@ $(FPROBE_OUT)/init: bench/fprobe/init.c $(FPROBE_OUT)/many.c include/edgeprobe.h
 	gcc $(FPROBE_CFLAGS) bench/fprobe/init.c $(FPROBE_OUT)/many.c -o $@
 	strip -o $@-stripped $@
 
-.PHONY: bench-fprobe
+# make bench-upper-state: SSE code around a probed call, and the probe's
+# cost, with this header and an older one (bench/fprobe/upper_state.sh)
+.PHONY: bench-fprobe bench-upper-state
+bench-upper-state:
+	bench/fprobe/upper_state.sh
 bench-fprobe: $(FPROBE_OUT)/cost-gcc $(FPROBE_OUT)/cost-clang $(FPROBE_OUT)/init
 	@lscpu | grep 'Model name'; uptime
 	@for i in 1 2 3; do for cc in gcc clang; do \
