@@ -7,10 +7,10 @@ FPROBE_OUT := bench/out/fprobe
 FPROBE_N ?= 20000
 FPROBE_CFLAGS := -O2 -Wall -Iinclude -pthread -fpatchable-function-entry=5
 
-$(FPROBE_OUT)/cost-gcc: bench/fprobe/cost.c include/edgeprobe.h
+$(FPROBE_OUT)/cost-gcc: bench/fprobe/cost.c bench/fprobe/ticks.h include/edgeprobe.h
 	mkdir -p $(FPROBE_OUT)
 	gcc $(FPROBE_CFLAGS) $< -o $@
-$(FPROBE_OUT)/cost-clang: bench/fprobe/cost.c include/edgeprobe.h
+$(FPROBE_OUT)/cost-clang: bench/fprobe/cost.c bench/fprobe/ticks.h include/edgeprobe.h
 	mkdir -p $(FPROBE_OUT)
 	clang $(FPROBE_CFLAGS) $< -o $@
 $(FPROBE_OUT)/many.c: bench/fprobe/gen_many.py

@@ -7611,20 +7611,17 @@ void edgeprobe__control_autostart(void) {
 #define EDGEPROBE__XMM_LOAD32(n) EDGEPROBE__XMM_LOAD_AT(n, 32)
 #define EDGEPROBE__XMM_LOAD64(n) EDGEPROBE__XMM_LOAD_AT(n, 64)
 #define EDGEPROBE__ZMM_HI16(m) m(16) m(17) m(18) m(19) m(20) m(21) m(22) m(23) m(24) m(25) m(26) m(27) m(28) m(29) m(30) m(31)
-__asm__(EDGEPROBE__ARGS_TRAMP_ASM("edgeprobe__args_tramp_zmm_bw", "64", "2112", "64",
-                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_SAVE) EDGEPROBE__KREGS(EDGEPROBE__KQ_SAVE)
-                                      EDGEPROBE__UPPERS_Z(8, EDGEPROBE__BUT8(EDGEPROBE__ORZ), "2112(%rsp)"),
-                                  EDGEPROBE__RESTORE_UPPERS("2112(%rsp)",
-                                      EDGEPROBE__VEC16(EDGEPROBE__XMM_LOAD64) EDGEPROBE__ZMM_HI16(EDGEPROBE__ZMM_LOAD)
-                                          EDGEPROBE__KREGS(EDGEPROBE__KQ_LOAD),
-                                      EDGEPROBE__VEC32(EDGEPROBE__ZMM_LOAD) EDGEPROBE__KREGS(EDGEPROBE__KQ_LOAD))));
-__asm__(EDGEPROBE__ARGS_TRAMP_ASM("edgeprobe__args_tramp_zmm", "64", "2112", "64",
-                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_SAVE) EDGEPROBE__KREGS(EDGEPROBE__KW_SAVE)
-                                      EDGEPROBE__UPPERS_Z(8, EDGEPROBE__BUT8(EDGEPROBE__ORZ), "2112(%rsp)"),
-                                  EDGEPROBE__RESTORE_UPPERS("2112(%rsp)",
-                                      EDGEPROBE__VEC16(EDGEPROBE__XMM_LOAD64) EDGEPROBE__ZMM_HI16(EDGEPROBE__ZMM_LOAD)
-                                          EDGEPROBE__KREGS(EDGEPROBE__KW_LOAD),
-                                      EDGEPROBE__VEC32(EDGEPROBE__ZMM_LOAD) EDGEPROBE__KREGS(EDGEPROBE__KW_LOAD))));
+/* The zmm variants differ in their mask moves (kmovq with AVX512BW). */
+#define EDGEPROBE__ARGS_TRAMP_ZMM(name, kmask_save, kmask_load)                \
+    EDGEPROBE__ARGS_TRAMP_ASM(name, "64", "2112", "64",                        \
+                              EDGEPROBE__VEC32(EDGEPROBE__ZMM_SAVE) EDGEPROBE__KREGS(kmask_save) \
+                                  EDGEPROBE__UPPERS_Z(8, EDGEPROBE__BUT8(EDGEPROBE__ORZ), "2112(%rsp)"), \
+                              EDGEPROBE__RESTORE_UPPERS("2112(%rsp)",          \
+                                  EDGEPROBE__VEC16(EDGEPROBE__XMM_LOAD64)      \
+                                      EDGEPROBE__ZMM_HI16(EDGEPROBE__ZMM_LOAD) EDGEPROBE__KREGS(kmask_load), \
+                                  EDGEPROBE__VEC32(EDGEPROBE__ZMM_LOAD) EDGEPROBE__KREGS(kmask_load)))
+__asm__(EDGEPROBE__ARGS_TRAMP_ZMM("edgeprobe__args_tramp_zmm_bw", EDGEPROBE__KQ_SAVE, EDGEPROBE__KQ_LOAD));
+__asm__(EDGEPROBE__ARGS_TRAMP_ZMM("edgeprobe__args_tramp_zmm", EDGEPROBE__KW_SAVE, EDGEPROBE__KW_LOAD));
 __asm__(EDGEPROBE__ARGS_TRAMP_ASM("edgeprobe__args_tramp_ymm", "32", "512", "32",
                                   EDGEPROBE__VEC16(EDGEPROBE__YMM_SAVE)
                                       EDGEPROBE__UPPERS_Y(8, EDGEPROBE__BUT8(EDGEPROBE__ORY), "512(%rsp)"),

@@ -17,27 +17,9 @@
 
 #define CALLS 200
 #define ROUNDS 4001
-__attribute__((noinline)) long target(long x) {
-    __asm__ volatile("" ::: "memory");
-    return x + 1;
-}
-static int entry_empty(edgeprobe_func_call *c, void *u) { (void)c, (void)u; return 0; }
+#include "ticks.h"
 static int entry_want_exit(edgeprobe_func_call *c, void *u) { (void)c, (void)u; return 1; }
 static void exit_empty(const edgeprobe_func_call *c, void *u) { (void)c, (void)u; }
-
-static inline uint64_t tsc(void) {
-    uint32_t lo, hi;
-    __asm__ volatile("lfence\nrdtsc" : "=a"(lo), "=d"(hi)::"memory");
-    return ((uint64_t)hi << 32) | lo;
-}
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-static uint64_t median(uint64_t *v, int n) {
-    qsort(v, n, sizeof *v, cmp_u64);
-    return v[n / 2];
-}
 static uint64_t time_calls(void) {
     long i, s = 0;
     uint64_t t0 = tsc();

@@ -15,20 +15,7 @@
 
 #define SAMPLES 2001
 #define ITERATIONS 200
-__attribute__((noinline)) long target(long x) {
-    __asm__ volatile("" ::: "memory");
-    return x + 1;
-}
-static int entry_empty(edgeprobe_func_call *c, void *u) { return (void)c, (void)u, 0; }
-static inline uint64_t tsc(void) {
-    uint32_t lo, hi;
-    __asm__ volatile("lfence\nrdtsc" : "=a"(lo), "=d"(hi)::"memory");
-    return ((uint64_t)hi << 32) | lo;
-}
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
+#include "ticks.h"
 __attribute__((noinline)) static double sse_after_calls(int n) {
     double d = 1;
     long r = 0;
@@ -49,8 +36,7 @@ static uint64_t median_ticks(void) {
         (void)d;
         t[k] = (tsc() - a) / ITERATIONS;
     }
-    qsort(t, SAMPLES, sizeof *t, cmp_u64);
-    return t[SAMPLES / 2];
+    return median(t, SAMPLES);
 }
 int main(void) {
     uint64_t off, on;
