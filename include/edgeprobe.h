@@ -1366,6 +1366,23 @@ EDGEPROBE__INLINE int edgeprobe__cpu_has_avx512bw(void) {
     __asm__("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(7), "c"(0));
     return (b >> 30) & 1;
 }
+/* The upper-halves check of both trampoline kinds (sections 27.1 and
+ * 29.2; drawn in 27.1): every register of the list OR-ed into register 8
+ * (dead at a function's entry and return; saved already in 29.2), bits
+ * 128 and up tested, the answer in the byte at `flag`; then vzeroupper. */
+#define EDGEPROBE__ORY(n) "vorps %ymm" #n ", %ymm8, %ymm8\n"
+#define EDGEPROBE__ORZ(n) "vpord %zmm" #n ", %zmm8, %zmm8\n"
+#define EDGEPROBE__UPPERS_Y(first, rest, flag)                                 \
+    "vmovaps %ymm" #first ", %ymm8\n" rest "vextractf128 $1, %ymm8, %xmm8\n"   \
+    "vptest %xmm8, %xmm8\nsetz " flag "\nvzeroupper\n"
+#define EDGEPROBE__UPPERS_Z(first, rest, flag)                                 \
+    "vmovdqa64 %zmm" #first ", %zmm8\n" rest "vextractf64x4 $1, %zmm8, %ymm9\n" \
+    "vextractf128 $1, %ymm8, %xmm8\nvorps %ymm9, %ymm8, %ymm8\n"               \
+    "vptest %ymm8, %ymm8\nsetz " flag "\nvzeroupper\n"
+/* After the C call: uppers that were zero come back as xmm registers on a
+ * clean state (label 7: the whole registers). */
+#define EDGEPROBE__RESTORE_UPPERS(flag, narrow, wide)                          \
+    "cmpb $0, " flag "\nje 7f\nvzeroupper\n" narrow "jmp 8f\n7:\n" wide "8:\n"
 
 /* 8 bytes with no alignment requirement, for asm memory operands. */
 typedef struct { unsigned char b[8]; } edgeprobe__bytes8;
@@ -5533,22 +5550,6 @@ struct edgeprobe__func_state {
     op " " #w "*6+64(%rsp), %" r "6\n" op " " #w "*7+64(%rsp), %" r "7\n"
 #define EDGEPROBE__V2(op, w, r) op " %" r "0, 192(%rsp)\n" op " %" r "1, 192+" #w "(%rsp)\n"
 #define EDGEPROBE__V2R(op, w, r) op " 192(%rsp), %" r "0\n" op " 192+" #w "(%rsp), %" r "1\n"
-/* The upper-halves check (see the drawing): every register of the list
- * OR-ed into register 8 (dead at a function's entry and return), bits 128
- * and up tested, the answer in the byte at `flag`; then vzeroupper. */
-#define EDGEPROBE__ORY(n) "vorps %ymm" #n ", %ymm8, %ymm8\n"
-#define EDGEPROBE__ORZ(n) "vpord %zmm" #n ", %zmm8, %zmm8\n"
-#define EDGEPROBE__UPPERS_Y(first, rest, flag)                                 \
-    "vmovaps %ymm" #first ", %ymm8\n" rest "vextractf128 $1, %ymm8, %xmm8\n"   \
-    "vptest %xmm8, %xmm8\nsetz " flag "\nvzeroupper\n"
-#define EDGEPROBE__UPPERS_Z(first, rest, flag)                                 \
-    "vmovdqa64 %zmm" #first ", %zmm8\n" rest "vextractf64x4 $1, %zmm8, %ymm9\n" \
-    "vextractf128 $1, %ymm8, %xmm8\nvorps %ymm9, %ymm8, %ymm8\n"               \
-    "vptest %ymm8, %ymm8\nsetz " flag "\nvzeroupper\n"
-/* After the C call: uppers that were zero come back as xmm registers on a
- * clean state (label 7: the whole registers). */
-#define EDGEPROBE__RESTORE_UPPERS(flag, narrow, wide)                          \
-    "cmpb $0, " flag "\nje 7f\nvzeroupper\n" narrow "jmp 8f\n7:\n" wide "8:\n"
 #define EDGEPROBE__Y8 EDGEPROBE__ORY(1) EDGEPROBE__ORY(2) EDGEPROBE__ORY(3) EDGEPROBE__ORY(4) EDGEPROBE__ORY(5) \
     EDGEPROBE__ORY(6) EDGEPROBE__ORY(7)
 #define EDGEPROBE__Z8 EDGEPROBE__ORZ(1) EDGEPROBE__ORZ(2) EDGEPROBE__ORZ(3) EDGEPROBE__ORZ(4) EDGEPROBE__ORZ(5) \
