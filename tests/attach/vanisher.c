@@ -1,7 +1,10 @@
 /* A process that exits, or runs exec, while `edgeprobe attach` holds it: a
  * helper thread reads its own TracerPid in a tight loop and, the moment a
- * tracer has seized the main thread (blocked in pause()), calls exit(3) or
+ * tracer has seized the main thread (blocked in pause()), calls _exit(3) or
  * execs this program again as "vanisher execed", which pauses untraced.
+ * _exit, not exit: exit() runs the loader's destructors under its lock,
+ * which the injected dlopen holds on the seized thread, so exit() waits
+ * for the attach to finish (as it should) and the attach wins the race.
  *     vanisher exit|exec|execed */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +26,7 @@ static void *vanish_when_seized(void *mode) {
     while (!traced()) {
     }
     if (!strcmp(mode, "exec")) execl("/proc/self/exe", "vanisher", "execed", (char *)0);
-    exit(3);
+    _exit(3);
 }
 int main(int argc, char **argv) {
     pthread_t t;
