@@ -427,3 +427,32 @@ prof_file_line() {
     [[ $got == "$PWD/$d/nog/graph+0x"* ]] || { echo "FAIL without -g, want OBJECT+0xADDRESS"; return 1; }
 }
 case_ prof-file-line prof_file_line
+
+# A server under load (issue 19): tests/attach/server.c (the flag, no
+# header) launched under `edgeprobe prof`, two loopback client connections
+# for 2 s, then SIGTERM: the client saw no error, and the report names the
+# server's request path with calls counted.
+prof_server() {
+    local d=$B/prof-server port server= cmd rc=0 i
+    mkdir -p "$d"
+    rm -f "$d/port" "$d/stop" "$d/report.txt"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 -pthread tests/attach/server.c -o "$d/server" &&
+        gcc -O2 $WARN tests/attach/client.c -o "$d/client" || return 1
+    ./build/edgeprobe prof -o "$d/report.txt" -k 5 --epoch 5 -- "./$d/server" "$d/port" 2>"$d/prof.err" &
+    cmd=$!
+    for i in $(seq 100); do [[ -s $d/port ]] && break; sleep 0.1; done
+    server=$(pgrep -P "$cmd") && port=$(cat "$d/port") || { kill "$cmd"; echo "FAIL the server did not start"; return 1; }
+    (sleep 2; touch "$d/stop") &
+    "./$d/client" "$port" 2 "$d/stop" >"$d/client.txt" || rc=1
+    kill -TERM "$server"
+    wait "$cmd"
+    cat "$d/client.txt" "$d/prof.err"
+    head -12 "$d/report.txt" 2>/dev/null
+    grep -q '^requests [1-9][0-9]* errors 0$' "$d/client.txt" || { echo "FAIL the client saw errors"; rc=1; }
+    for fn in handle_request request_checksum parse_request format_reply; do
+        awk -v f="$fn" '$1 == f && $2 > 0 {found=1} END {exit !found}' "$d/report.txt" ||
+            { echo "FAIL the report lacks $fn with calls"; rc=1; }
+    done
+    return $rc
+}
+case_ prof-server prof_server
