@@ -264,8 +264,9 @@
  *   EDGEPROBE_RECORD=path  record to a trace file from before main to exit
  *                          (section 7.1), with EDGEPROBE_RECORD_BUFFER,
  *                          EDGEPROBE_RECORD_FUNCS, EDGEPROBE_RECORD_ARGS,
- *                          EDGEPROBE_RECORD_MIN_NS, EDGEPROBE_RECORD_FLIGHT,
- *                          EDGEPROBE_RECORD_PID and EDGEPROBE_RECORD_SHM.
+ *                          EDGEPROBE_RECORD_MIN_NS, EDGEPROBE_RECORD_DEPTH,
+ *                          EDGEPROBE_RECORD_FLIGHT, EDGEPROBE_RECORD_PID and
+ *                          EDGEPROBE_RECORD_SHM.
  *   EDGEPROBE_CONTROL=1    serve the control endpoint (section 8) from start-up.
  *   XDG_RUNTIME_DIR        where the control endpoint puts its socket (8).
  * ====================================================================== */
@@ -756,6 +757,8 @@ EDGEPROBE__ARGS_ONLY int edgeprobe_attach_args(const char *pattern, edgeprobe_ar
  *   EDGEPROBE_RECORD_FUNCS=globs record these functions (comma-separated)
  *   EDGEPROBE_RECORD_ARGS=1      with the argument and return registers
  *   EDGEPROBE_RECORD_MIN_NS=n    only calls that lasted at least n ns
+ *   EDGEPROBE_RECORD_DEPTH=n     only calls inside fewer than n recorded
+ *                                calls of their thread (1 to 65536)
  *   EDGEPROBE_RECORD_FLIGHT=1    flight recorder: each ring keeps its
  *                                thread's last events (overwriting the
  *                                oldest); they are written at stop
@@ -786,6 +789,9 @@ typedef struct edgeprobe_record_options {
     size_t ring_bytes;          /* per thread; 0: 1 MiB (power of two)     */
     unsigned flags;             /* EDGEPROBE_RECORD_ARGS                   */
     uint64_t min_ns;            /* functions: record only calls this long  */
+    unsigned max_depth;         /* functions: record only calls nested at
+                                   most this deep among recorded calls
+                                   (the outermost is 1); 0: no limit       */
 } edgeprobe_record_options;
 /* Start recording to `path` (created or truncated): a recorder thread.
  * opt may be NULL. EDGEPROBE_EBUSY while a recording runs. Slow. */
@@ -861,7 +867,7 @@ int edgeprobe_record_snapshot(const char *path);
  *                          switched off, then "dropped <n>" and "end". A
  *                          client that disconnects ends it the same way.
  *     detach               ok <function probes switched off and unbound>
- *     record start PATH RING_BYTES FLAGS MIN_NS FUNCS EVENTS, record stop
+ *     record start PATH RING_BYTES FLAGS MIN_NS FUNCS EVENTS [DEPTH], record stop
  *                          `edgeprobe record -p` (section 28.3.1)
  * Function probes (x86-64, where edgeprobe_func_scan has listed them): the
  * GLOBs of enable, disable and trace match function names too. enable binds
@@ -2552,7 +2558,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #endif
 
 /* ---- 14. the root: process-wide state                        >>root ---- */
-#define EDGEPROBE__ABI 7u
+#define EDGEPROBE__ABI 8u /* 8: the recorder's max_depth */
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
 #define EDGEPROBE__HIT_CHUNK_BYTES (EDGEPROBE__STRIPES * EDGEPROBE__CHUNK * sizeof(uint64_t))
 
@@ -2728,6 +2734,14 @@ EDGEPROBE__FN uint64_t edgeprobe__parse_u64(const char *s, int *ok) {
         v = v * 10 + (uint64_t)(*s - '0');
     }
     return v;
+}
+/* A recording's depth limit (--depth, EDGEPROBE_RECORD_DEPTH): 1 to the
+ * shadow stack's size; clears *ok otherwise (never sets it). */
+EDGEPROBE__INLINE unsigned edgeprobe__record_depth(const char *s, int *ok) {
+    int valid;
+    uint64_t v = edgeprobe__parse_u64(s, &valid);
+    if (!valid || v < 1 || v > 65536 /* EDGEPROBE_FUNC_DEPTH */) *ok = 0;
+    return valid && v <= 65536 ? (unsigned)v : 0;
 }
 EDGEPROBE__INLINE int edgeprobe__streq(const char *a, const char *b) {
     while (*a && *a == *b) a++, b++;
@@ -7035,7 +7049,7 @@ EDGEPROBE__FN void edgeprobe__trace_end(edgeprobe__root *r, struct edgeprobe__co
 }
 
 /* ---- 28.3.1 recording from a shell: `edgeprobe record -p` ----
- *     record start PATH RING_BYTES FLAGS MIN_NS FUNCS EVENTS
+ *     record start PATH RING_BYTES FLAGS MIN_NS FUNCS EVENTS [DEPTH]
  *                          ok <functions bound + markers marked>
  *     record stop          ok <events lost>
  *     record snapshot PATH ok 0: a flight recorder's rings as they are
@@ -7074,16 +7088,17 @@ EDGEPROBE__FN int edgeprobe__ctl_record_stop(struct edgeprobe__control *ctl) {
     ctl->recording = 0;
     return rc < 0 ? rc : (int)(edgeprobe_record_lost() & 0x7fffffff);
 }
-EDGEPROBE__FN int edgeprobe__ctl_record_start(struct edgeprobe__control *ctl, char **args);
-EDGEPROBE__FN int edgeprobe__ctl_record_start(struct edgeprobe__control *ctl, char **args) {
+EDGEPROBE__FN int edgeprobe__ctl_record_start(struct edgeprobe__control *ctl, char **args, const char *depth);
+EDGEPROBE__FN int edgeprobe__ctl_record_start(struct edgeprobe__control *ctl, char **args, const char *depth) {
     edgeprobe_record_options opt;
     char *list, *g;
-    int ok = 1, rc, n = 0;
+    int ok_bytes, ok_flags, ok_min, ok_depth = 1, rc, n = 0;
     if (ctl->recording) return EDGEPROBE_EBUSY;
-    opt.ring_bytes = (size_t)edgeprobe__parse_u64(args[1], &ok);
-    opt.flags = (unsigned)edgeprobe__parse_u64(args[2], &ok) & (EDGEPROBE_RECORD_ARGS | EDGEPROBE_RECORD_FLIGHT);
-    opt.min_ns = edgeprobe__parse_u64(args[3], &ok);
-    if (!ok) return EDGEPROBE_EINVAL;
+    opt.ring_bytes = (size_t)edgeprobe__parse_u64(args[1], &ok_bytes);
+    opt.flags = (unsigned)edgeprobe__parse_u64(args[2], &ok_flags) & (EDGEPROBE_RECORD_ARGS | EDGEPROBE_RECORD_FLIGHT);
+    opt.min_ns = edgeprobe__parse_u64(args[3], &ok_min);
+    opt.max_depth = depth ? edgeprobe__record_depth(depth, &ok_depth) : 0;
+    if (!(ok_bytes && ok_flags && ok_min && ok_depth)) return EDGEPROBE_EINVAL;
     __builtin_memcpy(ctl->rec_events, args[5], edgeprobe__strnlen(args[5], sizeof ctl->rec_events - 1) + 1);
     if ((rc = edgeprobe_record_start(args[0], &opt)) < 0) return rc;
     ctl->recording = 1;
@@ -7100,15 +7115,15 @@ EDGEPROBE__FN int edgeprobe__ctl_record_start(struct edgeprobe__control *ctl, ch
 }
 EDGEPROBE__FN void edgeprobe__record_request(struct edgeprobe__control *ctl, edgeprobe__client *c, char **args, int nargs);
 EDGEPROBE__FN void edgeprobe__record_request(struct edgeprobe__control *ctl, edgeprobe__client *c, char **args, int nargs) {
-    int rc, start = nargs == 8 && edgeprobe__streq(args[1], "start");
+    int rc, start = (nargs == 8 || nargs == 9) && edgeprobe__streq(args[1], "start");
     int snap = nargs == 3 && edgeprobe__streq(args[1], "snapshot");
     const char *why = 0;
     if (start && args[2][0] != '/') rc = EDGEPROBE_EINVAL, why = "PATH must be absolute (the process's directory is not the client's)";
-    else if (start) rc = edgeprobe__ctl_record_start(ctl, args + 2);
+    else if (start) rc = edgeprobe__ctl_record_start(ctl, args + 2, nargs == 9 ? args[8] : 0);
     else if (nargs == 2 && edgeprobe__streq(args[1], "stop")) rc = edgeprobe__ctl_record_stop(ctl);
     else if (snap && args[2][0] != '/') rc = EDGEPROBE_EINVAL, why = "PATH must be absolute";
     else if (snap) rc = edgeprobe_record_snapshot(args[2]);
-    else rc = EDGEPROBE_EINVAL, why = "record start PATH RING_BYTES FLAGS MIN_NS FUNCS EVENTS, record stop, or record snapshot PATH";
+    else rc = EDGEPROBE_EINVAL, why = "record start PATH RING_BYTES FLAGS MIN_NS FUNCS EVENTS [DEPTH], record stop, or record snapshot PATH";
     if (rc == EDGEPROBE_EBUSY) why = "a recording is running";
     else if (rc == EDGEPROBE_ENOENT && snap) why = "no flight recorder: no recording runs, or not in flight mode";
     else if (rc == EDGEPROBE_ENOENT) why = start ? "an exact name matches no probe" : "no recording runs";
@@ -8130,6 +8145,7 @@ struct edgeprobe__recorder {
     int from_env;                /* EDGEPROBE_RECORD: EDGEPROBE_ENABLE records */
     int fd, err;                 /* err: first failed write, -errno       */
     unsigned flags;              /* EDGEPROBE_RECORD_ARGS                  */
+    unsigned max_depth;          /* 0, or the deepest recorded nesting     */
     uint64_t min_ticks;
     size_t ring_bytes;
     edgeprobe__ring *rings;      /* every ring ever made: push-only        */
@@ -8294,15 +8310,26 @@ EDGEPROBE__FN void edgeprobe__record_value(const edgeprobe_info *probe, void *us
 #if EDGEPROBE__HAS_PATCH
 /* Function entry: with a minimum duration, only the TSC (kept in the call);
  * otherwise an ENTRY event, with the argument registers when asked: the six
- * integer ones, then the low 8 bytes of %xmm0-7 (double arguments). Always
- * asks for the exit. */
+ * integer ones, then the low 8 bytes of %xmm0-7 (double arguments). Asks
+ * for the exit, unless the call is deeper than max_depth.
+ * The depth is the thread's count of hooked exits (section 27.2): every
+ * recorded call below the limit hooks its exit, so a call that finds
+ * max_depth frames there is nested that deep in recorded calls. Such a call
+ * hooks nothing and adds no frame, so its callees find the same count and
+ * are skipped too, at the cost of an entry only. (A longjmp out of recorded
+ * calls leaves their frames until the next recorded return drops them:
+ * until then, calls are counted that much deeper.) */
+EDGEPROBE__INLINE int edgeprobe__record_too_deep(const struct edgeprobe__recorder *rec) {
+    const edgeprobe__func_thread *t = edgeprobe__func_thread_tls;
+    return rec->max_depth && t && t->depth >= rec->max_depth;
+}
 EDGEPROBE__FN int edgeprobe__record_entry(edgeprobe_func_call *call, void *user);
 EDGEPROBE__FN int edgeprobe__record_entry(edgeprobe_func_call *call, void *user) {
     struct edgeprobe__recorder *rec = edgeprobe__rec_live();
     uint64_t a[EDGEPROBE__EV_FUNC_ARGS];
     unsigned n = 0, i;
     (void)user;
-    if (!rec) return 0;
+    if (!rec || edgeprobe__record_too_deep(rec)) return 0;
     call->data = edgeprobe__ticks();
     if (rec->min_ticks) return 1;
     if (rec->flags & EDGEPROBE_RECORD_ARGS) {
@@ -8578,6 +8605,7 @@ EDGEPROBE__FN int edgeprobe__rec_options(struct edgeprobe__recorder *rec, const 
     if (rec->running) return EDGEPROBE_EBUSY;
     rec->ring_bytes = bytes;
     rec->flags = opt ? opt->flags : 0;
+    rec->max_depth = opt ? opt->max_depth : 0;
     rec->flight = (rec->flags & EDGEPROBE_RECORD_FLIGHT) != 0;
     rec->min_ticks = 0;
     edgeprobe__rec_anchor(&rec->tsc0, &rec->mono0);
@@ -8773,21 +8801,23 @@ EDGEPROBE__FN int edgeprobe_record_funcs(const char *pattern) {
 EDGEPROBE__FN void edgeprobe__record_configure(edgeprobe__root *r) {
     const char *path = EDGEPROBE__GETENV("EDGEPROBE_RECORD"), *s;
     struct edgeprobe__recorder *rec;
-    edgeprobe_record_options opt = {0, 0, 0};
+    edgeprobe_record_options opt = {0, 0, 0, 0};
     int ok = 1;
     if (!path || !*path) return;
     s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_PID"); /* programs it runs inherit the environment */
     if (s && *s && (edgeprobe__parse_u64(s, &ok) != (uint64_t)(unsigned)edgeprobe__libc_getpid() || !ok)) return;
     if ((s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_BUFFER"))) opt.ring_bytes = (size_t)edgeprobe__parse_u64(s, &ok);
     if (ok && (s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_MIN_NS"))) opt.min_ns = edgeprobe__parse_u64(s, &ok);
+    if (ok && (s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_DEPTH"))) opt.max_depth = edgeprobe__record_depth(s, &ok);
     if ((s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_ARGS")) && edgeprobe__streq(s, "1")) opt.flags = EDGEPROBE_RECORD_ARGS;
     if ((s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_FLIGHT")) && edgeprobe__streq(s, "1")) opt.flags |= EDGEPROBE_RECORD_FLIGHT;
     if (!(rec = edgeprobe__rec_get_locked(r))) return;
     if ((s = EDGEPROBE__GETENV("EDGEPROBE_RECORD_SHM")) && edgeprobe__strnlen(s, sizeof rec->shm_dir) < sizeof rec->shm_dir)
         __builtin_memcpy(rec->shm_dir, s, edgeprobe__strnlen(s, sizeof rec->shm_dir) + 1);
     if (!ok || edgeprobe__rec_options(rec, &opt) < 0 || edgeprobe__strnlen(path, sizeof rec->path) >= sizeof rec->path) {
-        EDGEPROBE_OS_LOG("EDGEPROBE_RECORD: bad EDGEPROBE_RECORD_BUFFER (a power of two, 4096 to 1 GiB) or "
-                         "EDGEPROBE_RECORD_MIN_NS, or too long a path; not recording");
+        EDGEPROBE_OS_LOG("EDGEPROBE_RECORD: bad EDGEPROBE_RECORD_BUFFER (a power of two, 4096 to 1 GiB), "
+                         "EDGEPROBE_RECORD_MIN_NS or EDGEPROBE_RECORD_DEPTH (1 to 65536), or too long a path; "
+                         "not recording");
         return;
     }
     __builtin_memcpy(rec->path, path, edgeprobe__strnlen(path, sizeof rec->path) + 1);

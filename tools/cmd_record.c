@@ -27,7 +27,7 @@
 struct record_opts {
     const char *out;
     char events[GLOBS_MAX + 1], funcs[GLOBS_MAX + 1];
-    char min_ns[24], buffer[24];
+    char min_ns[24], buffer[24], depth[24];
     char shm[64];                /* the rings' directory                   */
     int args, flight;
     int pid;                     /* -p: a running process                  */
@@ -94,6 +94,7 @@ static void child_env(void *arg) {
     if (*o->events) setenv("EDGEPROBE_ENABLE", o->events, 1);
     if (*o->funcs) setenv("EDGEPROBE_RECORD_FUNCS", o->funcs, 1);
     if (*o->min_ns) setenv("EDGEPROBE_RECORD_MIN_NS", o->min_ns, 1);
+    if (*o->depth) setenv("EDGEPROBE_RECORD_DEPTH", o->depth, 1);
     if (*o->buffer) setenv("EDGEPROBE_RECORD_BUFFER", o->buffer, 1);
     if (o->args) setenv("EDGEPROBE_RECORD_ARGS", "1", 1);
     if (o->flight) setenv("EDGEPROBE_RECORD_FLIGHT", "1", 1);
@@ -186,9 +187,10 @@ static int record_running_process(struct record_opts *o) {
     if (o->out[0] == '/') snprintf(path, sizeof path, "%s", o->out);
     else if (!getcwd(cwd, sizeof cwd) || (size_t)snprintf(path, sizeof path, "%s/%s", cwd, o->out) >= sizeof path)
         return usage_error("output path too long:", o->out);
-    if ((size_t)snprintf(request, sizeof request, "record start %s %s %u %s %s %s", path, *o->buffer ? o->buffer : "0",
+    if ((size_t)snprintf(request, sizeof request, "record start %s %s %u %s %s %s%s%s", path, *o->buffer ? o->buffer : "0",
                          (o->args ? 1u : 0u) | (o->flight ? 2u : 0u), *o->min_ns ? o->min_ns : "0",
-                         *o->funcs ? o->funcs : "-", *o->events ? o->events : "-") > 500 || strchr(path, ' '))
+                         *o->funcs ? o->funcs : "-", *o->events ? o->events : "-", *o->depth ? " " : "", o->depth) > 500 ||
+        strchr(path, ' '))
         return usage_error("with -p, the output path and globs must fit one 511-byte request, without spaces", NULL);
     if (!(c = ctl_attach_connect(o->pid))) return 1;
     remove_old_trace(path);
@@ -243,6 +245,12 @@ int cmd_record(int argc, char **argv) {
         } else if (!strcmp(a, "-t")) {
             if ((n = parse_duration(v)) < 0) return usage_error("-t needs a duration such as 10us, 2ms, 500ns; not", v);
             snprintf(o.min_ns, sizeof o.min_ns, "%lld", n);
+        } else if (!strcmp(a, "--depth")) {
+            char *end;
+            unsigned long d = strtoul(v, &end, 10);
+            if (end == v || *end || *v == '-' || d < 1 || d > EDGEPROBE_FUNC_DEPTH)
+                return usage_error("--depth needs a whole number from 1 to 65536; not", v);
+            snprintf(o.depth, sizeof o.depth, "%lu", d);
         } else if (!strcmp(a, "--buffer")) {
             if ((n = parse_size(v)) < 0) return usage_error("--buffer needs a power of two from 4K to 1G; not", v);
             snprintf(o.buffer, sizeof o.buffer, "%lld", n);

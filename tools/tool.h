@@ -32,8 +32,9 @@ int cmd_trace(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv); /* tools/cmd_detach.c */
 /* recording (tools/cmd_record.c, cmd_snapshot.c, cmd_dump.c, cmd_report.c, cmd_export.c) */
-#define USAGE_RECORD "record [-o FILE] [-e PROBE_GLOB]... [-f FUNC_GLOB]... [-t DURATION] [--args] [--buffer SIZE] [--flight] -- PROGRAM [ARGS...]\n" \
-                     "      edgeprobe record -p PID [-d SECONDS] [-o FILE] [-e PROBE_GLOB]... [-f FUNC_GLOB]... [-t DURATION] [--args] [--buffer SIZE] [--flight]"
+#define USAGE_RECORD "record [-o FILE] [-e PROBE_GLOB]... [-f FUNC_GLOB]... [-t DURATION] [--depth N] [--args] [--buffer SIZE] [--flight] -- PROGRAM [ARGS...]\n" \
+                     "      edgeprobe record -p PID [-d SECONDS] [-o FILE] [-e PROBE_GLOB]... [-f FUNC_GLOB]... [-t DURATION] [--depth N] [--args] [--buffer SIZE]\n" \
+                     "      [--flight]"
 #define USAGE_SNAPSHOT "snapshot PID [-o FILE]"
 #define USAGE_DUMP "dump [--raw-names] FILE"
 #define USAGE_REPORT "report [--sort total|self|calls] [--graph] [--svg FILE] [--raw-names] FILE"

@@ -255,6 +255,12 @@ attach_record_by_pid() {
             grep -Eq '^ +[1-9][0-9]* .* format_reply$' "$d/report-$i.txt" &&
             ! $EP list $SERVER | awk '$2 == "function"' | grep -q ' on ' || { echo "recording $i failed"; rc=1; break; }
     done
+    # --depth 1 through the endpoint: format_reply, called by
+    # handle_request, is one deeper and not recorded
+    $EP record -p $SERVER -d 1 --depth 1 -f 'handle_*' -f format_reply -o "$d/depth.trace" &&
+        $EP report "$d/depth.trace" >"$d/report-depth.txt" &&
+        grep -Eq '^ +[1-9][0-9]* .* handle_request( \(unmatched entries\))?$' "$d/report-depth.txt" &&
+        ! grep -q 'format_reply' "$d/report-depth.txt" || { echo "--depth 1 by PID failed"; cat "$d/report-depth.txt"; rc=1; }
     # bad input changes nothing: an exact name that matches nothing
     $EP record -p $SERVER -d 1 -e no_such_probe -o "$d/bad.trace" 2>"$d/bad.txt" && rc=1
     grep -q 'EDGEPROBE_ENOENT' "$d/bad.txt" || { cat "$d/bad.txt"; rc=1; }

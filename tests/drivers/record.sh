@@ -110,6 +110,19 @@ rec_threshold() {
 }
 case_ record-threshold rec_threshold
 
+# --depth: calls nested deeper among recorded calls are not recorded (and
+# their exits not hooked). rec_outer (depth 1) calls rec_inner and
+# rec_leaf_double (depth 2): --depth 1 keeps rec_outer's 16,000 calls
+# only, --depth 2 all of them; nesting stays valid in both.
+rec_depth() {
+    local d="$B/record-depth"
+    rec_record "$d" d1 -f 'rec_*' --depth 1 -- "$d/rec_prog" 8 2000 || { cat "$d/d1.err"; return 1; }
+    python3 tests/record/check_trace.py "$d/d1.trace" rec_outer=16000 rec_inner=0 rec_leaf_double=0 || return 1
+    rec_record "$d" d2 -f 'rec_*' --depth 2 -- "$d/rec_prog" 8 2000 || { cat "$d/d2.err"; return 1; }
+    python3 tests/record/check_trace.py "$d/d2.trace" rec_outer=16000 rec_inner=32000 rec_leaf_double=16000
+}
+case_ record-depth rec_depth
+
 # pprof: go tool pprof -top names the functions, and rec_outer's
 # cumulative time is the report's total for it.
 rec_pprof() {
