@@ -2909,13 +2909,21 @@ EDGEPROBE__FN int edgeprobe__set_sync_locked(edgeprobe__root *r, int mode);
  * and a `call` emulated by the SIGTRAP handler would make the next `ret`
  * fault: exit handlers are refused (EDGEPROBE_ENOTSUP) and trapped calls
  * wait for the patch instead. arch_prctl(ARCH_SHSTK_STATUS): the calling
- * thread's, asked each time (a program may turn it on after start-up). */
+ * thread's, asked each time (a program may turn it on after start-up) -
+ * unless the kernel has refused the request once: a kernel without user
+ * shadow stacks never gains them, and asking cost a system call per
+ * function switched (the profiler's start-up) and per trap. */
 EDGEPROBE__FN int edgeprobe__shadow_stack_on(void);
 EDGEPROBE__FN int edgeprobe__shadow_stack_on(void) {
 #ifndef EDGEPROBE_FREESTANDING
+    static int kernel_lacks_it; /* racy by design: every writer writes 1 */
     unsigned long features = 0;
-    return edgeprobe__syscall3(158 /* arch_prctl */, 0x5005 /* ARCH_SHSTK_STATUS */, (long)&features, 0) == 0 &&
-           (features & 1 /* ARCH_SHSTK_SHSTK */);
+    if (__atomic_load_n(&kernel_lacks_it, __ATOMIC_RELAXED)) return 0;
+    if (edgeprobe__syscall3(158 /* arch_prctl */, 0x5005 /* ARCH_SHSTK_STATUS */, (long)&features, 0) != 0) {
+        __atomic_store_n(&kernel_lacks_it, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
+    return (features & 1 /* ARCH_SHSTK_SHSTK */) != 0;
 #else
     return 0;
 #endif
@@ -4367,7 +4375,7 @@ EDGEPROBE__FN int edgeprobe_set_wx_strict(int strict) {
     r->wx_strict = strict != 0;
     for (i = 0; strict && i < r->page_cap; i++) {
         edgeprobe__page *e = &r->pages[i];
-        if (!e->addr || !e->open || e->refs) continue;
+        if (!e->addr || !e->open || e->refs > 0) continue; /* refs < 0: a mirror page (27.4) */
         if (EDGEPROBE_OS_PROTECT((void *)e->addr, EDGEPROBE__PAGE, 0) < 0) rc = EDGEPROBE_EPROT;
         else e->open = 0;
     }
@@ -5433,6 +5441,7 @@ typedef struct edgeprobe__func_object {
     uintptr_t base, text_lo, text_hi;
     const char *path;
     int n, loaded, single_threaded_scan;
+    int one_text_segment;      /* [text_lo, text_hi) is one PF_X segment     */
     unsigned char *stubs;      /* slot (8 bytes) + n stubs                    */
     size_t stubs_len;
     edgeprobe__func_point *fn;     /* n points                                     */
@@ -5984,47 +5993,89 @@ EDGEPROBE__FN unsigned char *edgeprobe__func_mirror_stub(const edgeprobe__func_p
     __builtin_memcpy(jmp + 1, &rel, 4);
     return m;
 }
+/* The index of the object's first function at or above addr (n: none);
+ * its functions are sorted by address (section 27.6). */
+EDGEPROBE__FN int edgeprobe__func_first_at(const edgeprobe__func_object *o, uintptr_t addr);
+EDGEPROBE__FN int edgeprobe__func_first_at(const edgeprobe__func_object *o, uintptr_t addr) {
+    int lo = 0, hi = o->n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if ((uintptr_t)o->fn[mid].pt.site < addr) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
 /* Make sure the mirror stub of a gcc-form function exists: map its page(s)
- * (read+execute, never replacing a mapping) and write `jmp stub` there. A
- * page mapped now also gets the stubs of the object's other gcc-form
- * functions that fall in it, so that a whole object costs one pair of
- * mprotect calls per mirror page, not per function. The bytes of a mirror
- * stub never change once written, and nothing jumps to one before its
- * function's site is on. Lock held. */
+ * (never replacing a mapping) and write `jmp stub` there. A page mapped now
+ * also gets the stubs of the object's other gcc-form functions that fall in
+ * it, so that a whole object costs one mmap per mirror page, not per
+ * function. Under the default page policy a mirror page is mapped
+ * writable, as text pages stay once opened (section 17), and written with
+ * no mprotect; strict W^X maps it read+execute and opens it around each
+ * write (edgeprobe_set_wx_strict closes it later too). The bytes of a
+ * mirror stub never change once written, and nothing jumps to one before
+ * its function's site is on. Lock held. */
 EDGEPROBE__FN int edgeprobe__func_mirror_ready_locked(edgeprobe__root *r, edgeprobe__func_point *fp);
 EDGEPROBE__FN int edgeprobe__func_mirror_ready_locked(edgeprobe__root *r, edgeprobe__func_point *fp) {
     EDGEPROBE__ASSERT_LOCKED(r);
     unsigned char jmp[5], *m = edgeprobe__func_mirror_stub(fp, jmp);
     uintptr_t first = (uintptr_t)m & ~(uintptr_t)(EDGEPROBE__PAGE - 1), pg;
     uintptr_t end = (((uintptr_t)m + 4) & ~(uintptr_t)(EDGEPROBE__PAGE - 1)) + EDGEPROBE__PAGE;
-    int i, mapped = 0;
+    int i, mapped = 0, writable = 1;
     for (pg = first; pg < end; pg += EDGEPROBE__PAGE) {
         edgeprobe__page *e = edgeprobe__page_slot(r, pg);
         void *got;
         if (!e) return EDGEPROBE_ENOMEM;
-        if (e->refs < 0) continue; /* a mirror page of ours already */
+        if (e->refs < 0) { /* a mirror page of ours already */
+            writable &= e->open;
+            continue;
+        }
         if (e->refs > 0 || e->open) return EDGEPROBE_ERANGE;
-        got = edgeprobe__libc_mmap((void *)pg, EDGEPROBE__PAGE, EDGEPROBE__PROT_RX,
+        got = edgeprobe__libc_mmap((void *)pg, EDGEPROBE__PAGE, r->wx_strict ? EDGEPROBE__PROT_RX : EDGEPROBE__PROT_RWX,
                                    EDGEPROBE__MAP_ANON_PRIVATE | EDGEPROBE__MAP_FIXED_NOREPLACE, -1, 0);
         if (got != (void *)pg) {
             if (got != (void *)-1) edgeprobe__libc_munmap(got, EDGEPROBE__PAGE); /* old kernel: hint only */
             return EDGEPROBE_ERANGE;
         }
         e->refs = -1; /* marks our mirror pages; they are never unmapped */
+        e->open = !r->wx_strict;
+        writable &= e->open;
         mapped = 1;
     }
     if (__builtin_memcmp(m, jmp, 5) == 0) return 0;
-    if (EDGEPROBE_OS_PROTECT((void *)first, end - first, 1) < 0) return EDGEPROBE_EPROT;
+    if (!writable && EDGEPROBE_OS_PROTECT((void *)first, end - first, 1) < 0) return EDGEPROBE_EPROT;
     __builtin_memcpy(m, jmp, 5);
-    for (i = 0; mapped && i < fp->obj->n; i++) {
+    /* the object's functions are sorted by address: those whose mirror
+     * stubs lie in the pages start at the first site >= first + OFFSET */
+    for (i = mapped ? edgeprobe__func_first_at(fp->obj, first + EDGEPROBE__MIRROR_OFFSET) : fp->obj->n;
+         i < fp->obj->n; i++) {
         edgeprobe__func_point *q = &fp->obj->fn[i];
-        unsigned char qjmp[5], *qm;
-        if (q->form != EDGEPROBE__FORM_NOPS) continue;
-        qm = edgeprobe__func_mirror_stub(q, qjmp);
-        if ((uintptr_t)qm >= first && (uintptr_t)qm + 5 <= end) __builtin_memcpy(qm, qjmp, 5);
+        unsigned char qjmp[5], *qm = edgeprobe__func_mirror_stub(q, qjmp);
+        if ((uintptr_t)qm + 5 > end) break;
+        if (q->form == EDGEPROBE__FORM_NOPS) __builtin_memcpy(qm, qjmp, 5);
     }
-    EDGEPROBE_OS_PROTECT((void *)first, end - first, 0);
+    if (!writable) EDGEPROBE_OS_PROTECT((void *)first, end - first, 0);
     return 0;
+}
+/* Under the default page policy (pages stay writable once opened, section
+ * 17) the first write to a function-probe object's text opens all of it
+ * with one mprotect and records each page open: switching every function
+ * of a program (the profiler's start-up) then costs one system call per
+ * object, not one per text page. Only for an object whose text is one
+ * segment (no other segment between, made executable by the call); strict
+ * W^X, or a failed call, leaves it to section 17's page by page. Lock
+ * held; the object is loaded. */
+EDGEPROBE__FN void edgeprobe__func_text_open_locked(edgeprobe__root *r, const edgeprobe__func_point *fp);
+EDGEPROBE__FN void edgeprobe__func_text_open_locked(edgeprobe__root *r, const edgeprobe__func_point *fp) {
+    EDGEPROBE__ASSERT_LOCKED(r);
+    const uintptr_t mask = ~(uintptr_t)(EDGEPROBE__PAGE - 1);
+    const edgeprobe__func_object *o = fp->obj;
+    uintptr_t lo = o->text_lo & mask, hi = (o->text_hi + EDGEPROBE__PAGE - 1) & mask, pg;
+    edgeprobe__page *e = edgeprobe__page_find(r, (uintptr_t)fp->pt.site & mask);
+    if (r->wx_strict || !o->one_text_segment || (e && e->open) || hi <= lo) return;
+    if (EDGEPROBE_OS_PROTECT((void *)lo, hi - lo, 1) < 0) return;
+    for (pg = lo; pg < hi; pg += EDGEPROBE__PAGE)
+        if ((e = edgeprobe__page_slot(r, pg)) != 0) e->open = 1;
 }
 
 /* ---- 27.5 switching one function                         >>fswitch ---- */
@@ -6049,10 +6100,12 @@ EDGEPROBE__FN int edgeprobe__func_site_set_locked(edgeprobe__root *r, edgeprobe_
             return EDGEPROBE_EBYTES;
         }
         if (on && (rc = edgeprobe__func_mirror_ready_locked(r, fp)) < 0) return rc;
+        edgeprobe__func_text_open_locked(r, fp);
         rc = edgeprobe__write_code_locked(r, site, on ? &nop : &e8, on ? &e8 : &nop, 1);
         break;
     case EDGEPROBE__FORM_NOP5:
         if (edgeprobe__front_len(site, 5) == 5) {
+            edgeprobe__func_text_open_locked(r, fp);
             rc = edgeprobe__write_code_locked(r, site, on ? nop5 : call, on ? call : nop5, 5);
             break;
         }
@@ -6094,6 +6147,7 @@ EDGEPROBE__FN int edgeprobe__func_site_set_locked(edgeprobe__root *r, edgeprobe_
 typedef struct {
     uintptr_t base, text_lo, text_hi;
     const char *name;
+    int text_segments;
 } edgeprobe__func_object_seen;
 typedef struct {
     edgeprobe__func_object_seen *v;
@@ -6112,11 +6166,13 @@ EDGEPROBE__FN int edgeprobe__func_list_cb(edgeprobe__dl_phdr_info *info, size_t 
     s.name = info->name ? info->name : "";
     s.text_lo = ~(uintptr_t)0;
     s.text_hi = 0;
+    s.text_segments = 0;
     for (i = 0; i < info->phnum; i++) {
         uintptr_t lo = info->addr + info->phdr[i].vaddr;
         if (info->phdr[i].type != 1 /* PT_LOAD */ || !(info->phdr[i].flags & 1 /* PF_X */)) continue;
         if (lo < s.text_lo) s.text_lo = lo;
         if (lo + info->phdr[i].memsz > s.text_hi) s.text_hi = lo + info->phdr[i].memsz;
+        s.text_segments++;
     }
     if (!s.text_hi) return 0;
     if (edgeprobe__grow((void **)&l->v, &l->cap, l->n + 1, sizeof s)) return 1;
@@ -6222,6 +6278,7 @@ EDGEPROBE__FN edgeprobe__func_object *edgeprobe__func_object_scan_locked(edgepro
         o->base = s->base;
         o->text_lo = s->text_lo;
         o->text_hi = s->text_hi;
+        o->one_text_segment = s->text_segments == 1;
         o->n = (int)n;
         o->loaded = 1;
         for (i = 0; i < n; i++) {

@@ -27,14 +27,17 @@ fprobe_nm() {
 case_ fprobe-nm-gcc fprobe_nm gcc
 case_ fprobe-nm-clang fprobe_nm clang
 
-# When gcc's five one-byte NOPs may be rewritten (README: the rule).
+# When gcc's five one-byte NOPs may be rewritten (README: the rule), and
+# the pages' permissions after a switch under the page policy WX (keep by
+# default, or strict).
 fprobe_rules() {
-    local cc=$1 flags=$2 expect=$3 d="$B/fprobe-rules"
+    local cc=$1 flags=$2 expect=$3 wx=${4:-keep} d="$B/fprobe-rules"
     mkdir -p "$d"
-    $cc -O2 $WARN $INC $FP $flags -pthread $FPSRC/t_rules.c -o "$d/t_rules-$expect-$cc" &&
-        "./$d/t_rules-$expect-$cc" "$expect"
+    $cc -O2 $WARN $INC $FP $flags -pthread $FPSRC/t_rules.c -o "$d/t_rules-$expect-$cc-$wx" &&
+        EDGEPROBE_WX=$wx "./$d/t_rules-$expect-$cc-$wx" "$expect"
 }
 case_ fprobe-rules-gcc-pie-mirror fprobe_rules gcc "" mirror
+case_ fprobe-rules-gcc-pie-mirror-wx-strict fprobe_rules gcc "" mirror strict
 case_ fprobe-rules-clang-nop5 fprobe_rules clang "" nop5
 case_ fprobe-rules-gcc-nopie-constructor fprobe_rules gcc "-no-pie" nop5
 case_ fprobe-rules-gcc-nopie-single-threaded fprobe_rules gcc "-no-pie -DEDGEPROBE_FUNC_CTOR_CONVERT=0" single

@@ -12,6 +12,8 @@
 #include "check.h"
 
 #include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -31,6 +33,31 @@ static void *idle(void *arg) {
     (void)arg;
     while (!stop) usleep(1000);
     return 0;
+}
+/* The permissions of the mapping that holds addr ("r-xp", ...), from
+ * /proc/self/maps; "" when none does. */
+static const char *perms_at(const void *addr) {
+    static char perms[8];
+    char line[512];
+    FILE *f = fopen("/proc/self/maps", "r");
+    perms[0] = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && (uintptr_t)addr >= lo && (uintptr_t)addr < hi) break;
+        perms[0] = 0;
+    }
+    if (f) fclose(f);
+    return perms;
+}
+/* After a switch: strict W^X leaves the text, and a mirror page, read and
+ * execute; the default policy leaves them writable (both opened once: the
+ * text as a whole, the mirror page when mapped; README "Writable code"). */
+int main(int argc, char **argv);
+static void check_pages(const unsigned char *site, int mirror) {
+    const char *wx = getenv("EDGEPROBE_WX"), *want = wx && !strcmp(wx, "strict") ? "r-xp" : "rwxp";
+    CHECK(strcmp(perms_at(site), want) == 0);
+    CHECK(strcmp(perms_at((const void *)main), want) == 0); /* the whole text, not only target's page */
+    if (mirror) CHECK(strcmp(perms_at((const void *)((uintptr_t)site - 0x6f6f6f6b)), want) == 0);
 }
 static int id_of(const char *name, edgeprobe_info *out) {
     int id;
@@ -57,12 +84,14 @@ int main(int argc, char **argv) {
         CHECK_EQ(edgeprobe_func_attach("target", on_entry, 0, 0), 1);
         CHECK_EQ(site[0], 0xe8);
         CHECK(memcmp(site + 1, nops, 4) == 0);
+        check_pages(site, 1);
     } else if (!strcmp(expect, "nop5") || !strcmp(expect, "single")) {
         if (!strcmp(expect, "single")) CHECK(memcmp(before, nops, 5) == 0); /* until the scan */
         else CHECK(memcmp(before, check_nop5, 4) == 0); /* clang, or the constructor did it */
         CHECK(memcmp(site, check_nop5, 4) == 0);
         CHECK_EQ(edgeprobe_func_attach("target", on_entry, 0, 0), 1);
         CHECK_EQ(site[0], 0xe8);
+        check_pages(site, 0);
     } else if (threads) {
         CHECK_EQ(info.patchable, 0);
         CHECK(memcmp(site, nops, 5) == 0);
