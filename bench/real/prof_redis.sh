@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# bench/real/prof_redis.sh [ROUNDS] [REQUESTS] - `edgeprobe prof` on a
+# server from Debian's sources, driven by its own benchmark client:
+# redis-server 7 built with -fpatchable-function-entry=5 (as
+# bench/real/record_vs_uftrace.sh builds it: its own Makefile, libc malloc),
+# `redis-benchmark -n REQUESTS -c 10 -t set,get --csv` against it, plain or
+# under `edgeprobe prof` (default sampling), alternating which goes first in
+# each round. Per run: requests/s and p99 latency of SET and GET (the
+# client's figures), and the server's CPU time (user + system of its
+# process tree, the profiler's epoch thread and report included). The
+# figures are medians of the per-round ratios prof / plain.
+# Output: bench/out/prof-redis/{runs.tsv,summary.md}.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+ROUNDS=${1:-7}
+N=${2:-200000}
+OUT=bench/out/prof-redis
+RBIN=build/real/redis/fpe/src
+PORT=${PROF_REDIS_PORT:-16399}
+EP=$ROOT/build/edgeprobe
+mkdir -p "$OUT"
+make -s tools >/dev/null
+if [[ ! -x $RBIN/redis-server ]]; then
+    compgen -G "bench/real/src/redis-*/src/server.c" >/dev/null ||
+        (bash bench/real/fetch.sh >/dev/null && cd bench/real/src && apt-get source -qq redis)
+    mkdir -p build/real/redis && rm -rf build/real/redis/fpe && cp -a "$(ls -d bench/real/src/redis-*/ | head -1)" build/real/redis/fpe
+    make -C build/real/redis/fpe -j"$(nproc)" MALLOC=libc BUILD_TLS=no USE_SYSTEMD=no \
+        CFLAGS=-fpatchable-function-entry=5 >build/real/redis/build.log 2>&1
+fi
+server_pid=
+cleanup() { [[ -z $server_pid ]] || kill "$server_pid" 2>/dev/null || true; }
+trap cleanup EXIT
+# one CONFIG ROUND: appends "config round rps_set p99_set rps_get p99_get cpu_s" to runs.tsv
+one() {
+    local config=$1 round=$2 pre=()
+    [[ $config == prof ]] && pre=("$EP" prof -q -o "$OUT/report-$round.txt" --)
+    /usr/bin/time -f '%U %S' -o "$OUT/server-time" "${pre[@]}" "$RBIN/redis-server" --port "$PORT" --save '' \
+        --appendonly no --logfile "$OUT/redis.log" >/dev/null 2>&1 &
+    server_pid=$!
+    for _ in $(seq 300); do
+        [[ $("$RBIN/redis-cli" -p "$PORT" ping 2>/dev/null) == PONG ]] && break
+        sleep 0.1
+    done
+    "$RBIN/redis-benchmark" -p "$PORT" -n "$N" -c 10 -t set,get --csv >"$OUT/client.csv"
+    "$RBIN/redis-cli" -p "$PORT" shutdown nosave >/dev/null 2>&1 || true
+    wait "$server_pid"
+    server_pid=
+    python3 - "$config" "$round" "$OUT/client.csv" "$OUT/server-time" >>"$OUT/runs.tsv" <<'PY'
+import csv, sys
+config, rnd, client, stime = sys.argv[1:]
+rows = {r[0]: r for r in csv.reader(open(client)) if r and r[0] in ("SET", "GET")}
+hdr = next(csv.reader(open(client)))
+rps, p99 = hdr.index("rps"), hdr.index("p99_latency_ms")
+assert set(rows) == {"SET", "GET"}, "the client printed no SET and GET lines"
+cpu = sum(map(float, open(stime).read().split()[-2:]))
+print(config, rnd, rows["SET"][rps], rows["SET"][p99], rows["GET"][rps], rows["GET"][p99], f"{cpu:.3f}", sep="\t")
+PY
+}
+{ echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "# redis-benchmark -n $N -c 10 -t set,get; $ROUNDS rounds"; } >"$OUT/summary.md"
+echo -e "config\tround\trps_set\tp99_set_ms\trps_get\tp99_get_ms\tserver_cpu_s" >"$OUT/runs.tsv"
+for r in $(seq "$ROUNDS"); do
+    if ((r % 2)); then one plain "$r"; one prof "$r"; else one prof "$r"; one plain "$r"; fi
+    echo "round $r: $(tail -2 "$OUT/runs.tsv" | tr '\t\n' ' ')"
+done
+grep -q '^edgeprobe-prof-summary:' "$OUT/report-1.txt" || { echo "prof_redis: no report from the profiled server" >&2; exit 1; }
+python3 - "$OUT/runs.tsv" <<'PY' | tee -a "$OUT/summary.md"
+import statistics, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
+by = {(r[0], r[1]): list(map(float, r[2:])) for r in rows}
+rounds = sorted({r[1] for r in rows}, key=int)
+names = ["requests/s SET", "p99 SET (ms)", "requests/s GET", "p99 GET (ms)", "server CPU (s)"]
+print("\n| | plain (median) | prof (median) | prof / plain (median of per-round ratios) |\n|---|---:|---:|---:|")
+for i, n in enumerate(names):
+    pl = statistics.median(by[("plain", r)][i] for r in rounds)
+    pr = statistics.median(by[("prof", r)][i] for r in rounds)
+    ratio = statistics.median(by[("prof", r)][i] / by[("plain", r)][i] for r in rounds if by[("plain", r)][i])
+    print(f"| {n} | {pl:g} | {pr:g} | {ratio:.3f} |")
+PY

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# bench/real/prof_startup.sh [ROUNDS] - what `edgeprobe prof` adds to a
+# process's start-up, per function, with the tools of several revisions in
+# one run (PROF_STARTUP_REVS, default: before the per-page mirror change,
+# before the per-object text opening, and the working tree).
+#
+# Programs that do nothing but start: the Debian bzip2, lua and zstd built
+# with -fpatchable-function-entry=5 (bench/real/build.sh fpe: `bzip2 --help`,
+# `lua -e x=1`, `zstd -V`), and two generated programs of 100 and 4,000 tiny
+# functions (bench/fprobe/gen_many.py), whose difference gives the cost per
+# function without the fixed part (the agent, its calibration, the report).
+# Each configuration runs `edgeprobe prof --mode off -q -o /dev/null --
+# PROGRAM` (every function attached and switched, then off) or the program
+# alone, interleaved round by round; the figure is the median of the child
+# processes' CPU time (user + system), the command's own included.
+# Output: bench/out/prof-startup/summary.md.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+ROUNDS=${1:-15}
+OUT=bench/out/prof-startup
+REVS=${PROF_STARTUP_REVS:-"c216d1c~1 394e17b~1"}
+mkdir -p "$OUT"
+make -s tools >/dev/null
+[[ -x build/real/fpe/lua ]] || { bash bench/real/fetch.sh && bash bench/real/build.sh fpe; }
+for n in 100 4000; do
+    [[ -x $OUT/many$n ]] && continue
+    python3 bench/fprobe/gen_many.py $n >"$OUT/many$n.c"
+    printf 'long many_call_all(long);\nint main(int c, char **v) { (void)v; return (int)(many_call_all(c) & 1); }\n' >"$OUT/main.c"
+    gcc -O2 -fpatchable-function-entry=5 "$OUT/main.c" "$OUT/many$n.c" -o "$OUT/many$n"
+done
+tools="now=$ROOT/build/edgeprobe"
+for rev in $REVS; do # each revision's tools, built once in a worktree of its own
+    sha=$(git rev-parse --short "$rev")
+    wt=$OUT/src-$sha
+    [[ -d $wt ]] || git worktree add -q --detach "$wt" "$sha"
+    [[ -x $wt/build/edgeprobe ]] || make -s -C "$wt" tools >/dev/null
+    tools="$sha=$ROOT/$wt/build/edgeprobe $tools"
+done
+{ echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg), $ROUNDS rounds"
+  echo "tools: $tools"; } | tee "$OUT/summary.md"
+python3 - "$ROUNDS" "$OUT" $tools <<'PY' | tee -a "$OUT/summary.md"
+import resource, statistics, subprocess, sys
+rounds, out, tools = int(sys.argv[1]), sys.argv[2], dict(t.split("=", 1) for t in sys.argv[3:])
+progs = {"many100": ([f"{out}/many100"], 100), "many4000": ([f"{out}/many4000"], 4000),
+         "bzip2": (["build/real/fpe/bzip2", "--help"], None), "lua": (["build/real/fpe/lua", "-e", "x=1"], None),
+         "zstd": (["build/real/fpe/zstd", "-V"], None)}
+def cpu_ms(cmd):
+    a = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    b = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (b.ru_utime - a.ru_utime + b.ru_stime - a.ru_stime) * 1e3
+def functions(path):
+    ls = subprocess.run([tools["now"], "list", path], capture_output=True, text=True).stdout
+    return sum(1 for l in ls.splitlines() if " function " in f" {l} ")
+res = {}
+for r in range(rounds):
+    for p, (cmd, _) in progs.items():
+        res.setdefault((p, "bare"), []).append(cpu_ms(cmd))
+        for t, ep in tools.items():
+            res.setdefault((p, t), []).append(cpu_ms([ep, "prof", "--mode", "off", "-q", "-o", "/dev/null", "--"] + cmd))
+med = {k: statistics.median(v) for k, v in res.items()}
+added = {(p, t): med[(p, t)] - med[(p, "bare")] for p in progs for t in tools}
+slope = {t: (added[("many4000", t)] - added[("many100", t)]) / 3900 * 1e3 for t in tools}  # us per function
+fixed = {t: added[("many100", t)] - slope[t] * 100 / 1e3 for t in tools}  # ms per process
+print("\nadded CPU, ms, and per function beyond the fixed part (us):\n")
+print("| program (functions) | plain, ms CPU | " + " | ".join(f"`prof` {t}" for t in tools) + " |")
+print("|---|---:|" + "---:|" * len(tools))
+for p, (cmd, n) in progs.items():
+    n = n or functions(cmd[0])
+    print(f"| {p} ({n}) | {med[(p, 'bare')]:.2f} | " +
+          " | ".join(f"{added[(p, t)]:.2f} ({(added[(p, t)] - fixed[t]) / n * 1e3:.2f} us/fn)" for t in tools) + " |")
+print("| fixed part (many100 less 100 x the per-function slope), ms | | " + " | ".join(f"{fixed[t]:.2f}" for t in tools) + " |")
+print("| per function (many4000 - many100) / 3,900, us | | " + " | ".join(f"**{slope[t]:.2f}**" for t in tools) + " |")
+PY
