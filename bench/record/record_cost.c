@@ -103,7 +103,7 @@ int main(int argc, char **argv) {
     size_t reps = (size_t)peers_env_long("RECORD_COST_REPS", 20000);
     const char *lt = getenv("RECORD_LTTNG_LABEL");
     const char *out = argc > 1 ? argv[1] : "/dev/shm/record_cost.trace";
-    edgeprobe_record_options opt = {(size_t)1 << 24, 0, 0};
+    edgeprobe_record_options opt = {(size_t)1 << 24, 0, 0, 0};
     char label[64];
     int funcs;
     peers_pin((int)peers_env_long("PEERS_CPU", 1));

@@ -17,7 +17,7 @@ static double now(void) {
 }
 int main(int argc, char **argv) {
     long events = argc > 2 ? atol(argv[2]) : 20000000, i;
-    edgeprobe_record_options opt = {argc > 3 ? (size_t)atol(argv[3]) : (size_t)1 << 26, 0, 0};
+    edgeprobe_record_options opt = {argc > 3 ? (size_t)atol(argv[3]) : (size_t)1 << 26, 0, 0, 0};
     uint64_t args[4] = {1, 2, 3, 4};
     struct stat st;
     double t0, t1, t2;
