@@ -139,8 +139,12 @@ ctl_top_tmux() {
     local t="edgeprobe-test-$$" i
     tmux -L "$t" new-session -d -x 120 -y 20 "$EP top $PID -i 0.5; echo exited \$?; sleep 5" || return 1
     trap 'tmux -L "$t" kill-server 2>/dev/null; kill $PID 2>/dev/null; wait $PID 2>/dev/null; rm -f "$SOCK"' EXIT
-    sleep 2
-    tmux -L "$t" capture-pane -p | tee "$B/ctl_tmux.txt"
+    for i in $(seq 100); do # the first screen, then a second with rates (a loaded machine is slow to both)
+        sleep 0.1
+        tmux -L "$t" capture-pane -p >"$B/ctl_tmux.txt"
+        awk '$5 == "req_check" && $1 > 100 {ok=1} END {exit !ok}' "$B/ctl_tmux.txt" && break
+    done
+    cat "$B/ctl_tmux.txt"
     grep -q "edgeprobe top - pid $PID" "$B/ctl_tmux.txt" &&
         awk '$5 == "req_check" && $1 > 100 {ok=1} END {exit !ok}' "$B/ctl_tmux.txt" || return 1
     [[ $(grep -c 'edgeprobe top - pid' "$B/ctl_tmux.txt") -eq 1 ]] || return 1 # redrawn in place
