@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# bench/real/prof_accuracy.sh [RUNS] - estimated calls against exact ones on
+# the real programs: each workload (the Debian bzip2, lua and zstd built
+# with -fpatchable-function-entry=5) under `edgeprobe prof` (sampling) and
+# under `edgeprobe prof --mode on` (every call counted and timed: the exact
+# count), RUNS times each. The programs are deterministic, so the exact
+# counts are the same in every run (checked). For every function the
+# sampling report marks `estimated` and that has at least MIN_CALLS exact
+# calls: the ratio estimate / exact. Output: bench/out/prof-accuracy/
+# summary.md (per program: functions compared, median ratio, share within
+# 10%, the worst).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+RUNS=${1:-3}
+MIN_CALLS=${PROF_ACC_MIN_CALLS:-1000}
+OUT=bench/out/prof-accuracy
+EP=build/edgeprobe
+mkdir -p "$OUT"
+make -s tools >/dev/null
+[[ -x build/real/fpe/lua ]] || { bash bench/real/fetch.sh && bash bench/real/build.sh fpe; }
+[[ -x build/real/gen_text ]] || gcc -O2 -o build/real/gen_text bench/real/gen_text.c
+[[ -s $OUT/text8.txt ]] || build/real/gen_text 8 >"$OUT/text8.txt"
+workload() { # PROGRAM: its command line, one process
+    case $1 in
+    bzip2) echo "build/real/fpe/bzip2 -c $OUT/text8.txt" ;;
+    lua) echo "build/real/fpe/lua bench/real/bench.lua 2" ;;
+    zstd) echo "build/real/fpe/zstd -q -T2 -9 -c $OUT/text8.txt" ;;
+    esac
+}
+{ echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg); $RUNS runs; functions with >= $MIN_CALLS exact calls, estimated in the sampling report"
+  echo; echo "| program | functions compared (all runs) | median estimate / exact | within 10% | within 25% | lowest | highest |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"; } >"$OUT/summary.md"
+for p in bzip2 lua zstd; do
+    read -r -a cmd <<<"$(workload $p)"
+    for r in $(seq "$RUNS"); do
+        $EP prof --top 0 -q -o "$OUT/$p-on-$r.txt" --mode on -- "${cmd[@]}" >/dev/null
+        $EP prof --top 0 -q -o "$OUT/$p-sample-$r.txt" -- "${cmd[@]}" >/dev/null
+    done
+    python3 - "$OUT" "$p" "$RUNS" "$MIN_CALLS" <<'PY' >>"$OUT/summary.md"
+import statistics, sys
+out, prog, runs, min_calls = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+def table(path):
+    rows, cols = {}, None
+    for line in open(path):
+        f = line.split()
+        if f and f[0] == "function" and "calls" in f:
+            cols = f
+            continue
+        if cols and len(f) >= len(cols) and f[0] != "edgeprobe-prof-summary:":
+            try:
+                rows[f[0]] = (float(f[cols.index("calls")]), f[cols.index("counted")])
+            except ValueError:
+                pass
+        elif cols and not f:
+            cols = None
+    return rows
+ratios = []
+exact_first = None
+for r in range(1, runs + 1):
+    exact = {k: v[0] for k, v in table(f"{out}/{prog}-on-{r}.txt").items()}
+    if exact_first is None: exact_first = exact
+    samp = table(f"{out}/{prog}-sample-{r}.txt")
+    for name, (calls, counted) in samp.items():
+        if counted == "estimated" and exact.get(name, 0) >= min_calls:
+            ratios.append((calls / exact[name], name))
+if not ratios:
+    print(f"| {prog} | 0 | | | | | |")
+else:
+    v = sorted(x for x, _ in ratios)
+    within = lambda t: sum(abs(x - 1) <= t for x in v) / len(v)
+    lo, hi = min(ratios), max(ratios)
+    print(f"| {prog} | {len(v)} | {statistics.median(v):.3f} | {within(0.10):.0%} | {within(0.25):.0%} | {lo[0]:.2f} ({lo[1]}) | {hi[0]:.2f} ({hi[1]}) |")
+PY
+done
+cat "$OUT/summary.md"
