@@ -264,6 +264,9 @@ typedef struct tstate {
     uint64_t ov_folded;      /* ov at the tick (written by the epoch thread) */
     long tid;                /* for its CPU-time clock */
     uint64_t cpu_folded_ns;  /* its CPU time at the tick (epoch thread) */
+    int cpu_known;           /* cpu_folded_ns is set (cpu_origin) */
+    double epoch_run;        /* its own ticks in the epoch that ended, from
+                                its CPU clock (epoch thread; < 0: unknown) */
     unsigned long long events, samples, toggles, toggle_calls, toggle_ticks;
     unsigned long long stale, unmatched, overflow, toggle_errors;
     frame stack[MAX_DEPTH];
@@ -276,10 +279,12 @@ static __thread tstate *my_ts;
 static tstate *ts_all;
 static tstate bg_ts; /* the background thread's counters */
 
+P_FN void cpu_origin(tstate *t);
 P_FN tstate *tstate_new(void) {
     tstate *t = (tstate *)arena_alloc(sizeof *t);
     if (!t) return 0;
     t->tid = syscall(SYS_gettid);
+    cpu_origin(t);
     t->next = __atomic_load_n(&ts_all, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&ts_all, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
     my_ts = t;
@@ -445,7 +450,35 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
  * is unbiased whatever the calls' pattern (bursts included); its error
  * shrinks with the calls counted, and obs_len is chosen to count about
  * PROF_COUNT_TARGET calls per epoch, or all of them when counting costs
- * little against the function's own time (then the count is exact). */
+ * little against the function's own time (then the count is exact).
+ *
+ * WHY EVERY LENGTH IS READ FROM A CLOCK, NEVER EXTRAPOLATED. Per thread t
+ * and function f, the estimate is sum(c_t) * own / sum(seen_t): c_t the
+ * entries t counted, seen_t the own ticks over which t was counting (its
+ * interval, cut short when another thread closes f's window), own the
+ * epoch's own ticks of all threads. It is unbiased only if seen_t is the
+ * very span in which t's calls were counted: c_t is then a count over a
+ * span placed by the clock, and its expectation is seen_t times t's call
+ * rate. Between two looks at its CPU clock, a thread's own time was once
+ * taken from the TSC; that is an upper bound (wall time runs while the
+ * thread does not), exact only for a thread that neither blocked nor waited
+ * for a CPU meanwhile. A thread blocked in read() at the close of a window
+ * or at the tick (an I/O-bound thread almost always is) had its blocked
+ * time counted as observed: seen_t grew, c_t did not, and the prof-server
+ * case estimated 0.72-0.92 of the requests its client counted. An entry
+ * was also judged past its interval by the same bound, which stopped the
+ * counting early while seen_t still ran on (the first entries after a
+ * short block). Now: an entry is inside while the bound says so (then it
+ * is), past when the last look says so (it only grows), and otherwise
+ * looks; a close looks at the clock of every thread that may still be
+ * inside (the only system calls added: at most one per such thread per
+ * close, and one per entry after a block or preemption near the interval's
+ * end); the tick uses the lengths the epoch thread reads anyway. What is
+ * left: an interval starts at the tick, which finds an I/O-bound thread
+ * blocked, so its interval starts at the start of a burst of its CPU time
+ * (the system call's tail first), not at a random place in it; counting
+ * whole bursts, that moves the count by less than one call per thread and
+ * epoch (the last burst is cut at a place the clock sets). */
 #define PROF_COUNT_TARGET 128
 
 /* A thread's own ticks since the epoch's tick: the ticks it ran (its CPU
@@ -460,6 +493,11 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
  * thread's first event: what follows an event (the end of a long call) is
  * no sample of the program's time. */
 #define PROF_CPU_CHECK 200000ull
+/* An entry the TSC puts past its interval looks at the clock unless the
+ * last look is this recent: a block or a preemption inside so short a span
+ * is rare, and a thread past many functions' intervals at once (one
+ * interval each) looks once for all of them. */
+#define PROF_CPU_RECHECK 2000ull
 P_FN uint64_t thread_cpu_ns(long tid);
 static double ticks_per_ns;
 P_FN uint64_t own_since_check(const tstate *t, uint64_t now) {
@@ -485,15 +523,30 @@ P_FN uint64_t own_since_tick(tstate *t, uint64_t now) {
     }
     return own_since_check(t, now);
 }
-P_FN uint64_t own_since_tick_ran(tstate *t, uint64_t now) {
-    if (now - t->chk_tsc < PROF_CPU_CHECK) return own_since_check(t, now);
-    return own_check(t, now);
+/* Whether an entry at now is inside an interval of len own ticks from the
+ * tick: by the TSC's upper bound, by the last look (a lower bound), or by a
+ * new look at the clock (see WHY EVERY LENGTH IS READ FROM A CLOCK). */
+P_FN int inside_interval(tstate *t, uint64_t now, uint64_t len) {
+    if (own_since_tick(t, now) < len) return 1;
+    if (t->chk_own >= len || now - t->chk_tsc < PROF_CPU_RECHECK) return 0;
+    return own_check(t, now) < len;
+}
+/* Another thread's own ticks since the tick, from its CPU clock (a system
+ * call), or the TSC's bound when it has exited. Its ov is read racily: an
+ * event under way is a few hundred ticks. */
+P_FN uint64_t own_now_of(const tstate *t, uint64_t at) {
+    uint64_t cpu = ticks_per_ns > 0 ? thread_cpu_ns(t->tid) : 0;
+    double ran;
+    if (!cpu) return own_since_check(t, at);
+    ran = (double)(cpu - __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) * ticks_per_ns -
+          (double)(__atomic_load_n(&t->ov, __ATOMIC_RELAXED) - __atomic_load_n(&t->ov_folded, __ATOMIC_RELAXED));
+    return ran > 0 ? (uint64_t)ran : 0;
 }
 /* The own ticks of the epoch's intervals of length len that the threads
  * had lived by at (summed over threads: a window that closes stops every
- * thread's counting, those still inside their interval too). Reads other
- * threads' clocks without a lock: a stale value costs one thread's share
- * of one epoch. */
+ * thread's counting, those still inside their interval too). A thread whose
+ * last look is past len is past it; any other may be blocked, so its clock
+ * is read (see WHY EVERY LENGTH IS READ FROM A CLOCK). */
 P_FN double threads_observed(uint64_t len, uint64_t at) {
     unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
     double sum = 0;
@@ -501,8 +554,22 @@ P_FN double threads_observed(uint64_t len, uint64_t at) {
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
         uint64_t own;
         if (__atomic_load_n(&t->tick_seq, __ATOMIC_RELAXED) != seq) continue; /* no event yet */
-        own = own_since_check(t, at);
+        own = __atomic_load_n(&t->chk_own, __ATOMIC_RELAXED) >= len ? len : own_now_of(t, at);
         sum += (double)(own < len ? own : len);
+    }
+    return sum;
+}
+/* The same at the tick: the epoch's own ticks of each thread, as
+ * epoch_own_ticks read them (no clock read twice). */
+P_FN double threads_observed_at_tick(uint64_t len, uint64_t at) {
+    unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
+    double sum = 0;
+    const tstate *t;
+    for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
+        double own;
+        if (__atomic_load_n(&t->tick_seq, __ATOMIC_RELAXED) != seq) continue; /* no event in the epoch */
+        own = t->epoch_run >= 0 ? t->epoch_run : (double)own_since_check(t, at);
+        sum += own < (double)len ? own : (double)len;
     }
     return sum;
 }
@@ -517,7 +584,7 @@ P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now)
     int want = !sampling || __atomic_load_n(&f->win_samples, __ATOMIC_RELAXED) < prof_k;
     uint64_t len = __atomic_load_n(&f->obs_len, __ATOMIC_RELAXED);
     __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
-    if (!sampling || own_since_tick(t, now) < len || own_since_tick_ran(t, now) < len) {
+    if (!sampling || inside_interval(t, now, len)) {
         __atomic_fetch_add(&f->obs_count, 1, __ATOMIC_RELAXED);
         return want;
     }
@@ -985,7 +1052,7 @@ P_FN void open_windows(void) {
 P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t now) {
     uint64_t c = __atomic_exchange_n(&f->obs_count, 0, __ATOMIC_RELAXED), len = f->obs_len, next;
     double seen = len == PROF_OBS_ALL ? own
-                  : f->obs_closed_seq == tick_seq ? f->obs_seen : threads_observed(len, now);
+                  : f->obs_closed_seq == tick_seq ? f->obs_seen : threads_observed_at_tick(len, now);
     if (seen > own) seen = own;
     if (c && (!f->obs_open || seen < own)) f->estimated = 1;
     if (f->obs_open && seen > 0) {
@@ -1017,6 +1084,20 @@ P_FN uint64_t thread_cpu_ns(long tid) {
     if (clock_gettime(id, &ts)) return 0;
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+/* A new thread's CPU time at the tick, from its clock now: all of it if
+ * it can have been born since (a thread first seen in this epoch was, most
+ * often), else all but the wall time since the tick. Without it the
+ * epoch's own length fell back to the wall time of every thread (blocked
+ * time included) in each epoch a thread was new: a thread per connection
+ * made that every epoch. Its own time and its interval start from the same
+ * origin, so the estimate stays consistent whichever it is. */
+P_FN void cpu_origin(tstate *t) {
+    uint64_t cpu = ticks_per_ns > 0 ? thread_cpu_ns(t->tid) : 0;
+    double since = (double)(rdtsc() - __atomic_load_n(&tick_tsc, __ATOMIC_RELAXED)) / ticks_per_ns;
+    if (!cpu) return;
+    t->cpu_folded_ns = (double)cpu > since ? cpu - (uint64_t)since : 0;
+    t->cpu_known = 1;
+}
 /* ticks_per_ns: measured over the first epoch, refined after */
 static uint64_t tsc_start;
 static struct timespec mono_start;
@@ -1037,6 +1118,7 @@ P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
         uint64_t ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED), cpu = thread_cpu_ns(t->tid);
         double dov = (double)(ov - t->ov_folded);
+        t->epoch_run = -1;
         if (ov == t->ov_folded) {
             if (cpu) t->cpu_folded_ns = cpu;
             continue;
@@ -1044,12 +1126,14 @@ P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
         t->ov_folded = ov;
         ovsum += dov;
         nthreads++;
-        if (cpu && t->cpu_folded_ns && ticks_per_ns > 0) {
+        if (cpu && t->cpu_known && ticks_per_ns > 0) {
             double run = (double)(cpu - t->cpu_folded_ns) * ticks_per_ns - dov;
             runsum += run > 0 ? run : 0;
+            t->epoch_run = run > 0 ? run : 0;
             nrun++;
         }
         if (cpu) t->cpu_folded_ns = cpu;
+        if (cpu) t->cpu_known = 1;
     }
     *n = nthreads;
     if (nrun && nrun == nthreads) return runsum;
