@@ -261,6 +261,8 @@ typedef struct tstate {
     unsigned tick_seq;       /* the epoch of chk_* */
     uint64_t chk_tsc, chk_own, chk_ov; /* the last look at its CPU time:
                                  own ticks since the epoch's tick then */
+    uint64_t chk_cpu_ns;     /* its CPU clock at the last look (0: none) */
+    uint64_t last_tsc;       /* the end of its last handler */
     uint64_t ov_folded;      /* ov at the tick (written by the epoch thread) */
     long tid;                /* for its CPU-time clock */
     uint64_t cpu_folded_ns;  /* its CPU time at the tick (epoch thread) */
@@ -505,15 +507,43 @@ P_FN uint64_t own_since_check(const tstate *t, uint64_t now) {
     return t->chk_own + (wall > mine ? wall - mine : 0);
 }
 /* Look at the thread's CPU time now. */
-P_FN uint64_t own_check(tstate *t, uint64_t now) {
-    uint64_t cpu = ticks_per_ns > 0 ? thread_cpu_ns(t->tid) : 0;
+P_FN uint64_t own_look(tstate *t, uint64_t now, uint64_t cpu) {
     double ran = cpu ? (double)(cpu - __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) * ticks_per_ns
                      : (double)(now - __atomic_load_n(&tick_tsc, __ATOMIC_RELAXED));
     ran -= (double)(t->ov - __atomic_load_n(&t->ov_folded, __ATOMIC_RELAXED));
     t->chk_tsc = now;
     t->chk_ov = t->ov;
     t->chk_own = ran > 0 ? (uint64_t)ran : 0;
+    t->chk_cpu_ns = cpu;
     return t->chk_own;
+}
+P_FN uint64_t own_check(tstate *t, uint64_t now) {
+    return own_look(t, now, ticks_per_ns > 0 ? thread_cpu_ns(t->tid) : 0);
+}
+/* Add a handler's ticks (from t0 to t1, and the unmeasured ones of its
+ * trampoline) to the thread's profiler time. The TSC counts the time the
+ * thread was preempted inside the handler (a CPU-bound thread on a busy
+ * machine, where a fifth of the interval's time is handlers, often is):
+ * taken out of its CPU time, that made its own clock stand still or run
+ * backwards (clamped at 0) for milliseconds, so the thread stayed inside
+ * its counting intervals and counted calls its observed span left out
+ * (truth_tiny: 1.05-1.25x the truth). A handler longer than
+ * PROF_HANDLER_LONG looks at the CPU clock and is charged at most what it
+ * can have run: the CPU time since the last look, less what the program
+ * can have run of it (the TSC's bound) and the profiler's ticks since. */
+#define PROF_HANDLER_LONG 50000ull
+P_FN void add_ov(tstate *t, uint64_t t0, uint64_t t1, uint64_t unmeasured) {
+    uint64_t took = t1 - t0, cpu = 0;
+    if (took > PROF_HANDLER_LONG && t->chk_cpu_ns && ticks_per_ns > 0 && (cpu = thread_cpu_ns(t->tid))) {
+        double since = (double)(t->ov - t->chk_ov);
+        double ran = (double)(cpu - t->chk_cpu_ns) * ticks_per_ns - since;
+        double prog = (double)(t0 > t->chk_tsc ? t0 - t->chk_tsc : 0) - since;
+        double mine = ran - (prog > 0 ? prog : 0);
+        if (mine < (double)took) took = mine > 0 ? (uint64_t)mine : 0;
+    }
+    t->ov += took + unmeasured;
+    t->last_tsc = t1;
+    if (cpu) own_look(t, t1, cpu); /* the next bound starts here */
 }
 P_FN uint64_t own_since_tick(tstate *t, uint64_t now) {
     unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
@@ -532,12 +562,13 @@ P_FN int inside_interval(tstate *t, uint64_t now, uint64_t len) {
     return own_check(t, now) < len;
 }
 /* Another thread's own ticks since the tick, from its CPU clock (a system
- * call), or the TSC's bound when it has exited. Its ov is read racily: an
- * event under way is a few hundred ticks. */
-P_FN uint64_t own_now_of(const tstate *t, uint64_t at) {
+ * call), or, when it has exited, the TSC's bound (evt: it had an event in
+ * this epoch) or 0. Its ov is read racily: an event under way is a few
+ * hundred ticks. */
+P_FN uint64_t own_now_of(const tstate *t, uint64_t at, int evt) {
     uint64_t cpu = ticks_per_ns > 0 ? thread_cpu_ns(t->tid) : 0;
     double ran;
-    if (!cpu) return own_since_check(t, at);
+    if (!cpu) return evt ? own_since_check(t, at) : 0;
     ran = (double)(cpu - __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) * ticks_per_ns -
           (double)(__atomic_load_n(&t->ov, __ATOMIC_RELAXED) - __atomic_load_n(&t->ov_folded, __ATOMIC_RELAXED));
     return ran > 0 ? (uint64_t)ran : 0;
@@ -546,15 +577,22 @@ P_FN uint64_t own_now_of(const tstate *t, uint64_t at) {
  * had lived by at (summed over threads: a window that closes stops every
  * thread's counting, those still inside their interval too). A thread whose
  * last look is past len is past it; any other may be blocked, so its clock
- * is read (see WHY EVERY LENGTH IS READ FROM A CLOCK). */
+ * is read (see WHY EVERY LENGTH IS READ FROM A CLOCK). So is a thread with
+ * no event yet in the epoch that ran in the last one: it may be running
+ * where it makes none (a long call), and leaving that span out counted
+ * only the spans with events, where the calls are (truth_tiny, called in
+ * runs: 1.0-1.25x the truth); a thread idle in the last epoch is taken to
+ * be idle still. */
 P_FN double threads_observed(uint64_t len, uint64_t at) {
     unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
     double sum = 0;
     const tstate *t;
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
+        int evt = __atomic_load_n(&t->tick_seq, __ATOMIC_RELAXED) == seq;
         uint64_t own;
-        if (__atomic_load_n(&t->tick_seq, __ATOMIC_RELAXED) != seq) continue; /* no event yet */
-        own = __atomic_load_n(&t->chk_own, __ATOMIC_RELAXED) >= len ? len : own_now_of(t, at);
+        if (evt && __atomic_load_n(&t->chk_own, __ATOMIC_RELAXED) >= len) own = len;
+        else if (evt || t->epoch_run > 0) own = own_now_of(t, at, evt);
+        else continue;
         sum += (double)(own < len ? own : len);
     }
     return sum;
@@ -566,9 +604,11 @@ P_FN double threads_observed_at_tick(uint64_t len, uint64_t at) {
     double sum = 0;
     const tstate *t;
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
-        double own;
-        if (__atomic_load_n(&t->tick_seq, __ATOMIC_RELAXED) != seq) continue; /* no event in the epoch */
-        own = t->epoch_run >= 0 ? t->epoch_run : (double)own_since_check(t, at);
+        double own = t->epoch_run;
+        if (own < 0) { /* not read: the TSC's bound, for a thread with events */
+            if (__atomic_load_n(&t->tick_seq, __ATOMIC_RELAXED) != seq) continue;
+            own = (double)own_since_check(t, at);
+        }
         sum += own < (double)len ? own : (double)len;
     }
     return sum;
@@ -697,7 +737,7 @@ NOI void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) {
     if (!(seq & 1)) f->ignored++; /* window shut; racy on purpose: a diagnostic */
     else if (site->kind == EDGEPROBE_KIND_ENTRY) handle_entry(t, site, seq, pos, now);
     else handle_exit(t, f, seq, value, now);
-    t->ov += rdtsc() - now;
+    add_ov(t, now, rdtsc(), 0);
     t->inside = 0;
 }
 
@@ -798,7 +838,7 @@ static uint64_t cal_entry, cal_exit, cal_self;
  * profiler time; returns the thread's own clock (tsc less profiler ticks). */
 P_FN uint64_t account(tstate *t, uint64_t t0, uint64_t unmeasured) {
     uint64_t t1 = rdtsc();
-    t->ov += t1 - t0 + unmeasured;
+    add_ov(t, t0, t1, unmeasured);
     return t1 - t->ov;
 }
 /* Function probes: the thread's shadow stack holds its timed calls under
@@ -1108,32 +1148,40 @@ P_FN void measure_tsc_rate(uint64_t now) {
     ns = (double)(m.tv_sec - mono_start.tv_sec) * 1e9 + (double)(m.tv_nsec - mono_start.tv_nsec);
     if (ns > 1e6 && now > tsc_start) ticks_per_ns = (double)(now - tsc_start) / ns;
 }
-/* The epoch's own length: the CPU time of the threads that ran handlers
- * (each thread's, less its profiler ticks; their mean), or the wall time
- * less their mean profiler ticks when the CPU clocks cannot be read. */
+/* The epoch's own length: the CPU time of the threads that ran handlers or
+ * ran at all (each thread's, less its profiler ticks; their sum), or the
+ * wall time less their profiler ticks when a CPU clock cannot be read.
+ * Each thread's part is kept (epoch_run) for fold_function. */
 P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
     double ovsum = 0, runsum = 0;
     unsigned nthreads = 0, nrun = 0;
     tstate *t;
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
         uint64_t ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED), cpu = thread_cpu_ns(t->tid);
-        double dov = (double)(ov - t->ov_folded);
+        double dov = (double)(ov - t->ov_folded), run = 0;
+        int read = 1;
         t->epoch_run = -1;
-        if (ov == t->ov_folded) {
-            if (cpu) t->cpu_folded_ns = cpu;
-            continue;
+        if (ticks_per_ns > 0 && cpu && t->cpu_known)
+            run = (double)(cpu - t->cpu_folded_ns) * ticks_per_ns - dov;
+        else if (ticks_per_ns > 0 && !cpu && dov > 0) /* exited: to its last handler */
+            run = t->tick_seq == tick_seq ? (double)own_since_check(t, t->last_tsc)
+                                          : (double)(t->last_tsc - tick_tsc) - dov;
+        else
+            read = 0;
+        if (cpu) {
+            t->cpu_folded_ns = cpu;
+            t->cpu_known = 1;
         }
         t->ov_folded = ov;
+        /* in the epoch: it had events, or it ran (without any: a long call,
+         * code not probed; its span is observed too, see threads_observed) */
+        if (dov <= 0 && run <= 0) continue;
         ovsum += dov;
         nthreads++;
-        if (cpu && t->cpu_known && ticks_per_ns > 0) {
-            double run = (double)(cpu - t->cpu_folded_ns) * ticks_per_ns - dov;
-            runsum += run > 0 ? run : 0;
-            t->epoch_run = run > 0 ? run : 0;
-            nrun++;
-        }
-        if (cpu) t->cpu_folded_ns = cpu;
-        if (cpu) t->cpu_known = 1;
+        if (!read) continue; /* the wall time for all */
+        t->epoch_run = run > 0 ? run : 0;
+        runsum += t->epoch_run;
+        nrun++;
     }
     *n = nthreads;
     if (nrun && nrun == nthreads) return runsum;
