@@ -256,14 +256,17 @@ typedef struct tstate {
     struct tstate *next;
     /* The profiler's own ticks on this thread (handlers, measured, plus the
      * calibrated trampoline cost of every event): subtracted from the time
-     * of sampled calls and of observation intervals. */
+     * of sampled calls and from the wall time of observation intervals. */
     uint64_t ov;
+    /* The same, as taken out of its CPU time: a handler is charged no more
+     * than it can have run (add_ov); for its own clock (COUNTING CALLS). */
+    uint64_t ovc;
     unsigned tick_seq;       /* the epoch of chk_* */
-    uint64_t chk_tsc, chk_own, chk_ov; /* the last look at its CPU time:
-                                 own ticks since the epoch's tick then */
+    uint64_t chk_tsc, chk_own, chk_ov, chk_ovc; /* the last look at its CPU
+                                 time: own ticks since the epoch's tick then */
     uint64_t chk_cpu_ns;     /* its CPU clock at the last look (0: none) */
     uint64_t last_tsc;       /* the end of its last handler */
-    uint64_t ov_folded;      /* ov at the tick (written by the epoch thread) */
+    uint64_t ov_folded, ovc_folded; /* ov, ovc at the tick (epoch thread) */
     long tid;                /* for its CPU-time clock */
     uint64_t cpu_folded_ns;  /* its CPU time at the tick (epoch thread) */
     int cpu_known;           /* cpu_folded_ns is set (cpu_origin) */
@@ -508,11 +511,13 @@ P_FN uint64_t own_since_check(const tstate *t, uint64_t now) {
 }
 /* Look at the thread's CPU time now. */
 P_FN uint64_t own_look(tstate *t, uint64_t now, uint64_t cpu) {
-    double ran = cpu ? (double)(cpu - __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) * ticks_per_ns
-                     : (double)(now - __atomic_load_n(&tick_tsc, __ATOMIC_RELAXED));
-    ran -= (double)(t->ov - __atomic_load_n(&t->ov_folded, __ATOMIC_RELAXED));
+    double ran = cpu ? (double)(cpu - __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) * ticks_per_ns -
+                           (double)(t->ovc - __atomic_load_n(&t->ovc_folded, __ATOMIC_RELAXED))
+                     : (double)(now - __atomic_load_n(&tick_tsc, __ATOMIC_RELAXED)) -
+                           (double)(t->ov - __atomic_load_n(&t->ov_folded, __ATOMIC_RELAXED));
     t->chk_tsc = now;
     t->chk_ov = t->ov;
+    t->chk_ovc = t->ovc;
     t->chk_own = ran > 0 ? (uint64_t)ran : 0;
     t->chk_cpu_ns = cpu;
     return t->chk_own;
@@ -527,21 +532,24 @@ P_FN uint64_t own_check(tstate *t, uint64_t now) {
  * taken out of its CPU time, that made its own clock stand still or run
  * backwards (clamped at 0) for milliseconds, so the thread stayed inside
  * its counting intervals and counted calls its observed span left out
- * (truth_tiny: 1.05-1.25x the truth). A handler longer than
- * PROF_HANDLER_LONG looks at the CPU clock and is charged at most what it
- * can have run: the CPU time since the last look, less what the program
- * can have run of it (the TSC's bound) and the profiler's ticks since. */
+ * (an epoch's own time of 0 while the thread counted 1,512 calls). A
+ * handler longer than PROF_HANDLER_LONG looks at the CPU clock and is
+ * charged to the own clock (ovc) at most what it can have run: the CPU
+ * time since the last look, less what the program can have run of it (the
+ * TSC's bound) and the profiler's CPU ticks since. Sampled calls keep the
+ * TSC's charge (ov), as before: their latencies are the program's wall
+ * time less the profiler's. */
 #define PROF_HANDLER_LONG 50000ull
 P_FN void add_ov(tstate *t, uint64_t t0, uint64_t t1, uint64_t unmeasured) {
     uint64_t took = t1 - t0, cpu = 0;
     if (took > PROF_HANDLER_LONG && t->chk_cpu_ns && ticks_per_ns > 0 && (cpu = thread_cpu_ns(t->tid))) {
-        double since = (double)(t->ov - t->chk_ov);
-        double ran = (double)(cpu - t->chk_cpu_ns) * ticks_per_ns - since;
-        double prog = (double)(t0 > t->chk_tsc ? t0 - t->chk_tsc : 0) - since;
+        double ran = (double)(cpu - t->chk_cpu_ns) * ticks_per_ns - (double)(t->ovc - t->chk_ovc);
+        double prog = (double)(t0 > t->chk_tsc ? t0 - t->chk_tsc : 0) - (double)(t->ov - t->chk_ov);
         double mine = ran - (prog > 0 ? prog : 0);
         if (mine < (double)took) took = mine > 0 ? (uint64_t)mine : 0;
     }
-    t->ov += took + unmeasured;
+    t->ov += t1 - t0 + unmeasured;
+    t->ovc += took + unmeasured;
     t->last_tsc = t1;
     if (cpu) own_look(t, t1, cpu); /* the next bound starts here */
 }
@@ -570,7 +578,7 @@ P_FN uint64_t own_now_of(const tstate *t, uint64_t at, int evt) {
     double ran;
     if (!cpu) return evt ? own_since_check(t, at) : 0;
     ran = (double)(cpu - __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) * ticks_per_ns -
-          (double)(__atomic_load_n(&t->ov, __ATOMIC_RELAXED) - __atomic_load_n(&t->ov_folded, __ATOMIC_RELAXED));
+          (double)(__atomic_load_n(&t->ovc, __ATOMIC_RELAXED) - __atomic_load_n(&t->ovc_folded, __ATOMIC_RELAXED));
     return ran > 0 ? (uint64_t)ran : 0;
 }
 /* The own ticks of the epoch's intervals of length len that the threads
@@ -1158,11 +1166,12 @@ P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
     tstate *t;
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
         uint64_t ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED), cpu = thread_cpu_ns(t->tid);
+        uint64_t ovc = __atomic_load_n(&t->ovc, __ATOMIC_RELAXED);
         double dov = (double)(ov - t->ov_folded), run = 0;
         int read = 1;
         t->epoch_run = -1;
         if (ticks_per_ns > 0 && cpu && t->cpu_known)
-            run = (double)(cpu - t->cpu_folded_ns) * ticks_per_ns - dov;
+            run = (double)(cpu - t->cpu_folded_ns) * ticks_per_ns - (double)(ovc - t->ovc_folded);
         else if (ticks_per_ns > 0 && !cpu && dov > 0) /* exited: to its last handler */
             run = t->tick_seq == tick_seq ? (double)own_since_check(t, t->last_tsc)
                                           : (double)(t->last_tsc - tick_tsc) - dov;
@@ -1173,6 +1182,7 @@ P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
             t->cpu_known = 1;
         }
         t->ov_folded = ov;
+        t->ovc_folded = ovc;
         /* in the epoch: it had events, or it ran (without any: a long call,
          * code not probed; its span is observed too, see threads_observed) */
         if (dov <= 0 && run <= 0) continue;
