@@ -510,8 +510,13 @@ P_FN uint64_t own_since_check(const tstate *t, uint64_t now) {
     return t->chk_own + (wall > mine ? wall - mine : 0);
 }
 /* Look at the thread's CPU time now. */
+/* TSC ticks of CPU time from then to cpu (ns), never negative: a clock
+ * read behind another (a thread id reused) must not wrap. */
+P_FN double cpu_ticks_since(uint64_t cpu, uint64_t then) {
+    return cpu > then ? (double)(cpu - then) * ticks_per_ns : 0;
+}
 P_FN uint64_t own_look(tstate *t, uint64_t now, uint64_t cpu) {
-    double ran = cpu ? (double)(cpu - __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) * ticks_per_ns -
+    double ran = cpu ? cpu_ticks_since(cpu, __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) -
                            (double)(t->ovc - __atomic_load_n(&t->ovc_folded, __ATOMIC_RELAXED))
                      : (double)(now - __atomic_load_n(&tick_tsc, __ATOMIC_RELAXED)) -
                            (double)(t->ov - __atomic_load_n(&t->ov_folded, __ATOMIC_RELAXED));
@@ -543,7 +548,7 @@ P_FN uint64_t own_check(tstate *t, uint64_t now) {
 P_FN void add_ov(tstate *t, uint64_t t0, uint64_t t1, uint64_t unmeasured) {
     uint64_t took = t1 - t0, cpu = 0;
     if (took > PROF_HANDLER_LONG && t->chk_cpu_ns && ticks_per_ns > 0 && (cpu = thread_cpu_ns(t->tid))) {
-        double ran = (double)(cpu - t->chk_cpu_ns) * ticks_per_ns - (double)(t->ovc - t->chk_ovc);
+        double ran = cpu_ticks_since(cpu, t->chk_cpu_ns) - (double)(t->ovc - t->chk_ovc);
         double prog = (double)(t0 > t->chk_tsc ? t0 - t->chk_tsc : 0) - (double)(t->ov - t->chk_ov);
         double mine = ran - (prog > 0 ? prog : 0);
         if (mine < (double)took) took = mine > 0 ? (uint64_t)mine : 0;
@@ -577,7 +582,7 @@ P_FN uint64_t own_now_of(const tstate *t, uint64_t at, int evt) {
     uint64_t cpu = ticks_per_ns > 0 ? thread_cpu_ns(t->tid) : 0;
     double ran;
     if (!cpu) return evt ? own_since_check(t, at) : 0;
-    ran = (double)(cpu - __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) * ticks_per_ns -
+    ran = cpu_ticks_since(cpu, __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) -
           (double)(__atomic_load_n(&t->ovc, __ATOMIC_RELAXED) - __atomic_load_n(&t->ovc_folded, __ATOMIC_RELAXED));
     return ran > 0 ? (uint64_t)ran : 0;
 }
@@ -1171,10 +1176,10 @@ P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
         int read = 1;
         t->epoch_run = -1;
         if (ticks_per_ns > 0 && cpu && t->cpu_known)
-            run = (double)(cpu - t->cpu_folded_ns) * ticks_per_ns - (double)(ovc - t->ovc_folded);
+            run = cpu_ticks_since(cpu, t->cpu_folded_ns) - (double)(ovc - t->ovc_folded);
         else if (ticks_per_ns > 0 && !cpu && dov > 0) /* exited: to its last handler */
             run = t->tick_seq == tick_seq ? (double)own_since_check(t, t->last_tsc)
-                                          : (double)(t->last_tsc - tick_tsc) - dov;
+                  : t->last_tsc > tick_tsc ? (double)(t->last_tsc - tick_tsc) - dov : 0;
         else
             read = 0;
         if (cpu) {
