@@ -476,14 +476,19 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
  * short block). Now: an entry is inside while the bound says so (then it
  * is), past when the last look says so (it only grows), and otherwise
  * looks; a close looks at the clock of every thread that may still be
- * inside (the only system calls added: at most one per such thread per
- * close, and one per entry after a block or preemption near the interval's
- * end); the tick uses the lengths the epoch thread reads anyway. What is
- * left: an interval starts at the tick, which finds an I/O-bound thread
- * blocked, so its interval starts at the start of a burst of its CPU time
- * (the system call's tail first), not at a random place in it; counting
- * whole bursts, that moves the count by less than one call per thread and
- * epoch (the last burst is cut at a place the clock sets). */
+ * inside; the tick uses the lengths the epoch thread reads anyway. The
+ * system calls added: one per such thread per close, one per entry after
+ * a block or preemption near the interval's end, one per handler longer
+ * than PROF_HANDLER_LONG (add_ov), one per new thread (cpu_origin); none
+ * on the enabled fast path. What is left: an interval starts at the tick,
+ * which finds an I/O-bound thread blocked, so its interval starts at the
+ * start of a burst of its CPU time (the system call's tail first), not at
+ * a random place in it; counting whole bursts, that moves the count by
+ * less than one call per thread and epoch (the last burst is cut at a
+ * place the clock sets). Likewise a thread the tick finds preempted
+ * starts its interval with the CPU time the kernel takes to switch it
+ * back in (a few microseconds, seen as 6,500-15,000 ticks before its first
+ * event): a few percent of a short interval, counted as observed. */
 #define PROF_COUNT_TARGET 128
 
 /* A thread's own ticks since the epoch's tick: the ticks it ran (its CPU
@@ -492,12 +497,11 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
  * run in slices, and the epoch thread's tick falls at the start of one (it
  * runs when its process does), so intervals timed by the TSC would count
  * where the threads run and be scaled by where they may not. The clock is
- * a system call: read at a thread's first event of the epoch, then at most
- * once per PROF_CPU_CHECK ticks, when an entry seems past an interval;
- * between two looks, the TSC. Intervals start at the tick, not at a
- * thread's first event: what follows an event (the end of a long call) is
- * no sample of the program's time. */
-#define PROF_CPU_CHECK 200000ull
+ * a system call: read at a thread's first event of the epoch, then when an
+ * entry seems past an interval (inside_interval); between two looks, the
+ * TSC's upper bound. Intervals start at the tick, not at a thread's first
+ * event: what follows an event (the end of a long call) is no sample of
+ * the program's time. */
 /* An entry the TSC puts past its interval looks at the clock unless the
  * last look is this recent: a block or a preemption inside so short a span
  * is rare, and a thread past many functions' intervals at once (one
