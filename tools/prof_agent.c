@@ -256,14 +256,22 @@ typedef struct tstate {
     struct tstate *next;
     /* The profiler's own ticks on this thread (handlers, measured, plus the
      * calibrated trampoline cost of every event): subtracted from the time
-     * of sampled calls and of observation intervals. */
+     * of sampled calls and from the wall time of observation intervals. */
     uint64_t ov;
+    /* The same, as taken out of its CPU time: a handler is charged no more
+     * than it can have run (add_ov); for its own clock (COUNTING CALLS). */
+    uint64_t ovc;
     unsigned tick_seq;       /* the epoch of chk_* */
-    uint64_t chk_tsc, chk_own, chk_ov; /* the last look at its CPU time:
-                                 own ticks since the epoch's tick then */
-    uint64_t ov_folded;      /* ov at the tick (written by the epoch thread) */
+    uint64_t chk_tsc, chk_own, chk_ov, chk_ovc; /* the last look at its CPU
+                                 time: own ticks since the epoch's tick then */
+    uint64_t chk_cpu_ns;     /* its CPU clock at the last look (0: none) */
+    uint64_t last_tsc;       /* the end of its last handler */
+    uint64_t ov_folded, ovc_folded; /* ov, ovc at the tick (epoch thread) */
     long tid;                /* for its CPU-time clock */
     uint64_t cpu_folded_ns;  /* its CPU time at the tick (epoch thread) */
+    int cpu_known;           /* cpu_folded_ns is set (cpu_origin) */
+    double epoch_run;        /* its own ticks in the epoch that ended, from
+                                its CPU clock (epoch thread; < 0: unknown) */
     unsigned long long events, samples, toggles, toggle_calls, toggle_ticks;
     unsigned long long stale, unmatched, overflow, toggle_errors;
     frame stack[MAX_DEPTH];
@@ -276,10 +284,12 @@ static __thread tstate *my_ts;
 static tstate *ts_all;
 static tstate bg_ts; /* the background thread's counters */
 
+P_FN void cpu_origin(tstate *t);
 P_FN tstate *tstate_new(void) {
     tstate *t = (tstate *)arena_alloc(sizeof *t);
     if (!t) return 0;
     t->tid = syscall(SYS_gettid);
+    cpu_origin(t);
     t->next = __atomic_load_n(&ts_all, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&ts_all, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
     my_ts = t;
@@ -445,7 +455,40 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
  * is unbiased whatever the calls' pattern (bursts included); its error
  * shrinks with the calls counted, and obs_len is chosen to count about
  * PROF_COUNT_TARGET calls per epoch, or all of them when counting costs
- * little against the function's own time (then the count is exact). */
+ * little against the function's own time (then the count is exact).
+ *
+ * WHY EVERY LENGTH IS READ FROM A CLOCK, NEVER EXTRAPOLATED. Per thread t
+ * and function f, the estimate is sum(c_t) * own / sum(seen_t): c_t the
+ * entries t counted, seen_t the own ticks over which t was counting (its
+ * interval, cut short when another thread closes f's window), own the
+ * epoch's own ticks of all threads. It is unbiased only if seen_t is the
+ * very span in which t's calls were counted: c_t is then a count over a
+ * span placed by the clock, and its expectation is seen_t times t's call
+ * rate. Between two looks at its CPU clock, a thread's own time was once
+ * taken from the TSC; that is an upper bound (wall time runs while the
+ * thread does not), exact only for a thread that neither blocked nor waited
+ * for a CPU meanwhile. A thread blocked in read() at the close of a window
+ * or at the tick (an I/O-bound thread almost always is) had its blocked
+ * time counted as observed: seen_t grew, c_t did not, and the prof-server
+ * case estimated 0.72-0.92 of the requests its client counted. An entry
+ * was also judged past its interval by the same bound, which stopped the
+ * counting early while seen_t still ran on (the first entries after a
+ * short block). Now: an entry is inside while the bound says so (then it
+ * is), past when the last look says so (it only grows), and otherwise
+ * looks; a close looks at the clock of every thread that may still be
+ * inside; the tick uses the lengths the epoch thread reads anyway. The
+ * system calls added: one per such thread per close, one per entry after
+ * a block or preemption near the interval's end, one per handler longer
+ * than PROF_HANDLER_LONG (add_ov), one per new thread (cpu_origin); none
+ * on the enabled fast path. What is left: an interval starts at the tick,
+ * which finds an I/O-bound thread blocked, so its interval starts at the
+ * start of a burst of its CPU time (the system call's tail first), not at
+ * a random place in it; counting whole bursts, that moves the count by
+ * less than one call per thread and epoch (the last burst is cut at a
+ * place the clock sets). Likewise a thread the tick finds preempted
+ * starts its interval with the CPU time the kernel takes to switch it
+ * back in (a few microseconds, seen as 6,500-15,000 ticks before its first
+ * event): a few percent of a short interval, counted as observed. */
 #define PROF_COUNT_TARGET 128
 
 /* A thread's own ticks since the epoch's tick: the ticks it ran (its CPU
@@ -454,12 +497,16 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
  * run in slices, and the epoch thread's tick falls at the start of one (it
  * runs when its process does), so intervals timed by the TSC would count
  * where the threads run and be scaled by where they may not. The clock is
- * a system call: read at a thread's first event of the epoch, then at most
- * once per PROF_CPU_CHECK ticks, when an entry seems past an interval;
- * between two looks, the TSC. Intervals start at the tick, not at a
- * thread's first event: what follows an event (the end of a long call) is
- * no sample of the program's time. */
-#define PROF_CPU_CHECK 200000ull
+ * a system call: read at a thread's first event of the epoch, then when an
+ * entry seems past an interval (inside_interval); between two looks, the
+ * TSC's upper bound. Intervals start at the tick, not at a thread's first
+ * event: what follows an event (the end of a long call) is no sample of
+ * the program's time. */
+/* An entry the TSC puts past its interval looks at the clock unless the
+ * last look is this recent: a block or a preemption inside so short a span
+ * is rare, and a thread past many functions' intervals at once (one
+ * interval each) looks once for all of them. */
+#define PROF_CPU_RECHECK 2000ull
 P_FN uint64_t thread_cpu_ns(long tid);
 static double ticks_per_ns;
 P_FN uint64_t own_since_check(const tstate *t, uint64_t now) {
@@ -467,15 +514,53 @@ P_FN uint64_t own_since_check(const tstate *t, uint64_t now) {
     return t->chk_own + (wall > mine ? wall - mine : 0);
 }
 /* Look at the thread's CPU time now. */
-P_FN uint64_t own_check(tstate *t, uint64_t now) {
-    uint64_t cpu = ticks_per_ns > 0 ? thread_cpu_ns(t->tid) : 0;
-    double ran = cpu ? (double)(cpu - __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) * ticks_per_ns
-                     : (double)(now - __atomic_load_n(&tick_tsc, __ATOMIC_RELAXED));
-    ran -= (double)(t->ov - __atomic_load_n(&t->ov_folded, __ATOMIC_RELAXED));
+/* TSC ticks of CPU time from then to cpu (ns), never negative: a clock
+ * read behind another (a thread id reused) must not wrap. */
+P_FN double cpu_ticks_since(uint64_t cpu, uint64_t then) {
+    return cpu > then ? (double)(cpu - then) * ticks_per_ns : 0;
+}
+P_FN uint64_t own_look(tstate *t, uint64_t now, uint64_t cpu) {
+    double ran = cpu ? cpu_ticks_since(cpu, __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) -
+                           (double)(t->ovc - __atomic_load_n(&t->ovc_folded, __ATOMIC_RELAXED))
+                     : (double)(now - __atomic_load_n(&tick_tsc, __ATOMIC_RELAXED)) -
+                           (double)(t->ov - __atomic_load_n(&t->ov_folded, __ATOMIC_RELAXED));
     t->chk_tsc = now;
     t->chk_ov = t->ov;
+    t->chk_ovc = t->ovc;
     t->chk_own = ran > 0 ? (uint64_t)ran : 0;
+    t->chk_cpu_ns = cpu;
     return t->chk_own;
+}
+P_FN uint64_t own_check(tstate *t, uint64_t now) {
+    return own_look(t, now, ticks_per_ns > 0 ? thread_cpu_ns(t->tid) : 0);
+}
+/* Add a handler's ticks (from t0 to t1, and the unmeasured ones of its
+ * trampoline) to the thread's profiler time. The TSC counts the time the
+ * thread was preempted inside the handler (a CPU-bound thread on a busy
+ * machine, where a fifth of the interval's time is handlers, often is):
+ * taken out of its CPU time, that made its own clock stand still or run
+ * backwards (clamped at 0) for milliseconds, so the thread stayed inside
+ * its counting intervals and counted calls its observed span left out
+ * (an epoch's own time of 0 while the thread counted 1,512 calls). A
+ * handler longer than PROF_HANDLER_LONG looks at the CPU clock and is
+ * charged to the own clock (ovc) at most what it can have run: the CPU
+ * time since the last look, less what the program can have run of it (the
+ * TSC's bound) and the profiler's CPU ticks since. Sampled calls keep the
+ * TSC's charge (ov), as before: their latencies are the program's wall
+ * time less the profiler's. */
+#define PROF_HANDLER_LONG 50000ull
+P_FN void add_ov(tstate *t, uint64_t t0, uint64_t t1, uint64_t unmeasured) {
+    uint64_t took = t1 - t0, cpu = 0;
+    if (took > PROF_HANDLER_LONG && t->chk_cpu_ns && ticks_per_ns > 0 && (cpu = thread_cpu_ns(t->tid))) {
+        double ran = cpu_ticks_since(cpu, t->chk_cpu_ns) - (double)(t->ovc - t->chk_ovc);
+        double prog = (double)(t0 > t->chk_tsc ? t0 - t->chk_tsc : 0) - (double)(t->ov - t->chk_ov);
+        double mine = ran - (prog > 0 ? prog : 0);
+        if (mine < (double)took) took = mine > 0 ? (uint64_t)mine : 0;
+    }
+    t->ov += t1 - t0 + unmeasured;
+    t->ovc += took + unmeasured;
+    t->last_tsc = t1;
+    if (cpu) own_look(t, t1, cpu); /* the next bound starts here */
 }
 P_FN uint64_t own_since_tick(tstate *t, uint64_t now) {
     unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
@@ -485,24 +570,63 @@ P_FN uint64_t own_since_tick(tstate *t, uint64_t now) {
     }
     return own_since_check(t, now);
 }
-P_FN uint64_t own_since_tick_ran(tstate *t, uint64_t now) {
-    if (now - t->chk_tsc < PROF_CPU_CHECK) return own_since_check(t, now);
-    return own_check(t, now);
+/* Whether an entry at now is inside an interval of len own ticks from the
+ * tick: by the TSC's upper bound, by the last look (a lower bound), or by a
+ * new look at the clock (see WHY EVERY LENGTH IS READ FROM A CLOCK). */
+P_FN int inside_interval(tstate *t, uint64_t now, uint64_t len) {
+    if (own_since_tick(t, now) < len) return 1;
+    if (t->chk_own >= len || now - t->chk_tsc < PROF_CPU_RECHECK) return 0;
+    return own_check(t, now) < len;
+}
+/* Another thread's own ticks since the tick, from its CPU clock (a system
+ * call), or, when it has exited, the TSC's bound (evt: it had an event in
+ * this epoch) or 0. Its ov is read racily: an event under way is a few
+ * hundred ticks. */
+P_FN uint64_t own_now_of(const tstate *t, uint64_t at, int evt) {
+    uint64_t cpu = ticks_per_ns > 0 ? thread_cpu_ns(t->tid) : 0;
+    double ran;
+    if (!cpu) return evt ? own_since_check(t, at) : 0;
+    ran = cpu_ticks_since(cpu, __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) -
+          (double)(__atomic_load_n(&t->ovc, __ATOMIC_RELAXED) - __atomic_load_n(&t->ovc_folded, __ATOMIC_RELAXED));
+    return ran > 0 ? (uint64_t)ran : 0;
 }
 /* The own ticks of the epoch's intervals of length len that the threads
  * had lived by at (summed over threads: a window that closes stops every
- * thread's counting, those still inside their interval too). Reads other
- * threads' clocks without a lock: a stale value costs one thread's share
- * of one epoch. */
+ * thread's counting, those still inside their interval too). A thread whose
+ * last look is past len is past it; any other may be blocked, so its clock
+ * is read (see WHY EVERY LENGTH IS READ FROM A CLOCK). So is a thread with
+ * no event yet in the epoch that ran in the last one: it may be running
+ * where it makes none (a long call), and leaving that span out counted
+ * only the spans with events, where the calls are (truth_tiny, called in
+ * runs: 1.0-1.25x the truth); a thread idle in the last epoch is taken to
+ * be idle still. */
 P_FN double threads_observed(uint64_t len, uint64_t at) {
     unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
     double sum = 0;
     const tstate *t;
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
+        int evt = __atomic_load_n(&t->tick_seq, __ATOMIC_RELAXED) == seq;
         uint64_t own;
-        if (__atomic_load_n(&t->tick_seq, __ATOMIC_RELAXED) != seq) continue; /* no event yet */
-        own = own_since_check(t, at);
+        if (evt && __atomic_load_n(&t->chk_own, __ATOMIC_RELAXED) >= len) own = len;
+        else if (evt || t->epoch_run > 0) own = own_now_of(t, at, evt);
+        else continue;
         sum += (double)(own < len ? own : len);
+    }
+    return sum;
+}
+/* The same at the tick: the epoch's own ticks of each thread, as
+ * epoch_own_ticks read them (no clock read twice). */
+P_FN double threads_observed_at_tick(uint64_t len, uint64_t at) {
+    unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
+    double sum = 0;
+    const tstate *t;
+    for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
+        double own = t->epoch_run;
+        if (own < 0) { /* not read: the TSC's bound, for a thread with events */
+            if (__atomic_load_n(&t->tick_seq, __ATOMIC_RELAXED) != seq) continue;
+            own = (double)own_since_check(t, at);
+        }
+        sum += own < (double)len ? own : (double)len;
     }
     return sum;
 }
@@ -517,7 +641,7 @@ P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now)
     int want = !sampling || __atomic_load_n(&f->win_samples, __ATOMIC_RELAXED) < prof_k;
     uint64_t len = __atomic_load_n(&f->obs_len, __ATOMIC_RELAXED);
     __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
-    if (!sampling || own_since_tick(t, now) < len || own_since_tick_ran(t, now) < len) {
+    if (!sampling || inside_interval(t, now, len)) {
         __atomic_fetch_add(&f->obs_count, 1, __ATOMIC_RELAXED);
         return want;
     }
@@ -630,7 +754,7 @@ NOI void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) {
     if (!(seq & 1)) f->ignored++; /* window shut; racy on purpose: a diagnostic */
     else if (site->kind == EDGEPROBE_KIND_ENTRY) handle_entry(t, site, seq, pos, now);
     else handle_exit(t, f, seq, value, now);
-    t->ov += rdtsc() - now;
+    add_ov(t, now, rdtsc(), 0);
     t->inside = 0;
 }
 
@@ -731,7 +855,7 @@ static uint64_t cal_entry, cal_exit, cal_self;
  * profiler time; returns the thread's own clock (tsc less profiler ticks). */
 P_FN uint64_t account(tstate *t, uint64_t t0, uint64_t unmeasured) {
     uint64_t t1 = rdtsc();
-    t->ov += t1 - t0 + unmeasured;
+    add_ov(t, t0, t1, unmeasured);
     return t1 - t->ov;
 }
 /* Function probes: the thread's shadow stack holds its timed calls under
@@ -985,7 +1109,7 @@ P_FN void open_windows(void) {
 P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t now) {
     uint64_t c = __atomic_exchange_n(&f->obs_count, 0, __ATOMIC_RELAXED), len = f->obs_len, next;
     double seen = len == PROF_OBS_ALL ? own
-                  : f->obs_closed_seq == tick_seq ? f->obs_seen : threads_observed(len, now);
+                  : f->obs_closed_seq == tick_seq ? f->obs_seen : threads_observed_at_tick(len, now);
     if (seen > own) seen = own;
     if (c && (!f->obs_open || seen < own)) f->estimated = 1;
     if (f->obs_open && seen > 0) {
@@ -1017,6 +1141,20 @@ P_FN uint64_t thread_cpu_ns(long tid) {
     if (clock_gettime(id, &ts)) return 0;
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+/* A new thread's CPU time at the tick, from its clock now: all of it if
+ * it can have been born since (a thread first seen in this epoch was, most
+ * often), else all but the wall time since the tick. Without it the
+ * epoch's own length fell back to the wall time of every thread (blocked
+ * time included) in each epoch a thread was new: a thread per connection
+ * made that every epoch. Its own time and its interval start from the same
+ * origin, so the estimate stays consistent whichever it is. */
+P_FN void cpu_origin(tstate *t) {
+    uint64_t cpu = ticks_per_ns > 0 ? thread_cpu_ns(t->tid) : 0;
+    double since = (double)(rdtsc() - __atomic_load_n(&tick_tsc, __ATOMIC_RELAXED)) / ticks_per_ns;
+    if (!cpu) return;
+    t->cpu_folded_ns = (double)cpu > since ? cpu - (uint64_t)since : 0;
+    t->cpu_known = 1;
+}
 /* ticks_per_ns: measured over the first epoch, refined after */
 static uint64_t tsc_start;
 static struct timespec mono_start;
@@ -1027,29 +1165,42 @@ P_FN void measure_tsc_rate(uint64_t now) {
     ns = (double)(m.tv_sec - mono_start.tv_sec) * 1e9 + (double)(m.tv_nsec - mono_start.tv_nsec);
     if (ns > 1e6 && now > tsc_start) ticks_per_ns = (double)(now - tsc_start) / ns;
 }
-/* The epoch's own length: the CPU time of the threads that ran handlers
- * (each thread's, less its profiler ticks; their mean), or the wall time
- * less their mean profiler ticks when the CPU clocks cannot be read. */
+/* The epoch's own length: the CPU time of the threads that ran handlers or
+ * ran at all (each thread's, less its profiler ticks; their sum), or the
+ * wall time less their profiler ticks when a CPU clock cannot be read.
+ * Each thread's part is kept (epoch_run) for fold_function. */
 P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
     double ovsum = 0, runsum = 0;
     unsigned nthreads = 0, nrun = 0;
     tstate *t;
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
         uint64_t ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED), cpu = thread_cpu_ns(t->tid);
-        double dov = (double)(ov - t->ov_folded);
-        if (ov == t->ov_folded) {
-            if (cpu) t->cpu_folded_ns = cpu;
-            continue;
+        uint64_t ovc = __atomic_load_n(&t->ovc, __ATOMIC_RELAXED);
+        double dov = (double)(ov - t->ov_folded), run = 0;
+        int read = 1;
+        t->epoch_run = -1;
+        if (ticks_per_ns > 0 && cpu && t->cpu_known)
+            run = cpu_ticks_since(cpu, t->cpu_folded_ns) - (double)(ovc - t->ovc_folded);
+        else if (ticks_per_ns > 0 && !cpu && dov > 0) /* exited: to its last handler */
+            run = t->tick_seq == tick_seq ? (double)own_since_check(t, t->last_tsc)
+                  : t->last_tsc > tick_tsc ? (double)(t->last_tsc - tick_tsc) - dov : 0;
+        else
+            read = 0;
+        if (cpu) {
+            t->cpu_folded_ns = cpu;
+            t->cpu_known = 1;
         }
         t->ov_folded = ov;
+        t->ovc_folded = ovc;
+        /* in the epoch: it had events, or it ran (without any: a long call,
+         * code not probed; its span is observed too, see threads_observed) */
+        if (dov <= 0 && run <= 0) continue;
         ovsum += dov;
         nthreads++;
-        if (cpu && t->cpu_folded_ns && ticks_per_ns > 0) {
-            double run = (double)(cpu - t->cpu_folded_ns) * ticks_per_ns - dov;
-            runsum += run > 0 ? run : 0;
-            nrun++;
-        }
-        if (cpu) t->cpu_folded_ns = cpu;
+        if (!read) continue; /* the wall time for all */
+        t->epoch_run = run > 0 ? run : 0;
+        runsum += t->epoch_run;
+        nrun++;
     }
     *n = nthreads;
     if (nrun && nrun == nthreads) return runsum;
