@@ -9,8 +9,13 @@
 # separately the prof command's own wall and CPU; the seized thread's stall
 # (what the attach prints); the output's checksum (every run's must be the
 # first plain run's); the report (it must name the program's functions).
-# Rounds alternate which run goes first; the figure is the median of the
-# per-round ratios prof / plain. Knobs (environment):
+# A third run per round, "attach": `edgeprobe attach PID` at the same time,
+# then `edgeprobe detach PID` as soon as the agent answers (no profile):
+# what an attach leaves behind for the rest of the run (the agent's thread
+# stays, dormant). Rounds rotate the order of the runs; the figures are the
+# medians of the per-round ratios to plain. Knobs (environment):
+#   AR_VARIANTS="plain attach prof"  the runs of a round ("plain prof": no
+#                                  attach-only run)
 #   AR_PROGRAMS="bzip2 lua zstd"   AR_BIN=build/real/fpe
 #   AR_AT=2 AR_WINDOW=3            when prof -p starts, how long it profiles
 #   AR_BZ_MB=100                   bzip2 -c on that much pseudo-text (gen_text)
@@ -39,6 +44,7 @@ ZS_MB=${AR_ZSTD_MB:-300}
 ZS_LEVEL=${AR_ZSTD_LEVEL:-9}
 ZS_THREADS=${AR_ZSTD_THREADS:-2}
 PIN=${AR_PIN-0}
+read -r -a VARIANTS <<<"${AR_VARIANTS:-plain attach prof}"
 K=${AR_K:-10}
 EPOCH=${AR_EPOCH:-10}
 B=${AR_OUT:-build/bench-attach-real}
@@ -57,7 +63,7 @@ build/real/gen_text "$ZS_MB" >"$SHM/zs.txt"
     echo "date: $(date -u '+%F %T UTC'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "cpu: $(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -1), $(nproc) CPUs; kernel $(uname -r)"
     echo "workloads: bzip2 -c ${BZ_MB} MiB; lua bench.lua $LUA_N $LUA_SCALE; zstd -q -T$ZS_THREADS -$ZS_LEVEL -c ${ZS_MB} MiB;" \
-        "pin '${PIN}'; prof -p -d $WINDOW -k $K --epoch $EPOCH after $AT s; rounds $ROUNDS"
+        "pin '${PIN}'; runs ${VARIANTS[*]}; prof -p -d $WINDOW -k $K --epoch $EPOCH after $AT s; rounds $ROUNDS"
 } | tee "$B/machine.txt"
 pin_of() { [ "$1" != zstd ] && [ -n "$PIN" ] && echo "taskset -c $PIN"; return 0; }
 args_of() {
@@ -76,8 +82,9 @@ want_of() {
     zstd) echo 'ZSTD_compress|ZSTD_BtFindBestMatch|ZSTD_HcFindBestMatch|ZSTD_RowFindBestMatch|ZSTD_encodeSequences|HUF_' ;;
     esac
 }
-# one run: "PROGRAM VARIANT wall_s cpu_s prof_wall_s prof_cpu_s stall_ms
-# checksum report_functions prog_end_after_prof"
+# one run: "PROGRAM VARIANT wall_s cpu_s cmd_wall_s cmd_cpu_s stall_ms
+# checksum report_functions still_running_after_the_command ROUND" (cmd: the
+# prof -p command, or attach + list + detach)
 # a failed run: say why, let the program finish (never left behind), stop
 fail() {
     echo "attach_real: $*" >&2
@@ -99,7 +106,19 @@ one() {
         sleep 0.005
     done
     [ -n "$pid" ] || fail "$prog did not start"
-    if [[ $variant == prof ]]; then
+    if [[ $variant == attach ]]; then
+        sleep "$(python3 -c "import time; print(max(0, $AT - (time.time_ns() - $t) / 1e9))")"
+        /usr/bin/time -f "%e %U %S" -o "$SHM/ptime" bash -c "
+            $EP attach $pid && for _ in \$(seq 500); do $EP list $pid >/dev/null 2>&1 && break; sleep 0.02; done &&
+            $EP detach $pid" >"$B/prof.out" 2>"$B/prof.err" ||
+            fail "$prog: attach/detach failed: $(cat "$B/prof.out" "$B/prof.err" | tr '\n' ' ')"
+        read -r pw pu ps <"$SHM/ptime"
+        pc=$(python3 -c "print(f'{$pu + $ps:.2f}')")
+        stall=$(sed -n 's/.*stopped \([0-9.]*\) ms.*/\1/p' "$B/prof.out")
+        [ -n "$stall" ] || stall="?"
+        grep -q 'switched off and unbound' "$B/prof.out" || fail "$prog: detach said: $(cat "$B/prof.out" | tr '\n' ' ')"
+        kill -0 "$pid" 2>/dev/null && tail_s=1 || tail_s=0
+    elif [[ $variant == prof ]]; then
         sleep "$(python3 -c "import time; print(max(0, $AT - (time.time_ns() - $t) / 1e9))")"
         if ! /usr/bin/time -f "%e %U %S" -o "$SHM/ptime" \
             $EP prof -p "$pid" -d "$WINDOW" -k "$K" --epoch "$EPOCH" -o "$B/$prog-report.txt" \
@@ -118,14 +137,16 @@ one() {
     wait "$tpid" || { echo "attach_real: $prog ($variant) failed: $(cat "$SHM/time")" >&2; exit 1; }
     read -r w u s <<<"$(tail -1 "$SHM/time")"
     if [ "$prog" = lua ]; then sum=$(sed 's/, .*//' "$SHM/out" | md5sum | cut -c1-12); else sum=$(md5sum <"$SHM/out" | cut -c1-12); fi
-    echo "$prog $variant $w $(python3 -c "print(f'{$u + $s:.2f}')") $pw $pc $stall $sum $fns $tail_s"
+    echo "$prog $variant $w $(python3 -c "print(f'{$u + $s:.2f}')") $pw $pc $stall $sum $fns $tail_s $3"
 }
 : >"$B/runs.txt"
 : >"$B/load.txt"
 for prog in $PROGRAMS; do
     echo "$prog start $(date -u +%T) load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$B/load.txt"
     for ((r = 0; r < ROUNDS; r++)); do
-        if ((r % 2)); then one "$prog" prof; one "$prog" plain; else one "$prog" plain; one "$prog" prof; fi
+        for ((i = 0; i < ${#VARIANTS[@]}; i++)); do
+            one "$prog" "${VARIANTS[$(((i + r) % ${#VARIANTS[@]}))]}" "$r"
+        done
     done | tee -a "$B/runs.txt"
 done
 echo "end $(date -u +%T) load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$B/load.txt"
@@ -135,24 +156,39 @@ rows = [l.split() for l in open(sys.argv[1])]
 window = float(sys.argv[2])
 med = st.median
 for prog in dict.fromkeys(r[0] for r in rows):
-    plain = [r for r in rows if r[0] == prog and r[1] == "plain"]
-    prof = [r for r in rows if r[0] == prog and r[1] == "prof"]
-    sums = {r[7] for r in plain + prof}
-    inside = sum(r[9] == "1" for r in prof)
-    wall = [float(p[2]) / float(q[2]) for p, q in zip(prof, plain)]
-    cpu = [float(p[3]) / float(q[3]) for p, q in zip(prof, plain)]
-    dcpu = [float(p[3]) - float(q[3]) for p, q in zip(prof, plain)]
-    dwall = [float(p[2]) - float(q[2]) for p, q in zip(prof, plain)]
-    stall = [float(p[6]) for p in prof if p[6] not in "-?"]
-    print(f"{prog}: {len(wall)} rounds; output {'identical' if len(sums) == 1 else 'DIFFERS: ' + ' '.join(sorted(sums))}; "
-          f"window inside the run in {inside} of {len(prof)}; report rows naming its functions: "
-          f"{min(int(p[8]) for p in prof)}-{max(int(p[8]) for p in prof)}")
-    print(f"  wall s: plain {med(float(q[2]) for q in plain):.2f}, with prof -p {med(float(p[2]) for p in prof):.2f}; "
-          f"ratio median {med(wall):.3f} (min {min(wall):.3f}, max {max(wall):.3f}); added {med(dwall):+.2f} s "
-          f"= {med(dwall) / window * 100:+.1f}% of the {window:g} s window")
-    print(f"  CPU s (user+sys): plain {med(float(q[3]) for q in plain):.2f}, with prof -p {med(float(p[3]) for p in prof):.2f}; "
-          f"ratio median {med(cpu):.3f} (min {min(cpu):.3f}, max {max(cpu):.3f}); added {med(dcpu):+.2f} s "
-          f"= {med(dcpu) / window * 100:+.1f}% of the window")
-    print(f"  prof -p command: wall {med(float(p[4]) for p in prof):.2f} s, CPU {med(float(p[5]) for p in prof):.2f} s; "
-          f"stall median {med(stall):.2f} ms (min {min(stall):.2f}, max {max(stall):.2f})" if stall else "  stall: not printed")
+    mine = [r for r in rows if r[0] == prog]
+    by = {}  # variant -> round -> row
+    for r in mine:
+        by.setdefault(r[1], {})[r[10]] = r
+    plain = by["plain"]
+    sums = {r[7] for r in mine}
+    print(f"{prog}: {len(plain)} rounds; output {'identical' if len(sums) == 1 else 'DIFFERS: ' + ' '.join(sorted(sums))}")
+    print(f"  plain: wall {med(float(q[2]) for q in plain.values()):.2f} s, CPU {med(float(q[3]) for q in plain.values()):.2f} s")
+    for v in ("attach", "prof"):
+        if v not in by:
+            continue
+        runs = by[v]
+        rs = [k for k in runs if k in plain]
+        wall = [float(runs[k][2]) / float(plain[k][2]) for k in rs]
+        cpu = [float(runs[k][3]) / float(plain[k][3]) for k in rs]
+        dcpu = [float(runs[k][3]) - float(plain[k][3]) for k in rs]
+        dwall = [float(runs[k][2]) - float(plain[k][2]) for k in rs]
+        stall = [float(p[6]) for p in runs.values() if p[6] not in "-?"]
+        inside = sum(p[9] == "1" for p in runs.values())
+        print(f"  {v}: wall {med(float(p[2]) for p in runs.values()):.2f} s, ratio median {med(wall):.3f} "
+              f"(min {min(wall):.3f}, max {max(wall):.3f}), added {med(dwall):+.2f} s; "
+              f"CPU {med(float(p[3]) for p in runs.values()):.2f} s, ratio median {med(cpu):.3f} "
+              f"(min {min(cpu):.3f}, max {max(cpu):.3f}), added {med(dcpu):+.2f} s "
+              f"(per round {' '.join(f'{d:+.2f}' for d in dcpu)})")
+        print(f"    its command: wall {med(float(p[4]) for p in runs.values()):.2f} s, "
+              f"CPU {med(float(p[5]) for p in runs.values()):.2f} s; stall median {med(stall):.2f} ms "
+              f"(min {min(stall):.2f}, max {max(stall):.2f}); program still running after it in {inside} of {len(runs)}")
+        if v == "prof":
+            print(f"    report rows naming its functions: {min(int(p[8]) for p in runs.values())}-"
+                  f"{max(int(p[8]) for p in runs.values())}; added CPU / window: {med(dcpu) / window * 100:+.1f}%")
+    if "attach" in by and "prof" in by:
+        rs = [k for k in by["prof"] if k in by["attach"]]
+        d = [float(by["prof"][k][3]) - float(by["attach"][k][3]) for k in rs]
+        print(f"  prof - attach, CPU per round: median {med(d):+.2f} s = {med(d) / window * 100:+.1f}% of the {window:g} s window "
+              f"(per round {' '.join(f'{x:+.2f}' for x in d)})")
 PY
