@@ -85,14 +85,25 @@ want_of() {
 # one run: "PROGRAM VARIANT wall_s cpu_s cmd_wall_s cmd_cpu_s stall_ms
 # checksum report_functions still_running_after_the_command ROUND" (cmd: the
 # prof -p command, or attach + list + detach)
-# a failed run: say why, let the program finish (never left behind), stop
+# a failed run (the command failed, or the program died): said on stderr,
+# kept in failures.txt, a FAIL row in runs.txt (its round is left out of
+# the ratios); the program is let finish (never left behind) and the
+# benchmark goes on. A bad report (no function of the program) stops it.
 fail() {
+    local st
+    echo "attach_real: $*" | tee -a "$B/failures.txt" >&2
+    wait "$tpid" 2>/dev/null && st=0 || st=$?
+    echo "attach_real:   the program then ended with status $st ($(tail -1 "$SHM/time" 2>/dev/null | tr '\n' ' '))" |
+        tee -a "$B/failures.txt" >&2
+    echo "$prog $variant FAIL - - - - - - - $round"
+}
+fatal() {
     echo "attach_real: $*" >&2
     wait "$tpid" 2>/dev/null || true
     exit 1
 }
 one() {
-    local prog=$1 variant=$2 tpid pid t pw="-" pc="-" stall="-" fns="-" tail_s="-" sum
+    local prog=$1 variant=$2 round=$3 tpid pid t pw="-" pc="-" stall="-" fns="-" tail_s="-" sum
     rm -f "$SHM/out" "$SHM/time" "$SHM/ptime" "$B/prof.out" "$B/prof.err"
     # shellcheck disable=SC2046
     /usr/bin/time -f "%e %U %S" -o "$SHM/time" $(pin_of "$prog") "$BIN/$prog" $(args_of "$prog") >"$SHM/out" &
@@ -105,25 +116,26 @@ one() {
         pid=""
         sleep 0.005
     done
-    [ -n "$pid" ] || fail "$prog did not start"
+    [ -n "$pid" ] || fatal "$prog did not start"
     if [[ $variant == attach ]]; then
         sleep "$(python3 -c "import time; print(max(0, $AT - (time.time_ns() - $t) / 1e9))")"
         /usr/bin/time -f "%e %U %S" -o "$SHM/ptime" bash -c "
             $EP attach $pid && for _ in \$(seq 500); do $EP list $pid >/dev/null 2>&1 && break; sleep 0.02; done &&
             $EP detach $pid" >"$B/prof.out" 2>"$B/prof.err" ||
-            fail "$prog: attach/detach failed: $(cat "$B/prof.out" "$B/prof.err" | tr '\n' ' ')"
+            { fail "$prog round $round: attach/detach failed: $(cat "$B/prof.out" "$B/prof.err" | tr '\n' ' ')"; return; }
         read -r pw pu ps <"$SHM/ptime"
         pc=$(python3 -c "print(f'{$pu + $ps:.2f}')")
         stall=$(sed -n 's/.*stopped \([0-9.]*\) ms.*/\1/p' "$B/prof.out")
         [ -n "$stall" ] || stall="?"
-        grep -q 'switched off and unbound' "$B/prof.out" || fail "$prog: detach said: $(cat "$B/prof.out" | tr '\n' ' ')"
+        grep -q 'switched off and unbound' "$B/prof.out" || { fail "$prog round $round: detach said: $(cat "$B/prof.out" | tr '\n' ' ')"; return; }
         kill -0 "$pid" 2>/dev/null && tail_s=1 || tail_s=0
     elif [[ $variant == prof ]]; then
         sleep "$(python3 -c "import time; print(max(0, $AT - (time.time_ns() - $t) / 1e9))")"
         if ! /usr/bin/time -f "%e %U %S" -o "$SHM/ptime" \
             $EP prof -p "$pid" -d "$WINDOW" -k "$K" --epoch "$EPOCH" -o "$B/$prog-report.txt" \
             >"$B/prof.out" 2>"$B/prof.err"; then
-            fail "$prog: prof -p failed: $(cat "$B/prof.out" "$B/prof.err" | tr '\n' ' ')"
+            fail "$prog round $round: prof -p failed: $(cat "$B/prof.out" "$B/prof.err" | tr '\n' ' ')"
+            return
         fi
         read -r pw pu ps <"$SHM/ptime"
         pc=$(python3 -c "print(f'{$pu + $ps:.2f}')")
@@ -131,16 +143,24 @@ one() {
         [ -n "$stall" ] || stall="?"
         # the report's rows that are the program's own functions
         fns=$(grep -cE "$(want_of "$prog")" "$B/$prog-report.txt" || true)
-        [ "$fns" -gt 0 ] || fail "$prog: the report $B/$prog-report.txt names none of: $(want_of "$prog")"
+        [ "$fns" -gt 0 ] || fatal "$prog: the report $B/$prog-report.txt names none of: $(want_of "$prog")"
         kill -0 "$pid" 2>/dev/null && tail_s=1 || tail_s=0 # still running after prof: the window was inside
     fi
-    wait "$tpid" || { echo "attach_real: $prog ($variant) failed: $(cat "$SHM/time")" >&2; exit 1; }
+    local st
+    wait "$tpid" && st=0 || st=$?
+    if ((st)); then
+        echo "attach_real: $prog round $round ($variant): the program ended with status $st ($(tr '\n' ' ' <"$SHM/time"));" \
+            "the command said: $(cat "$B/prof.out" "$B/prof.err" 2>/dev/null | tr '\n' ' ')" | tee -a "$B/failures.txt" >&2
+        echo "$prog $variant FAIL - - - - - - - $round"
+        return
+    fi
     read -r w u s <<<"$(tail -1 "$SHM/time")"
     if [ "$prog" = lua ]; then sum=$(sed 's/, .*//' "$SHM/out" | md5sum | cut -c1-12); else sum=$(md5sum <"$SHM/out" | cut -c1-12); fi
     echo "$prog $variant $w $(python3 -c "print(f'{$u + $s:.2f}')") $pw $pc $stall $sum $fns $tail_s $3"
 }
 : >"$B/runs.txt"
 : >"$B/load.txt"
+: >"$B/failures.txt"
 for prog in $PROGRAMS; do
     echo "$prog start $(date -u +%T) load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$B/load.txt"
     for ((r = 0; r < ROUNDS; r++)); do
@@ -156,12 +176,17 @@ rows = [l.split() for l in open(sys.argv[1])]
 window = float(sys.argv[2])
 med = st.median
 for prog in dict.fromkeys(r[0] for r in rows):
-    mine = [r for r in rows if r[0] == prog]
+    fails = [r for r in rows if r[0] == prog and r[2] == "FAIL"]
+    bad = {r[10] for r in fails}
+    mine = [r for r in rows if r[0] == prog and r[10] not in bad]
     by = {}  # variant -> round -> row
     for r in mine:
         by.setdefault(r[1], {})[r[10]] = r
     plain = by["plain"]
     sums = {r[7] for r in mine}
+    if fails:
+        print(f"{prog}: FAILED runs: {' '.join(f'round {r[10]} {r[1]}' for r in fails)} (failures.txt); "
+              f"those rounds are left out")
     print(f"{prog}: {len(plain)} rounds; output {'identical' if len(sums) == 1 else 'DIFFERS: ' + ' '.join(sorted(sums))}")
     print(f"  plain: wall {med(float(q[2]) for q in plain.values()):.2f} s, CPU {med(float(q[3]) for q in plain.values()):.2f} s")
     for v in ("attach", "prof"):
