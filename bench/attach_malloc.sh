@@ -6,7 +6,7 @@
 # and exit 0. Prints one line per failed trial (the attach's words and the
 # program's stderr) and the count.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 TRIALS=${1:-30}
 B=build/bench-attach-malloc
 EP=build/edgeprobe

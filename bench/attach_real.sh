@@ -127,7 +127,7 @@ one() {
         pc=$(python3 -c "print(f'{$pu + $ps:.2f}')")
         stall=$(sed -n 's/.*stopped \([0-9.]*\) ms.*/\1/p' "$B/prof.out")
         [ -n "$stall" ] || stall="?"
-        grep -q 'switched off and unbound' "$B/prof.out" || { fail "$prog round $round: detach said: $(cat "$B/prof.out" | tr '\n' ' ')"; return; }
+        grep -q 'switched off and unbound' "$B/prof.out" || { fail "$prog round $round: detach said: $(tr '\n' ' ' <"$B/prof.out")"; return; }
         kill -0 "$pid" 2>/dev/null && tail_s=1 || tail_s=0
     elif [[ $variant == prof ]]; then
         sleep "$(python3 -c "import time; print(max(0, $AT - (time.time_ns() - $t) / 1e9))")"
