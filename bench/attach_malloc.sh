@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/attach_malloc.sh [TRIALS] - how often `edgeprobe attach` breaks a
 # single-threaded program that is inside malloc when it is seized
-# (bench/attach_malloc.c: malloc/free in a loop for 1 s). Each trial is a
+# (tests/attach/malloc_loop.c: malloc/free in a loop for 1 s). Each trial is a
 # new process, attached 0.3 s after its start; it must then run to its end
 # and exit 0. Prints one line per failed trial (the attach's words and the
 # program's stderr) and the count.
@@ -12,7 +12,7 @@ B=build/bench-attach-malloc
 EP=build/edgeprobe
 mkdir -p "$B"
 make -s tools >/dev/null || exit 1
-gcc -O2 bench/attach_malloc.c -o "$B/mallocloop" || exit 1
+gcc -O2 tests/attach/malloc_loop.c -o "$B/mallocloop" || exit 1
 bad=0
 for ((i = 1; i <= TRIALS; i++)); do
     (exec "./$B/mallocloop" 1 >"$B/out" 2>"$B/err") &

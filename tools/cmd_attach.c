@@ -39,10 +39,20 @@
  *    program, a stopped process (the call would run one of its threads),
  *    a main thread that has exited: refused, saying what to do.
  *    attach-refused-cleanly
- * Not handled: a main thread seized while it holds a lock dlopen takes
- * (inside malloc, or its own dlopen) deadlocks the injected call; the
- * command then waits for it, as abandoning dlopen half-way could leave the
- * loader's lock held. */
+ *  - seized inside the C library or the dynamic loader: it may be half-way
+ *    through malloc (which takes no lock in a single-threaded process: the
+ *    injected dlopen's own malloc then corrupted the heap, 2 of 30 attaches
+ *    to a malloc loop) or hold the loader's lock. The call is made only at
+ *    a safe point (safe_point): the thread is outside both, or stopped in
+ *    a system call that neither malloc nor the loader makes; otherwise it
+ *    runs on for a moment and is stopped again, up to SAFE_TRIES times,
+ *    then the attach is refused, nothing changed. attach-inside-malloc
+ * Not handled: a main thread that holds such a lock while it runs its own
+ * code (a signal handler that interrupted malloc, a callback from inside
+ * libc) or waits in futex inside the loader (dlopen running a constructor
+ * that waits): the injected call deadlocks, or nests in a dlopen half-way,
+ * and the command waits for it, as abandoning dlopen half-way could leave
+ * the loader's lock held. */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
@@ -96,6 +106,26 @@ static int find_libc(pid_t pid, char *path, size_t n, uint64_t *base) {
     }
     fclose(f);
     return found;
+}
+/* The executable mappings of the target's C library and dynamic loader:
+ * at most max [lo, hi) ranges; their count, or -1. */
+typedef struct { uint64_t lo, hi; } code_range;
+static int libc_code(pid_t pid, code_range *out, int max) {
+    char maps[64], line[PATH_MAX + 128];
+    FILE *f;
+    int n = 0;
+    snprintf(maps, sizeof maps, "/proc/%d/maps", (int)pid);
+    if (!(f = fopen(maps, "r"))) return -1;
+    while (n < max && fgets(line, sizeof line, f)) {
+        unsigned long long lo, hi;
+        char perms[8], *file = strchr(line, '/');
+        if (!file || sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3 || perms[2] != 'x') continue;
+        if (!strstr(file, "/libc.so") && !strstr(file, "/libc-") && !strstr(file, "/ld-linux") && !strstr(file, "/ld-2."))
+            continue;
+        out[n].lo = lo, out[n].hi = hi, n++;
+    }
+    fclose(f);
+    return n;
 }
 /* Is the agent already loaded in the target? */
 static int agent_loaded(pid_t pid) {
@@ -281,7 +311,12 @@ static call_end call_dlopen(pid_t tid, uint64_t dlopen_at, const char *path, con
         }
         sig = WSTOPSIG(status);
         if (sig == SIGSEGV && !ptrace(PTRACE_GETREGS, tid, 0, &r) && r.rip == 0) return *handle = (long)r.rax, CALL_RETURNED;
-        if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL) return CALL_NOT_MADE; /* a fault inside dlopen */
+        if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL) { /* a fault inside dlopen */
+            if (!ptrace(PTRACE_GETREGS, tid, 0, &r))
+                fprintf(stderr, "edgeprobe attach: signal %d at 0x%llx in the injected call (seized at 0x%llx, system call %lld)\n",
+                        sig, (unsigned long long)r.rip, (unsigned long long)saved->regs.rip, (long long)saved->regs.orig_rax);
+            return CALL_NOT_MADE;
+        }
         if (signal_delivery_stop(status) && sig != SIGSTOP) *deferred = sig; /* delivered at the end */
         if (ptrace(PTRACE_CONT, tid, 0, 0)) return CALL_GONE;
     }
@@ -425,6 +460,7 @@ static int seize_when_free(pid_t pid, double wait_ms) {
     }
 }
 
+#define STOP_WAIT_MS 5000
 /* Stop the seized thread (PTRACE_INTERRUPT) within wait_ms; 0, or 1 when
  * refused (reported). A signal it was about to get goes in *deferred. */
 static int stop_thread(pid_t pid, double wait_ms, int *deferred) {
@@ -446,6 +482,54 @@ static int stop_thread(pid_t pid, double wait_ms, int *deferred) {
     }
     if (signal_delivery_stop(status) && WSTOPSIG(status) != SIGSTOP) *deferred = WSTOPSIG(status);
     return 0;
+}
+
+/* May the stopped thread be made to call dlopen now? Not while it runs
+ * code of the C library or the loader (malloc half-way, the loader's lock),
+ * unless it is stopped in a system call (orig_rax >= 0: blocked in one, or
+ * just back from one) that malloc and the loader do not make: read, accept,
+ * epoll_wait, a futex wait and the sleeps are where a blocked main thread
+ * is; mmap, munmap, mremap, brk, madvise and mprotect are malloc's and the
+ * loader's own. */
+static int safe_point(const struct user_regs_struct *r, const code_range *libc, int n) {
+    int i;
+    switch ((long)r->orig_rax) {
+    case SYS_mmap:
+    case SYS_munmap:
+    case SYS_mremap:
+    case SYS_brk:
+    case SYS_madvise:
+    case SYS_mprotect: return 0;
+    }
+    if ((long)r->orig_rax >= 0) return 1;
+    for (i = 0; i < n; i++)
+        if (r->rip >= libc[i].lo && r->rip < libc[i].hi) return 0;
+    return 1;
+}
+#define SAFE_TRIES 200 /* stops a thread seized at an unsafe point gets */
+#define SAFE_RUN_US 300 /* how long it runs on between two */
+/* Stop the thread at a safe point (it is stopped now): run it on and stop
+ * it again while it is not at one. 0 at one; 1 refused or gone (reported;
+ * the thread is released, a signal it was about to get delivered). */
+static int stop_at_safe_point(pid_t pid, int *deferred) {
+    code_range libc[16];
+    struct user_regs_struct r;
+    int n = libc_code(pid, libc, 16), tries;
+    for (tries = 0; tries < SAFE_TRIES; tries++) {
+        if (ptrace(PTRACE_GETREGS, pid, 0, &r)) return report_vanished(pid, why_gone(pid));
+        if (safe_point(&r, libc, n)) return 0;
+        if (ptrace(PTRACE_CONT, pid, 0, (void *)(intptr_t)*deferred)) return report_vanished(pid, why_gone(pid));
+        *deferred = 0; /* delivered now: the thread runs on as it would have */
+        usleep(SAFE_RUN_US);
+        if (stop_thread(pid, STOP_WAIT_MS, deferred)) return 1;
+    }
+    ptrace(PTRACE_DETACH, pid, 0, (void *)(intptr_t)*deferred);
+    fprintf(stderr,
+            "edgeprobe attach: process %d: its main thread was inside the C library or the dynamic loader "
+            "(last at 0x%llx) at each of %d stops, where loading the agent could break its heap; nothing "
+            "changed, try again\n",
+            (int)pid, (unsigned long long)r.rip, SAFE_TRIES);
+    return 1;
 }
 
 /* Loading the agent is refused under strict seccomp, and under filters
@@ -496,14 +580,13 @@ static int inject(pid_t pid, uint64_t dlopen_at, const char *lib, int deferred) 
 }
 
 #define SEIZE_WAIT_MS 10000 /* another attach of the same process: it takes milliseconds */
-#define STOP_WAIT_MS 5000
 
 /* Seized: stop it, and load the agent unless another attach has done so
  * meanwhile (none can be half-way now: we hold the process) or seccomp
  * forbids it. */
 static int attach_seized(pid_t pid, uint64_t dlopen_at, const char *lib) {
     int deferred = 0, loaded;
-    if (stop_thread(pid, STOP_WAIT_MS, &deferred)) return 1;
+    if (stop_thread(pid, STOP_WAIT_MS, &deferred) || stop_at_safe_point(pid, &deferred)) return 1;
     if ((loaded = agent_loaded(pid)) || seccomp_refuses(pid, dlopen_at)) {
         ptrace(PTRACE_DETACH, pid, 0, (void *)(intptr_t)deferred);
         if (loaded) printf("edgeprobe attach: process %d already has the agent; nothing changed\n", (int)pid);
