@@ -5651,6 +5651,31 @@ EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__func_enter(edgeprobe__root *r) {
     edgeprobe__reader_in(r, rd);
     return rd;
 }
+/* The depth of this thread's shadow stack without the frames a call whose
+ * return address is at `slot` proves dead. On the same stack (within
+ * EDGEPROBE__FUNC_SAME_STACK of it), a frame whose slot lies below this one
+ * was left by a longjmp (a coroutine's yield: Lua's, at every switch); so
+ * was a frame at this very slot, unless the slot still holds the return
+ * trampoline: then this call is that frame's function's tail call (a
+ * sibling `jmp` reuses the caller's return slot), and both are live. Dead
+ * frames are the newest, so the scan stops at the first that may be live.
+ * Without it, frames left by calls whose caller is not hooked (a sampling
+ * profiler hooks only some calls) were dropped by nobody and filled the
+ * stack: lua under `edgeprobe prof` lost 647,128 exits in 200,000 coroutine
+ * switches. A frame on another stack (a signal stack, a thread's) is never
+ * in the window; stacks switched in user space are not supported with exit
+ * handlers in any case (the return trampoline's abort, below). */
+#define EDGEPROBE__FUNC_SAME_STACK ((uintptr_t)256 << 10)
+EDGEPROBE__INLINE unsigned edgeprobe__func_live_depth(const edgeprobe__func_thread *t, const uintptr_t *slot,
+                                                      uintptr_t ret_tramp) {
+    unsigned d = t->depth;
+    uintptr_t at = (uintptr_t)slot;
+    for (; d > 0; d--) {
+        uintptr_t f = t->frames[d - 1].slot;
+        if (f > at || at - f >= EDGEPROBE__FUNC_SAME_STACK || (f == at && *slot == ret_tramp)) break;
+    }
+    return d;
+}
 /* Called by the entry trampoline. */
 /* called from the trampolines' assembly: kept under LTO */
 EDGEPROBE__FN __attribute__((used)) void edgeprobe__func_entry_c(edgeprobe__func_point *fp, uint64_t *regs, uintptr_t *slot);
@@ -5674,7 +5699,7 @@ EDGEPROBE__FN void edgeprobe__func_entry_c(edgeprobe__func_point *fp, uint64_t *
         call.vec = (const unsigned char *)(regs + EDGEPROBE__FRAME_VEC);
         call.vec_bytes = r->fstate->vec_bytes;
         if ((!b->entry || b->entry(&call, b->b.user)) && b->exit) {
-            unsigned d = t->depth;
+            unsigned d = edgeprobe__func_live_depth(t, slot, r->fstate->ret_tramp);
             if (d < EDGEPROBE_FUNC_DEPTH) {
                 edgeprobe__func_frame *f = &t->frames[d];
                 t->depth = d + 1; /* claim first: a signal handler pushes above */
@@ -8374,8 +8399,8 @@ EDGEPROBE__FN void edgeprobe__record_value(const edgeprobe_info *probe, void *us
  * max_depth frames there is nested that deep in recorded calls. Such a call
  * hooks nothing and adds no frame, so its callees find the same count and
  * are skipped too, at the cost of an entry only. (A longjmp out of recorded
- * calls leaves their frames until the next recorded return drops them:
- * until then, calls are counted that much deeper.) */
+ * calls leaves their frames until the next hooked entry or recorded return
+ * drops them (27.2): until then, calls are counted that much deeper.) */
 EDGEPROBE__INLINE int edgeprobe__record_too_deep(const struct edgeprobe__recorder *rec) {
     const edgeprobe__func_thread *t = edgeprobe__func_thread_tls;
     return rec->max_depth && t && t->depth >= rec->max_depth;

@@ -80,3 +80,11 @@ fprobe_broken() {
     gcc -O2 $WARN $INC -pthread $FPSRC/t_fstress.c -o "$B/t_fstress-broken" && timeout 120 "./$B/t_fstress-broken" broken
 }
 case_ fprobe-stress-broken-protocol-is-detected fprobe_broken
+
+# Frames left by longjmp under an unhooked caller, more than the shadow
+# stack holds, and a tail call between hooked functions (tests/fprobe/t_stale.c).
+fprobe_stale() {
+    $1 -O2 $WARN $INC $FP $FPSRC/t_stale.c -pthread -o "$B/t_stale-$1" && timeout 120 "./$B/t_stale-$1"
+}
+case_ fprobe-stale-frames-gcc fprobe_stale gcc
+case_ fprobe-stale-frames-clang fprobe_stale clang
