@@ -201,7 +201,7 @@ struct prof_func {
     struct prof_lat *lat;    /* its samples' weights and histogram (WEIGHTS),
                                 from the arena at its first timed call: most
                                 functions are never sampled, and touching
-                                23 KiB each at start-up costs page faults */
+                                25 KiB each at start-up costs page faults */
     double wsum, wn;         /* sum of weight x duration, sum of weights */
     double lat_calls;        /* the calls of the epoch being folded (WEIGHTS) */
     double lat_carry;        /* calls of epochs without samples, not yet weighed */
@@ -337,8 +337,8 @@ P_FN double bucket_mid(unsigned b) {
  * however many calls it had. Where the calls' rate and their duration vary
  * together (a server: thousands of short calls an epoch while busy, a few
  * long ones while idle), samples weighed alike describe the epochs, not the
- * calls: tests/prof/phases.c, 95% of its calls 3,000 ticks long, got the
- * sparse calls' 2,007,040 for its p50 and a mean 105 times the truth. So a
+ * calls: tests/prof/phases.c, 95% of its calls 3,000 ticks long, got its
+ * 1 ms calls' 2,768,896 ticks for its p50 and a mean 19 times the truth. So a
  * sample stands for the calls it represents in its epoch, and mean, p50,
  * p99 (a histogram of weights), total, self and the call graph's edges are
  * weighted; min is the least sample. In mode on (every call timed) every
@@ -360,7 +360,11 @@ P_FN double bucket_mid(unsigned b) {
  * calls alike. Not a span each: the timed calls are a block of consecutive
  * calls, and where calls repeat a pattern (a recursion: deep levels come
  * last) the last ones are no likelier than the others to be like the
- * rest. What is left: a phase change after the K-th timed call of an epoch
+ * rest. The time that sharing gives the calls must fit in the threads'
+ * time from the first sharing sample to the tick (lat_share): else a short
+ * call preempted while it was timed in a busy epoch stands for hundreds of
+ * calls as long as itself. What is left: a phase change after the K-th
+ * timed call of an epoch
  * is not seen (the rest is taken to be like the timed calls: phases.c
  * loses 1-2% of its long calls so). The calls of an epoch with no sample
  * go to the next epoch that has one.
@@ -491,7 +495,8 @@ P_FN void lat_add(prof_func *f, prof_lat *l, uint64_t d, uintptr_t edge, double 
     add_double(&e->calls, w);
     if (edge & 1) add_double(&e->nested, w * (double)d);
 }
-/* Epoch e's weight, once folded: from the ring, or 1 when too old. */
+/* The weight of epoch e's calls still running at its fold: from the ring,
+ * or 1 when too old. */
 P_FN double lat_weight(const prof_lat *l, unsigned e) {
     uint64_t v = __atomic_load_n(&l->ring[e % LAT_RING], __ATOMIC_ACQUIRE);
     uint32_t bits = (uint32_t)v;
