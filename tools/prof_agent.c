@@ -197,16 +197,26 @@ struct prof_func {
     unsigned obs_closed_seq; /* the window closed in epoch obs_closed_seq */
     int estimated;           /* an epoch's calls were scaled, not all counted */
     /* statistics */
-    uint64_t samples, sum, entries, windows, closes, ignored, min;
-    uint32_t *hist;          /* NBUCKETS, from the arena at the first sample:
-                                most functions are never sampled, and touching
-                                5 KiB each at start-up costs page faults */
+    uint64_t samples, entries, windows, closes, ignored, min;
+    struct prof_lat *lat;    /* its samples' weights and histogram (WEIGHTS),
+                                from the arena at its first timed call: most
+                                functions are never sampled, and touching
+                                25 KiB each at start-up costs page faults */
+    double wsum, wn;         /* sum of weight x duration, sum of weights */
+    double lat_calls;        /* the calls of the epoch being folded (WEIGHTS) */
+    double lat_carry;        /* calls of epochs without samples, not yet weighed */
     struct prof_edge *callers; /* where its samples were called from */
     /* report time (CALL GRAPH): ticks of the run each sampled tick of f
      * stands for; the estimated ticks of its outermost calls, of the calls
      * it made to probed functions, and its self time */
     double scale, outer_ticks, callee_ticks, self_ticks;
 };
+/* A timed call's place in its function's bank of samples (WEIGHTS): the
+ * epoch its entry was in, and its slot (-1: none; mode on needs none). */
+typedef struct lat_ticket {
+    unsigned epoch;
+    int slot;
+} lat_ticket;
 
 /* ---- call graph ------------------------------------------------------------
  * Every sample is filed under its caller: the return address of the call
@@ -228,9 +238,10 @@ typedef struct prof_edge {
     uintptr_t ra;            /* function probes: the call's return address */
     prof_func *caller;       /* the calling function, if known (NULL: not
                                 probed, or a thread's first function) */
-    uint64_t calls, ticks;   /* sampled calls from there, their ticks */
-    uint64_t nested;         /* ticks of those under a timed call of the
-                                same function on the same thread */
+    double calls, ticks;     /* sampled calls from there, their ticks,
+                                weighted (WEIGHTS) */
+    double nested;           /* ticks of those under a timed call of the
+                                same function on the same thread, weighted */
 } prof_edge;
 
 static prof_site **site_by_id;
@@ -250,6 +261,7 @@ typedef struct frame {
     uint64_t tsc;
     uint64_t own;            /* tsc less the thread's profiler ticks */
     int timed;               /* its exit records a sample */
+    lat_ticket lat;          /* where its sample goes (WEIGHTS) */
 } frame;
 typedef struct tstate {
     int inside, depth;
@@ -322,19 +334,336 @@ P_FN double bucket_mid(unsigned b) {
     lo = (double)(1ull << e) + sub * width;
     return lo + width / 2;
 }
+
+/* ---- weighting latencies -----------------------------------------------------
+ * WHY SAMPLES ARE WEIGHTED. Every epoch gives a function up to K samples,
+ * however many calls it had. Where the calls' rate and their duration vary
+ * together (a server: thousands of short calls an epoch while busy, a few
+ * long ones while idle), samples weighed alike describe the epochs, not the
+ * calls: tests/prof/phases.c, 95% of its calls 3,000 ticks long, got its
+ * 1 ms calls' 2,768,896 ticks for its p50 and a mean 19 times the truth. So a
+ * sample stands for the calls it represents in its epoch, and mean, p50,
+ * p99 (a histogram of weights), total, self and the call graph's edges are
+ * weighted; min is the least sample. In mode on (every call timed) every
+ * weight is 1. At report time a function's weights are scaled to add up
+ * to its estimated calls (the weights of samples lost, or still under way
+ * when the report is written, are spread over the others).
+ *
+ * WHOSE CALLS. The epoch's calls over its samples (calls_e / n_e, calls_e
+ * as COUNTING CALLS counted or estimated them in fold_function) is not
+ * enough: the timed calls are an epoch's first K, not a random K. In an
+ * epoch where a sparse phase ends and a busy one begins, the first timed
+ * calls are the sparse phase's last (long) ones, and each stood for 500
+ * short calls: phases.c's mean came out 4.8 times the truth. So the first
+ * timed calls of an epoch, as long as they came much slower (ticks per
+ * call, from one's entry to the next one's, by the function's entry count
+ * f->entries and the TSC, over LAT_RATE_NEAR times) than the epoch's calls
+ * after the last timed one, stand for the calls from each to the next (one
+ * each, when every call was timed); the others share the epoch's other
+ * calls alike. Not a span each: the timed calls are a block of consecutive
+ * calls, and where calls repeat a pattern (a recursion: deep levels come
+ * last) the last ones are no likelier than the others to be like the
+ * rest. The time that sharing gives the calls must fit in the threads'
+ * time from the first sharing sample to the tick (lat_share): else a short
+ * call preempted while it was timed in a busy epoch stands for hundreds of
+ * calls as long as itself. What is left: a phase change after the K-th
+ * timed call of an epoch
+ * is not seen (the rest is taken to be like the timed calls: phases.c
+ * loses 1-2% of its long calls so). The calls of an epoch with no sample
+ * go to the next epoch that has one.
+ *
+ * WHICH EPOCH. A sample belongs to the epoch its call entered (tick_seq at
+ * the entry): that epoch counted the entry and timed it, and a call longer
+ * than an epoch (a poll that blocks) belongs to where it was timed, not to
+ * the sparse epoch it ends in.
+ *
+ * HOW, WITHOUT A LOCK ON THE SAMPLING PATH. A timed entry of epoch e takes
+ * a slot in its function's bank e & 1: the bank's word is e << 32 | slots
+ * taken, and taking one is a compare-and-swap that fails once the bank
+ * serves another epoch (the entry is then not timed); the entry writes its
+ * count and time there. Its exit writes the duration (and the edge) into
+ * the slot. At the tick, once tick_seq has moved on (new entries use the
+ * other bank), the epoch thread swaps the word for (e + 2) << 32, works out
+ * the slots' weights, publishes the weight of the calls still running in a
+ * ring of the last LAT_RING epochs, then takes every slot, adding each
+ * duration found there with its weight. The exit of a call still running
+ * then (its slot taken empty) adds its sample itself, with the ring's
+ * weight. No malloc (the block comes from the arena, once), no system
+ * call, no lock: compare-and-swap loops only, safe in a signal handler.
+ *
+ * RACES WITH THE FOLD. A slot's word is tag << 48 | state (tag: the epoch's
+ * low 16 bits; state: empty, writing, taken, or the duration + 1). The exit
+ * moves empty -> writing -> duration by compare-and-swap; the fold swaps
+ * whatever is there for taken. Exactly one of them wins each slot: either
+ * the fold takes the duration (the exit's last swap succeeded first) or the
+ * exit finds its slot taken and adds the sample itself; a sample is never
+ * added twice, and an exit reads the ring only after the fold wrote it (the
+ * ring before the slots; the failed swap reads the fold's write). What can
+ * go wrong is weight accuracy, for one epoch: an entry that read tick_seq
+ * just before the tick and takes its slot after the swap is not timed; an
+ * entry counted in the next epoch's calls but timed in this one (between
+ * fold_function's swap of the count and the tick) moves one call's weight
+ * one epoch; calls still running at the tick share their weights (the
+ * ring holds one per epoch); an entry preempted between taking its slot
+ * and marking it leaves a slot the fold skips (its spans go to the others)
+ * and its sample is lost (the next use of the slot overwrites it). A call
+ * that outlives LAT_RING epochs (LAT_RING x 10 ms) finds its weight gone
+ * and weighs 1; an exit that waits 65,536 epochs (11 minutes at 10 ms)
+ * between its look at the tick and its swap could match a later call's
+ * slot by tag: each sample is still added once, with the other's weight. */
+#define LAT_RING 64
+#define LAT_VAL_BITS 48
+#define LAT_VAL_MASK ((1ull << LAT_VAL_BITS) - 1)
+#define LAT_EMPTY 0ull
+#define LAT_WRITING LAT_VAL_MASK
+#define LAT_TAKEN (LAT_VAL_MASK - 1)
+#define LAT_MAX_D (LAT_VAL_MASK - 3) /* longest duration kept (+1 stored) */
+typedef struct lat_slot {
+    uint64_t word;           /* tag << 48 | state */
+    uintptr_t edge;          /* its prof_edge | 1 when nested */
+    uint64_t pos;            /* f->entries at its entry: its place in the epoch */
+    uint64_t tsc;            /* its entry's time */
+} lat_slot;
+#define LAT_MAX_CAP 1024u
+/* Per sampled function: 24 + 8 x LAT_RING + 8 x NBUCKETS + 64 x cap bytes
+ * (25,112 at K=10: cap 40; the unweighted histogram it replaces was 11,008). */
+typedef struct prof_lat {
+    uint64_t bank[2];        /* epoch << 32 | slots taken */
+    uint64_t ring[LAT_RING]; /* epoch << 32 | float weight */
+    unsigned cap;            /* slots per bank */
+    double hist[NBUCKETS];   /* weights by duration */
+    lat_slot slot[];         /* bank b: slot[b * cap ...] */
+} prof_lat;
+/* Doubles added to from any thread, by their bits. */
+typedef uint64_t __attribute__((may_alias)) u64_alias;
+P_FN void add_double(double *p, double v) {
+    u64_alias *u = (u64_alias *)p;
+    uint64_t old = __atomic_load_n(u, __ATOMIC_RELAXED), next;
+    do {
+        double d;
+        memcpy(&d, &old, sizeof d);
+        d += v;
+        memcpy(&next, &d, sizeof next);
+    } while (!__atomic_compare_exchange_n(u, &old, next, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+P_FN uint64_t lat_pack(unsigned epoch, uint64_t v) { return (uint64_t)(epoch & 0xffffu) << LAT_VAL_BITS | v; }
+P_FN unsigned lat_slots_for_k(void) {
+    unsigned cap = prof_k > LAT_MAX_CAP / 4 ? LAT_MAX_CAP : 4 * prof_k; /* K, and calls of other threads timed meanwhile */
+    return cap < 16 ? 16 : cap;
+}
+/* f's block, made at its first timed call (threads racing here agree on
+ * one); NULL when the arena is full. */
+P_FN prof_lat *lat_of(prof_func *f) {
+    prof_lat *l = __atomic_load_n(&f->lat, __ATOMIC_ACQUIRE), *fresh;
+    unsigned cap = lat_slots_for_k(), e = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE), i;
+    if (l) return l;
+    if (!(fresh = (prof_lat *)arena_alloc(sizeof *fresh + 2 * cap * sizeof fresh->slot[0]))) return 0;
+    fresh->cap = cap;
+    fresh->bank[e & 1] = (uint64_t)e << 32;
+    fresh->bank[(e + 1) & 1] = (uint64_t)(e + 1) << 32;
+    for (i = 0; i < LAT_RING; i++) fresh->ring[i] = ~0ull; /* no epoch */
+    if (__atomic_compare_exchange_n(&f->lat, &l, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return fresh;
+    return l;
+}
+/* A call of f about to be timed: its ticket. 0: it is not to be timed (no
+ * slot left in its epoch, or no memory). */
+P_FN int lat_begin(prof_func *f, lat_ticket *tk, uint64_t now) {
+    prof_lat *l = lat_of(f);
+    uint64_t *bank, w;
+    lat_slot *s;
+    tk->epoch = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
+    tk->slot = -1;
+    if (!l) return 0;
+    if (prof_mode != PROF_MODE_SAMPLE) return 1; /* weight 1, added at once */
+    bank = &l->bank[tk->epoch & 1];
+    w = __atomic_load_n(bank, __ATOMIC_RELAXED);
+    do {
+        if ((unsigned)(w >> 32) != tk->epoch || (uint32_t)w >= l->cap) return 0;
+    } while (!__atomic_compare_exchange_n(bank, &w, w + 1, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+    tk->slot = (int)(uint32_t)w;
+    s = &l->slot[(tk->epoch & 1) * l->cap + (unsigned)tk->slot];
+    s->pos = __atomic_load_n(&f->entries, __ATOMIC_RELAXED); /* this entry's count, give or take other threads' */
+    s->tsc = now;
+    __atomic_store_n(&s->word, lat_pack(tk->epoch, LAT_EMPTY), __ATOMIC_RELEASE); /* pos and tsc with it */
+    return 1;
+}
+/* Add one sample of d ticks with weight w (edge: its prof_edge | nested). */
+P_FN void lat_add(prof_func *f, prof_lat *l, uint64_t d, uintptr_t edge, double w) {
+    prof_edge *e = (prof_edge *)(edge & ~(uintptr_t)1);
+    add_double(&f->wsum, w * (double)d);
+    add_double(&f->wn, w);
+    add_double(&l->hist[bucket_of(d)], w);
+    if (!e) return;
+    add_double(&e->ticks, w * (double)d);
+    add_double(&e->calls, w);
+    if (edge & 1) add_double(&e->nested, w * (double)d);
+}
+/* The weight of epoch e's calls still running at its fold: from the ring,
+ * or 1 when too old. */
+P_FN double lat_weight(const prof_lat *l, unsigned e) {
+    uint64_t v = __atomic_load_n(&l->ring[e % LAT_RING], __ATOMIC_ACQUIRE);
+    uint32_t bits = (uint32_t)v;
+    float w;
+    if ((unsigned)(v >> 32) != e) return 1;
+    memcpy(&w, &bits, sizeof w);
+    return w;
+}
+/* Put the sample in its slot for the fold: 0 when the fold took the slot. */
+P_FN int lat_deposit(prof_lat *l, const lat_ticket *tk, uint64_t d, uintptr_t edge) {
+    lat_slot *s = &l->slot[(tk->epoch & 1) * l->cap + (unsigned)tk->slot];
+    uint64_t expect = lat_pack(tk->epoch, LAT_EMPTY);
+    if (!__atomic_compare_exchange_n(&s->word, &expect, lat_pack(tk->epoch, LAT_WRITING), 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        return 0;
+    __atomic_store_n(&s->edge, edge, __ATOMIC_RELAXED);
+    expect = lat_pack(tk->epoch, LAT_WRITING);
+    return __atomic_compare_exchange_n(&s->word, &expect, lat_pack(tk->epoch, (d > LAT_MAX_D ? LAT_MAX_D : d) + 1), 0,
+                                       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+/* The exit of a timed call of f: its sample, weighted now (mode on; its
+ * epoch folded already) or at the tick. The fold of epoch e ends before
+ * tick_seq reaches e + 2, so such an exit goes straight to the ring. */
+P_FN void lat_sample(prof_func *f, const lat_ticket *tk, uint64_t d, uintptr_t edge) {
+    prof_lat *l = __atomic_load_n(&f->lat, __ATOMIC_ACQUIRE);
+    if (!l) return;
+    if (prof_mode != PROF_MODE_SAMPLE) {
+        lat_add(f, l, d, edge, 1);
+        return;
+    }
+    if (tk->slot < 0) return; /* its entry took no slot: lost */
+    if (__atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE) - tk->epoch < 2 && lat_deposit(l, tk, d, edge)) return;
+    lat_add(f, l, d, edge, lat_weight(l, tk->epoch));
+}
+/* Epoch e's slots that their entries marked (the others: lost, see RACES),
+ * in the order of their entries; their count. */
+P_FN unsigned lat_marked(const prof_lat *l, unsigned e, unsigned n, unsigned *idx) {
+    const lat_slot *base = &l->slot[(e & 1) * l->cap];
+    unsigned i, j, k = 0;
+    for (i = 0; i < n; i++) {
+        if (__atomic_load_n(&base[i].word, __ATOMIC_ACQUIRE) >> LAT_VAL_BITS != (e & 0xffffu)) continue;
+        for (j = k++; j > 0 && base[idx[j - 1]].pos > base[i].pos; j--) idx[j] = idx[j - 1]; /* a few, nearly sorted */
+        idx[j] = i;
+    }
+    return k;
+}
+/* Each timed call's weight (WHOSE CALLS): the first ones, while they came
+ * much slower than the epoch's rest, the calls from each to the next; all
+ * the others alike, the epoch's other calls (lat_share). Returns the calls
+ * left for the next epoch's samples. */
+#define LAT_RATE_NEAR 4.0 /* a gap per call this many times the rest's is another phase */
+P_FN double lat_gap(const lat_slot *a, const lat_slot *b) { /* ticks per call from a's entry to b's */
+    return b->pos > a->pos && b->tsc > a->tsc ? (double)(b->tsc - a->tsc) / (double)(b->pos - a->pos) : 0;
+}
+/* A finished outermost sample's duration (0: running, or nested in a call
+ * of the same function: its time is in that call's already). */
+P_FN double lat_outer_d(const lat_slot *s) {
+    uint64_t v = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE) & LAT_VAL_MASK;
+    if (v == LAT_EMPTY || v >= LAT_TAKEN || (__atomic_load_n(&s->edge, __ATOMIC_RELAXED) & 1)) return 0;
+    return (double)(v - 1);
+}
+/* The samples idx[s..k) share `group` calls alike. Unless the time that
+ * gives their calls fits in what the threads had (nthreads x the span from
+ * the first one's entry to the tick), the longest stands for itself alone
+ * (weight 1), and so on; the last one left stands for as many calls as fit,
+ * and the rest go to the next epoch's samples (the nearest in time: the
+ * calls were after it). Else a short call preempted while it was timed in
+ * a busy epoch stood for hundreds of calls as long as itself (prof-phases:
+ * +25% to +132% in 3 runs of 11), and so did a sparse phase's last call
+ * for a busy phase in the same epoch, when the tick came late. Returns the
+ * calls passed on. */
+P_FN double lat_share(const lat_slot *base, const unsigned *idx, unsigned s, unsigned k, double group, double cap,
+                      double *wt) {
+    unsigned i, n = k - s;
+    double excess = 0;
+    for (i = s; i < k; i++) wt[i] = 0; /* 0: shares; -1: alone */
+    for (;;) {
+        double sum = 0, most = 0;
+        unsigned at = k;
+        for (i = s; i < k; i++) {
+            double d = wt[i] < 0 ? 0 : lat_outer_d(&base[idx[i]]);
+            sum += d;
+            if (d > most) most = d, at = i;
+        }
+        if (at == k || sum * group / n <= cap) break;
+        if (n == 1 || group <= n) { /* what fits; the rest to the next epoch */
+            double fit = cap * n / sum;
+            if (fit < n) fit = n;
+            if (fit > group) fit = group;
+            excess = group - fit;
+            group = fit;
+            break;
+        }
+        wt[at] = -1;
+        group -= 1;
+        n--;
+    }
+    for (i = s; i < k; i++) wt[i] = wt[i] < 0 ? 1 : group / n;
+    return excess > 0 ? excess : 0;
+}
+P_FN double lat_span_weights(const prof_lat *l, unsigned e, const unsigned *idx, unsigned k, double calls,
+                             uint64_t end, double threads, double *wt) {
+    const lat_slot *base = &l->slot[(e & 1) * l->cap], *last = &base[idx[k - 1]];
+    double rest = calls - (double)(last->pos - base[idx[0]].pos), gap, group;
+    unsigned s = 0;
+    if (rest < 1) rest = 1; /* the last one itself, at least */
+    gap = end > last->tsc ? (double)(end - last->tsc) / rest : 0;
+    while (gap > 0 && s + 1 < k && lat_gap(&base[idx[s]], &base[idx[s + 1]]) > LAT_RATE_NEAR * gap) {
+        const lat_slot *a = &base[idx[s]], *b = &base[idx[s + 1]];
+        wt[s++] = b->pos > a->pos ? (double)(b->pos - a->pos) : 1;
+    }
+    group = rest + (double)(last->pos - base[idx[s]].pos);
+    return lat_share(base, idx, s, k, group, threads * (double)(end > base[idx[s]].tsc ? end - base[idx[s]].tsc : 0),
+                     wt);
+}
+/* The tick after epoch e (tick_seq is e + 1 now; end: its time): weigh e's
+ * samples by its calls, f->lat_calls (WHOSE CALLS). Epoch thread only. */
+P_FN void lat_fold(prof_func *f, unsigned e, uint64_t end, unsigned nthreads) {
+    prof_lat *l = __atomic_load_n(&f->lat, __ATOMIC_ACQUIRE);
+    unsigned idx[LAT_MAX_CAP], n, k, i, nrun = 0;
+    double wt[LAT_MAX_CAP], run = 0;
+    lat_slot *base;
+    uint64_t w;
+    float wf;
+    uint32_t bits;
+    if (!l || prof_mode != PROF_MODE_SAMPLE) return;
+    w = __atomic_exchange_n(&l->bank[e & 1], (uint64_t)(e + 2) << 32, __ATOMIC_ACQ_REL);
+    n = (unsigned)(w >> 32) == e ? (uint32_t)w : 0;
+    /* an epoch with calls and no sample (its window shut): its calls go to
+     * the next samples, the nearest in time that will be */
+    f->lat_carry += f->lat_calls;
+    if (!(k = lat_marked(l, e, n < l->cap ? n : l->cap, idx))) return;
+    f->lat_carry = lat_span_weights(l, e, idx, k, f->lat_carry, end, nthreads ? nthreads : 1, wt);
+    base = &l->slot[(e & 1) * l->cap];
+    for (i = 0; i < k; i++) /* still running: their exits share the ring's weight */
+        if ((__atomic_load_n(&base[idx[i]].word, __ATOMIC_ACQUIRE) & LAT_VAL_MASK) - 1 >= LAT_TAKEN - 1)
+            run += wt[i], nrun++;
+    wf = (float)(nrun ? run / nrun : 1);
+    memcpy(&bits, &wf, sizeof bits);
+    /* the ring first: an exit that finds its slot taken reads it */
+    __atomic_store_n(&l->ring[e % LAT_RING], (uint64_t)e << 32 | bits, __ATOMIC_RELEASE);
+    for (i = 0; i < k; i++) {
+        lat_slot *s = &base[idx[i]];
+        uint64_t v = __atomic_exchange_n(&s->word, lat_pack(e, LAT_TAKEN), __ATOMIC_ACQ_REL), d = v & LAT_VAL_MASK;
+        if (d == LAT_EMPTY || d >= LAT_TAKEN) continue; /* running: its exit adds it */
+        lat_add(f, l, d - 1, __atomic_load_n(&s->edge, __ATOMIC_RELAXED), wt[i]);
+    }
+}
+/* The weighted pct-th percentile of f's durations. */
 P_FN double hist_pct(const prof_func *f, double pct) {
-    uint64_t total = 0, want, acc = 0;
-    unsigned b;
-    if (!f->hist) return 0;
-    for (b = 0; b < NBUCKETS; b++) total += f->hist[b];
-    if (!total) return 0;
-    want = (uint64_t)(pct / 100.0 * (double)total);
-    if (want >= total) want = total - 1;
+    const prof_lat *l = f->lat;
+    double total = 0, want, acc = 0;
+    unsigned b, last = 0;
+    if (!l) return 0;
+    for (b = 0; b < NBUCKETS; b++) total += l->hist[b];
+    if (total <= 0) return 0;
+    want = pct / 100.0 * total;
     for (b = 0; b < NBUCKETS; b++) {
-        acc += f->hist[b];
+        if (l->hist[b] <= 0) continue;
+        acc += l->hist[b];
+        last = b;
         if (acc > want) return bucket_mid(b);
     }
-    return 0;
+    return bucket_mid(last);
 }
 
 /* ---- toggling ------------------------------------------------------------ */
@@ -413,34 +742,27 @@ typedef struct sample_origin {
     prof_func *caller;
     int nested;
 } sample_origin;
-P_FN void record_edge(prof_func *f, const sample_origin *from, uint64_t d) {
+/* The edge a sample is filed under, with its nested flag in bit 0 (edges
+ * come 16-byte aligned from the arena); 0 when the arena is full. Its
+ * figures are added with the sample's weight (lat_add). */
+P_FN uintptr_t edge_bits(prof_func *f, const sample_origin *from) {
     prof_edge *e = edge_of(f, from->ra, from->caller);
-    if (!e) return;
-    __atomic_fetch_add(&e->calls, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&e->ticks, d, __ATOMIC_RELAXED);
-    if (from->nested) __atomic_fetch_add(&e->nested, d, __ATOMIC_RELAXED);
+    return e ? (uintptr_t)e | (from->nested != 0) : 0;
 }
 
 /* One sample of f: a call that took d ticks of its own (the profiler's
- * ticks taken out). The window closes at an entry (window_after_entry). */
+ * ticks taken out), timed with ticket tk (WEIGHTS). The window closes at
+ * an entry (window_after_entry). */
 P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_tsc, uint64_t now, uint64_t d,
-                        const sample_origin *from) {
-    uint32_t *hist = __atomic_load_n(&f->hist, __ATOMIC_ACQUIRE);
-    if (!hist) { /* first sample: threads racing here agree on one array */
-        uint32_t *fresh = (uint32_t *)arena_alloc(NBUCKETS * sizeof *hist);
-        if (!fresh) return;
-        if (__atomic_compare_exchange_n(&f->hist, &hist, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) hist = fresh;
-    }
-    __atomic_fetch_add(&hist[bucket_of(d)], 1, __ATOMIC_RELAXED);
+                        const sample_origin *from, const lat_ticket *tk) {
+    lat_sample(f, tk, d, edge_bits(f, from));
     __atomic_fetch_add(&f->samples, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&f->sum, d, __ATOMIC_RELAXED);
     {
         uint64_t m = __atomic_load_n(&f->min, __ATOMIC_RELAXED);
         while ((m == 0 || d < m) &&
                !__atomic_compare_exchange_n(&f->min, &m, d ? d : 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
     }
     t->samples++;
-    record_edge(f, from, d);
     if (edgeprobe_profiler_on_sample) edgeprobe_profiler_on_sample(f->name, fn, entry_tsc, now);
     __atomic_add_fetch(&f->win_samples, 1, __ATOMIC_RELAXED);
 }
@@ -677,7 +999,8 @@ P_FN void stack_overflow(tstate *t) {
 P_FN void handle_entry(tstate *t, prof_site *site, unsigned seq, uintptr_t pos, uint64_t now) {
     prof_func *f = site->func;
     frame *fr;
-    int timed = window_after_entry(f, t, seq, now);
+    lat_ticket tk;
+    int timed = window_after_entry(f, t, seq, now) && lat_begin(f, &tk, now);
     drop_dead_frames_at(t, site, pos);
     /* a frame even for a call not timed: its exit must find it, not an
      * outer call's */
@@ -690,6 +1013,7 @@ P_FN void handle_entry(tstate *t, prof_site *site, unsigned seq, uintptr_t pos, 
     fr->tsc = now;
     fr->own = now - t->ov;
     fr->timed = timed;
+    if (timed) fr->lat = tk;
 }
 /* Whether one of the n lowest frames of t's shadow stack is a call of f. */
 P_FN int stack_holds(const tstate *t, const prof_func *f, int n) {
@@ -719,7 +1043,7 @@ P_FN void handle_exit(tstate *t, prof_func *f, unsigned seq, uintptr_t value, ui
     t->depth = i; /* this frame and the ones above it (nested, so dead) */
     if (t->stack[i].timed) {
         sample_origin from = {0, i > 0 ? t->stack[i - 1].f : 0, stack_holds(t, f, i)};
-        record_sample(f, t, value, t->stack[i].tsc, now, now - t->ov - t->stack[i].own, &from);
+        record_sample(f, t, value, t->stack[i].tsc, now, now - t->ov - t->stack[i].own, &from, &t->stack[i].lat);
     }
 }
 /* The handler of every entry and exit probe. user = the site's record.
@@ -870,12 +1194,17 @@ P_FN frame *timed_push(tstate *t, prof_func *f) {
     fr->own = 0;
     return fr;
 }
-/* Pop the frame of f's call that started at start; whether f has another
- * timed call under way below it. */
-P_FN int timed_pop(tstate *t, const prof_func *f, uint64_t start) {
+/* Pop the frame of f's call that started at start, its ticket into tk;
+ * whether f has another timed call under way below it. */
+P_FN int timed_pop(tstate *t, const prof_func *f, uint64_t start, lat_ticket *tk) {
     int i;
     for (i = t->depth - 1; i >= 0 && !(t->stack[i].f == f && t->stack[i].own == start); i--) {}
-    if (i < 0) return stack_holds(t, f, t->depth); /* not pushed (a full stack) */
+    if (i < 0) { /* gone (longjmp, exceptions): its sample is lost (WEIGHTS) */
+        tk->slot = -1;
+        tk->epoch = 0;
+        return stack_holds(t, f, t->depth);
+    }
+    *tk = t->stack[i].lat;
     t->depth = i;
     return stack_holds(t, f, i);
 }
@@ -896,7 +1225,15 @@ NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
         if (!f->addr) f->addr = (uintptr_t)call->fn;
         want = window_after_entry(f, t, seq, now);
     }
-    fr = want ? timed_push(t, f) : 0; /* before account(): its cost is the profiler's */
+    /* before account(): its cost is the profiler's. A call timed needs its
+     * frame for its ticket: a call deeper than MAX_DEPTH timed calls, or one
+     * with no slot left in its epoch, is not timed. */
+    fr = want ? timed_push(t, f) : 0;
+    if (fr && !lat_begin(f, &fr->lat, now)) {
+        t->depth--;
+        fr = 0;
+    }
+    want = fr != 0;
     /* the call's start on the thread's own clock: its callees' events
      * will not count in its time */
     call->data = account(t, now, cal_entry);
@@ -909,13 +1246,14 @@ NOI void fentry_on_exit(const edgeprobe_func_call *call, void *user) {
     tstate *t = count_event();
     uint64_t own, d;
     sample_origin from;
+    lat_ticket tk;
     if (!t) return;
     own = now - t->ov - call->data;
     d = own > cal_self ? own - cal_self : 0;
     from.ra = call->return_address;
     from.caller = 0; /* resolved from ra at report time */
-    from.nested = timed_pop(t, site->func, call->data);
-    record_sample(site->func, t, (uintptr_t)call->fn, now - own, now, d, &from);
+    from.nested = timed_pop(t, site->func, call->data, &tk);
+    record_sample(site->func, t, (uintptr_t)call->fn, now - own, now, d, &from, &tk);
     account(t, now, cal_exit);
 }
 /* Make sites for the function probes not seen yet and switch them on; the
@@ -1212,14 +1550,20 @@ P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
 P_FN void fold_epoch(uint64_t now) {
     uint64_t wall = now > tick_tsc ? now - tick_tsc : 0;
     double own;
-    unsigned nthreads;
+    unsigned nthreads, ended;
     prof_func *f;
     measure_tsc_rate(now);
     own = epoch_own_ticks(wall, &nthreads);
     if (own < 1) own = 1;
-    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) fold_function(f, own, nthreads, now);
+    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) {
+        double before = f->est_calls;
+        fold_function(f, own, nthreads, now);
+        f->lat_calls = f->est_calls - before; /* the epoch's calls, for its weights */
+    }
     __atomic_store_n(&tick_tsc, now, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&tick_seq, 1, __ATOMIC_RELEASE);
+    ended = __atomic_add_fetch(&tick_seq, 1, __ATOMIC_SEQ_CST) - 1;
+    /* after the tick: new entries take slots in the other bank */
+    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) lat_fold(f, ended, now, nthreads);
 }
 
 void edgeprobe_profiler_stop(void) NOI;
@@ -1649,16 +1993,19 @@ P_FN void resolve_callers(void) {
     free(by);
 }
 /* An edge's estimated ticks: its sampled ticks, scaled as its callee's. */
-P_FN double edge_scaled(const prof_edge *e, const prof_func *callee) { return (double)e->ticks * callee->scale; }
-/* f's scale and outermost time: its sampled ticks less those nested in a
- * call of itself, scaled; at most `most`. */
+P_FN double edge_scaled(const prof_edge *e, const prof_func *callee) { return e->ticks * callee->scale; }
+/* f's scale and outermost time: its sampled ticks (weighted, WEIGHTS)
+ * less those nested in a call of itself, scaled so that its samples' weights
+ * add up to its estimated calls; at most `most`. A function whose samples
+ * all wait for the epoch under way to be folded (a report during the run)
+ * has no weight yet: scale 0. */
 P_FN void compute_outer(prof_func *f, double most) {
     const prof_edge *e;
     double nested = 0;
-    f->scale = f->est_calls / (double)f->samples;
+    f->scale = f->wn > 0 ? f->est_calls / f->wn : 0;
     for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next)
-        nested += e->caller == f ? (double)e->ticks : (double)e->nested;
-    f->outer_ticks = ((double)f->sum - nested) * f->scale;
+        nested += e->caller == f ? e->ticks : e->nested;
+    f->outer_ticks = (f->wsum - nested) * f->scale;
     if (f->outer_ticks > most) { /* a preempted sample in a mean, or recursion unseen: */
         f->scale *= most / f->outer_ticks; /* its edges shrink with it */
         f->outer_ticks = most;
@@ -1668,7 +2015,7 @@ P_FN void compute_outer(prof_func *f, double most) {
 /* Self time: all of f's time (every level) less its edges to callees; at
  * most its outermost time. */
 P_FN void compute_self(prof_func *f) {
-    f->self_ticks = (double)f->sum * f->scale - f->callee_ticks;
+    f->self_ticks = f->wsum * f->scale - f->callee_ticks;
     if (f->self_ticks > f->outer_ticks) f->self_ticks = f->outer_ticks;
     if (f->self_ticks < 0) f->self_ticks = 0;
 }
@@ -1737,7 +2084,7 @@ P_FN int graph_build(graph *g) {
             g->out[i].from = e->caller;
             g->out[i].to = f;
             g->out[i].ticks = edge_scaled(e, f);
-            g->out[i].calls = (double)e->calls * f->est_calls / (double)f->samples;
+            g->out[i].calls = e->calls * f->scale;
         }
         i = start + graph_merge(g->out + start, i - start);
     }
@@ -1799,7 +2146,7 @@ P_FN void fold_write(const folder *fo, int depth, double ticks) {
  * below it, the rest as its own. A callee already on the path (recursion)
  * stays in f. */
 P_FN void fold_node(folder *fo, int depth, const prof_func *f, double ticks) {
-    double all = (double)f->sum * f->scale, own = ticks;
+    double all = f->wsum * f->scale, own = ticks;
     size_t i;
     fo->path[depth] = f;
     if (depth + 1 < FOLD_DEPTH && ticks >= fo->min_ticks && all > 0)
@@ -1824,8 +2171,8 @@ P_FN double root_ticks(const prof_func *f, const prof_func *caller) {
     const prof_edge *e;
     double t = 0;
     for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next)
-        if (e->caller == caller) /* in doubles: read while samples come in, nested may lead ticks */
-            t += ((double)e->ticks - (double)e->nested) * f->scale;
+        if (e->caller == caller)
+            t += (e->ticks - e->nested) * f->scale;
     return t;
 }
 /* f's stacks from each caller that starts stacks; or, when sum is not
@@ -1947,7 +2294,7 @@ P_FN row *make_rows(const run_totals *rt, int *n) {
         if (!f->samples) continue;
         r = &rows[(*n)++];
         r->f = f;
-        r->mean = (double)f->sum / (double)f->samples;
+        r->mean = f->wn > 0 ? f->wsum / f->wn : 0; /* weighted (WEIGHTS) */
         r->p50 = hist_pct(f, 50);
         r->p99 = hist_pct(f, 99);
         r->est_calls = f->est_calls;
@@ -2297,7 +2644,8 @@ __attribute__((PROF_AT_EXIT noinline)) NOI void edgeprobe_profiler_stop(void) {
  * return trampolines of calls in flight stay valid after any detach. */
 /* A function's figures, for a new profile. */
 P_FN void reset_function(prof_func *f) {
-    f->samples = f->sum = f->entries = f->windows = f->closes = f->ignored = f->min = 0;
+    f->samples = f->entries = f->windows = f->closes = f->ignored = f->min = 0;
+    f->wsum = f->wn = f->lat_calls = f->lat_carry = 0;
     f->win_samples = f->win_entries = 0;
     f->obs_count = 0;
     f->obs_len = PROF_OBS_ALL;
@@ -2305,7 +2653,7 @@ P_FN void reset_function(prof_func *f) {
     f->obs_rate = f->est_calls = f->obs_seen = 0;
     f->estimated = 0;
     f->callers = 0; /* the old edges stay in the arena, unreachable */
-    if (f->hist) memset(f->hist, 0, NBUCKETS * sizeof *f->hist);
+    if (f->lat) memset(f->lat->hist, 0, sizeof f->lat->hist); /* its banks go on: their epochs never repeat */
 }
 P_FN void reset_thread(tstate *t) {
     t->events = t->samples = t->toggles = t->toggle_calls = t->toggle_ticks = 0;
@@ -2421,3 +2769,4 @@ __attribute__((constructor)) NOI void attached_start(void) {
     pthread_sigmask(SIG_SETMASK, &old, 0);
 }
 #endif
+

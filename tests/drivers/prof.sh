@@ -192,6 +192,45 @@ prof_truth() {
 case_ prof-truth-1thread prof_truth 1 8000
 case_ prof-truth-3threads prof_truth 3 4000
 
+# A function whose call rate and duration vary together (tests/prof/
+# phases.c: busy phases of thousands of short calls an epoch, sparse ones of
+# a few 1 ms calls an epoch): every epoch gives up to K samples, so unless a
+# sample weighs the calls it stands for, the sparse phases set the p50 and
+# the mean. The p50 must be within 5% (or 200 ticks) of the plain run's; the
+# mean and the total within 10% of the profiled run's own calls, each less
+# the profiler's cost on it (the short calls' medians of the two runs
+# differ by it): a loaded machine moves a run's mean by more than 10%.
+prof_phases_check() { # PLAIN PROFILED REPORT
+    awk -v tol_p50=0.05 -v floor_p50=200 -v tol=0.10 '
+        FILENAME == ARGV[1] { p50 = $4; short0 = $6; next }
+        FILENAME == ARGV[2] { calls = $2; total = $5 - $2 * ($6 - short0); mean = total / calls; next }
+        $1 == "function" { for (i = 1; i <= NF; i++) { if ($i == "calls") c = i; if ($i == "mean(tk)") m = i; if ($i == "mean(ns)") mn = i
+                                                      if ($i == "p50(tk)") p = i; if ($i == "total(ms)") t = i }; next }
+        c && $1 == "phase_f" { gc = $c; gm = $m; gp = $p; gt = $t; gns = $mn }
+        END {
+            if (!gm) { print "FAIL: no row for phase_f in the report"; exit 1 }
+            lim = tol_p50 * p50 > floor_p50 ? tol_p50 * p50 : floor_p50
+            tms = total * gns / gm / 1e6 # the truth in ms, at the report'"'"'s ns per tick
+            dm = (gm - mean) / mean; dt = (gt - tms) / tms; dc = (gc - calls) / calls
+            okp = gp - p50 <= lim && p50 - gp <= lim; okm = dm <= tol && -dm <= tol; okt = dt <= tol && -dt <= tol
+            printf "%-4s p50   %9.0f ticks, reported %9.0f (%+.0f, limit %.0f)\n", okp ? "ok" : "FAIL", p50, gp, gp - p50, lim
+            printf "%-4s mean  %9.0f ticks, reported %9.0f (%+.1f%%)\n", okm ? "ok" : "FAIL", mean, gm, 100 * dm
+            printf "%-4s total %9.3f ms,    reported %9.3f (%+.1f%%)\n", okt ? "ok" : "FAIL", tms, gt, 100 * dt
+            printf "info calls %9d,       reported %9.0f (%+.1f%%)\n", calls, gc, 100 * dc
+            exit !(okp && okm && okt)
+        }' "$1" "$2" "$3"
+}
+prof_phases() {
+    local rounds=$1 d="$B/prof-phases"
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/phases.c -o "$d/phases" || return 1
+    "./$d/phases" "$rounds" "$d/plain.txt" || return 1
+    ./build/edgeprobe prof -q -o "$d/report.txt" --top 0 -- "./$d/phases" "$rounds" "$d/profiled.txt" || return 1
+    cat "$d/report.txt" "$d/plain.txt" "$d/profiled.txt"
+    prof_phases_check "$d/plain.txt" "$d/profiled.txt" "$d/report.txt"
+}
+case_ prof-phases prof_phases 4
+
 # A launched program ended by SIGTERM or SIGINT still leaves its report, and
 # still ends by that signal (the command returns 128 + N). The shell starts
 # background jobs with SIGINT ignored, and a program that ignores a signal
