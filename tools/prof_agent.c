@@ -811,7 +811,9 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
  * starts its interval with the CPU time the kernel takes to switch it
  * back in (a few microseconds, seen as 6,500-15,000 ticks before its first
  * event): a few percent of a short interval, counted as observed. */
+#ifndef PROF_COUNT_TARGET /* -D for experiments */
 #define PROF_COUNT_TARGET 128
+#endif
 
 /* A thread's own ticks since the epoch's tick: the ticks it ran (its CPU
  * time, from its CPU-time clock) less the profiler's. The TSC alone would
@@ -1442,6 +1444,12 @@ P_FN void open_windows(void) {
  * that ran handlers; seen: the part observed, likewise); then the next
  * interval's length (one thread's). */
 #define PROF_OBS_MIN 2000ull   /* ticks: shorter intervals count too little */
+/* An interval that counted nothing doubles, up to a quarter of an epoch:
+ * unbounded, a function idle through a program's phase (lua's benchmark
+ * runs one kind of work after another) came back to an interval longer
+ * than the epoch, and every call of its first busy epoch went through the
+ * handler (lua under prof: 13 M handler calls a second, +40-50% CPU). */
+#define PROF_OBS_MAX_DIV 4
 #define PROF_COUNT_ALL_RATIO 16 /* count every call when every call seen lasted
                                   this many times what counting it costs */
 P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t now) {
@@ -1463,8 +1471,9 @@ P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t no
         next = PROF_OBS_ALL; /* cheap against the call itself: exact */
     } else if (len == PROF_OBS_ALL) {
         next = (uint64_t)own;
-    } else if (c == 0) {
-        next = len * 2;
+    } else if (c == 0) { /* longer, to see the function again: at most a quarter epoch */
+        uint64_t cap = (uint64_t)((double)prof_epoch_ms * 1e6 * ticks_per_ns / PROF_OBS_MAX_DIV);
+        next = len * 2 < cap || !cap ? len * 2 : (len > cap ? len : cap);
     } else {
         double scale = (double)PROF_COUNT_TARGET / (double)c;
         next = (uint64_t)(seen * (scale > 2 ? 2 : scale));

@@ -249,8 +249,8 @@ for prog in $PROGRAMS; do
             skip "$prog: '$EP prof -o $OUT/$prog-eprof-report.txt ... -- build/real/fpe/$prog $args' exit status $?"
     fi
     # shellcheck disable=SC2086
-    EDGEPROBE_PROF_OUT=$OUT/$prog-fiprof-report.txt EDGEPROBE_PROF_TOP=30 EDGEPROBE_PROF_K=$K \
-        EDGEPROBE_PROF_EPOCH_MS=$EPOCH build/real/instr/$prog $args > /dev/null
+    [ ! -x build/real/instr/$prog ] || EDGEPROBE_PROF_OUT=$OUT/$prog-fiprof-report.txt EDGEPROBE_PROF_TOP=30 \
+        EDGEPROBE_PROF_K=$K EDGEPROBE_PROF_EPOCH_MS=$EPOCH build/real/instr/$prog $args > /dev/null
 done
 echo "end $(date +%T) load $(loadavg)" >> "$OUT/load.txt"
 
