@@ -1,8 +1,8 @@
 /* tests/attach/malloc_loop.c - a single-threaded program that calls malloc
- * and free all the time (as lua does), for attach-inside-malloc and
- * bench/attach_malloc.sh: run for SECONDS (argv[1], default 1), then print
- * a checksum. Attached while it is inside malloc, an injected dlopen would
- * re-enter malloc, which takes no lock in a single-threaded process. */
+ * and free all the time (as lua does), for attach-inside-malloc: run for
+ * SECONDS (argv[1], default 1), then print a checksum. Attached while it
+ * is inside malloc, an injected dlopen would re-enter malloc, which takes
+ * no lock in a single-threaded process. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
