@@ -2740,8 +2740,9 @@ EDGEPROBE__FN uint64_t edgeprobe__parse_u64(const char *s, int *ok) {
 EDGEPROBE__INLINE unsigned edgeprobe__record_depth(const char *s, int *ok) {
     int valid;
     uint64_t v = edgeprobe__parse_u64(s, &valid);
-    if (!valid || v < 1 || v > 65536 /* EDGEPROBE_FUNC_DEPTH */) *ok = 0;
-    return valid && v <= 65536 ? (unsigned)v : 0;
+    if (valid && v >= 1 && v <= 65536 /* EDGEPROBE_FUNC_DEPTH */) return (unsigned)v;
+    *ok = 0;
+    return 0;
 }
 EDGEPROBE__INLINE int edgeprobe__streq(const char *a, const char *b) {
     while (*a && *a == *b) a++, b++;
@@ -5651,8 +5652,8 @@ EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__func_enter(edgeprobe__root *r) {
     edgeprobe__reader_in(r, rd);
     return rd;
 }
-/* The depth of this thread's shadow stack without the frames a call whose
- * return address is at `slot` proves dead. On the same stack (within
+/* Drop the frames of this thread's shadow stack that a call whose return
+ * address is at `slot` proves dead. On the same stack (within
  * EDGEPROBE__FUNC_SAME_STACK of it), a frame whose slot lies below this one
  * was left by a longjmp (a coroutine's yield: Lua's, at every switch); so
  * was a frame at this very slot, unless the slot still holds the return
@@ -5662,19 +5663,23 @@ EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__func_enter(edgeprobe__root *r) {
  * Without it, frames left by calls whose caller is not hooked (a sampling
  * profiler hooks only some calls) were dropped by nobody and filled the
  * stack: lua under `edgeprobe prof` lost 647,128 exits in 200,000 coroutine
- * switches. A frame on another stack (a signal stack, a thread's) is never
- * in the window; stacks switched in user space are not supported with exit
- * handlers in any case (the return trampoline's abort, below). */
+ * switches. Done at every entry, before the handlers: one that reads the
+ * depth (record --depth) sees the live frames only. A live frame on another
+ * stack mapped less than the window below this one (a signal stack placed
+ * there) would be dropped and its return would abort: stacks lie megabytes
+ * apart in practice, and stacks switched in user space are not supported
+ * with exit handlers in any case (the return trampoline's abort, below).
+ * A signal handler that runs here meanwhile leaves the depth as it found
+ * it, so the plain store is safe. */
 #define EDGEPROBE__FUNC_SAME_STACK ((uintptr_t)256 << 10)
-EDGEPROBE__INLINE unsigned edgeprobe__func_live_depth(const edgeprobe__func_thread *t, const uintptr_t *slot,
-                                                      uintptr_t ret_tramp) {
+EDGEPROBE__INLINE void edgeprobe__func_drop_dead(edgeprobe__func_thread *t, const uintptr_t *slot, uintptr_t ret_tramp) {
     unsigned d = t->depth;
     uintptr_t at = (uintptr_t)slot;
     for (; d > 0; d--) {
         uintptr_t f = t->frames[d - 1].slot;
         if (f > at || at - f >= EDGEPROBE__FUNC_SAME_STACK || (f == at && *slot == ret_tramp)) break;
     }
-    return d;
+    if (d != t->depth) t->depth = d;
 }
 /* Called by the entry trampoline. */
 /* called from the trampolines' assembly: kept under LTO */
@@ -5698,8 +5703,9 @@ EDGEPROBE__FN void edgeprobe__func_entry_c(edgeprobe__func_point *fp, uint64_t *
         call.data = 0;
         call.vec = (const unsigned char *)(regs + EDGEPROBE__FRAME_VEC);
         call.vec_bytes = r->fstate->vec_bytes;
+        edgeprobe__func_drop_dead(t, slot, r->fstate->ret_tramp); /* before the handler: it may read the depth */
         if ((!b->entry || b->entry(&call, b->b.user)) && b->exit) {
-            unsigned d = edgeprobe__func_live_depth(t, slot, r->fstate->ret_tramp);
+            unsigned d = t->depth;
             if (d < EDGEPROBE_FUNC_DEPTH) {
                 edgeprobe__func_frame *f = &t->frames[d];
                 t->depth = d + 1; /* claim first: a signal handler pushes above */
@@ -8398,9 +8404,9 @@ EDGEPROBE__FN void edgeprobe__record_value(const edgeprobe_info *probe, void *us
  * recorded call below the limit hooks its exit, so a call that finds
  * max_depth frames there is nested that deep in recorded calls. Such a call
  * hooks nothing and adds no frame, so its callees find the same count and
- * are skipped too, at the cost of an entry only. (A longjmp out of recorded
- * calls leaves their frames until the next hooked entry or recorded return
- * drops them (27.2): until then, calls are counted that much deeper.) */
+ * are skipped too, at the cost of an entry only. Frames a longjmp left on
+ * this stack are dropped before the count is read (27.2,
+ * edgeprobe__func_drop_dead). */
 EDGEPROBE__INLINE int edgeprobe__record_too_deep(const struct edgeprobe__recorder *rec) {
     const edgeprobe__func_thread *t = edgeprobe__func_thread_tls;
     return rec->max_depth && t && t->depth >= rec->max_depth;
