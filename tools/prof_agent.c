@@ -194,7 +194,11 @@ struct prof_func {
     double obs_rate;         /* calls per own tick, from the last epoch */
     double est_calls;        /* calls of the epochs folded so far */
     double obs_seen;         /* own ticks observed over all threads, when */
-    unsigned obs_closed_seq; /* the window closed in epoch obs_closed_seq */
+    unsigned obs_end_mark;   /* the interval ended early in epoch mark - 1
+                                (end_interval) */
+    unsigned opened_for;     /* the epoch its window was (re-)opened for:
+                                until that tick, entries neither count nor
+                                close it (window_after_entry) */
     int estimated;           /* an epoch's calls were scaled, not all counted */
     /* statistics */
     uint64_t samples, entries, windows, closes, ignored, min;
@@ -210,6 +214,11 @@ struct prof_func {
      * stands for; the estimated ticks of its outermost calls, of the calls
      * it made to probed functions, and its self time */
     double scale, outer_ticks, callee_ticks, self_ticks;
+    uint64_t thread_mask;    /* the threads its samples came from (tstate bit) */
+    /* DORMANT FUNCTIONS: not in the epoch thread's awake set */
+    int dormant;
+    uint64_t entries_folded; /* entries at the last fold (epoch thread) */
+    struct prof_func *next_woken;
 };
 /* A timed call's place in its function's bank of samples (WEIGHTS): the
  * epoch its entry was in, and its slot (-1: none; mode on needs none). */
@@ -248,6 +257,26 @@ static prof_site **site_by_id;
 static prof_func **fn_table;
 static prof_func *fn_all;
 static unsigned fn_count;
+/* ---- dormant functions -------------------------------------------------
+ * A program has thousands of functions (redis: 3,956) and calls a few
+ * hundred of them in any epoch; the epoch thread's passes over all of them
+ * (re-open, fold, weigh) took 6% of redis's CPU samples under prof. A
+ * function whose window is open, that had no entry in the epoch just
+ * folded and no rate to extrapolate, is left out of those passes (it would
+ * add nothing to its estimate, and its window needs no re-opening) until
+ * an entry wakes it: the entry, after counting itself, sees the flag and
+ * pushes the function on `woken`, which the epoch thread takes at its next
+ * pass. The two sides follow Dekker's pattern: the entry increments
+ * f->entries then reads f->dormant, the epoch thread sets f->dormant then
+ * reads f->entries again (both SEQ_CST), so one of them sees the other;
+ * whichever clears the flag (compare-and-swap) owns the function's return
+ * to the awake set. A dormant function's banks of samples stop advancing:
+ * they hold no slot (no entry since their last fold), and an entry that
+ * finds its bank stale and empty claims it for its epoch (lat_begin). Its
+ * interval does not grow while it sleeps (fold_function would double it). */
+static prof_func **awake;    /* the epoch thread's: functions it passes over */
+static unsigned nawake;
+static prof_func *woken;     /* new or woken functions (lock-free stack) */
 static prof_site *pending;   /* discovered, not yet bound (lock-free stack) */
 static unsigned long long sites_discovered, sites_entry, sites_exit;
 static unsigned long long bg_epochs, bind_errors, sites_bound;
@@ -265,6 +294,7 @@ typedef struct frame {
 } frame;
 typedef struct tstate {
     int inside, depth;
+    uint64_t bit;            /* 1 << (its number mod 64): f->thread_mask */
     struct tstate *next;
     /* The profiler's own ticks on this thread (handlers, measured, plus the
      * calibrated trampoline cost of every event): subtracted from the time
@@ -284,6 +314,9 @@ typedef struct tstate {
     int cpu_known;           /* cpu_folded_ns is set (cpu_origin) */
     double epoch_run;        /* its own ticks in the epoch that ended, from
                                 its CPU clock (epoch thread; < 0: unknown) */
+    double gap_run;          /* its own ticks from that epoch's end to the
+                                tick (TICK GAP) */
+    uint64_t read_tsc;       /* when restart_clocks read its clock */
     unsigned long long events, samples, toggles, toggle_calls, toggle_ticks;
     unsigned long long stale, unmatched, overflow, toggle_errors;
     frame stack[MAX_DEPTH];
@@ -298,9 +331,11 @@ static tstate bg_ts; /* the background thread's counters */
 
 P_FN void cpu_origin(tstate *t);
 P_FN tstate *tstate_new(void) {
+    static unsigned threads_made;
     tstate *t = (tstate *)arena_alloc(sizeof *t);
     if (!t) return 0;
     t->tid = syscall(SYS_gettid);
+    t->bit = 1ull << (__atomic_fetch_add(&threads_made, 1, __ATOMIC_RELAXED) & 63);
     cpu_origin(t);
     t->next = __atomic_load_n(&ts_all, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&ts_all, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
@@ -478,6 +513,9 @@ P_FN int lat_begin(prof_func *f, lat_ticket *tk, uint64_t now) {
     bank = &l->bank[tk->epoch & 1];
     w = __atomic_load_n(bank, __ATOMIC_RELAXED);
     do {
+        if ((unsigned)(w >> 32) + 2 <= tk->epoch && !(uint32_t)w) /* left behind while dormant: empty */
+            w = __atomic_compare_exchange_n(bank, &w, (uint64_t)tk->epoch << 32, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)
+                    ? (uint64_t)tk->epoch << 32 : __atomic_load_n(bank, __ATOMIC_RELAXED);
         if ((unsigned)(w >> 32) != tk->epoch || (uint32_t)w >= l->cap) return 0;
     } while (!__atomic_compare_exchange_n(bank, &w, w + 1, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
     tk->slot = (int)(uint32_t)w;
@@ -702,6 +740,7 @@ P_FN void func_toggle(prof_func *f, int on, tstate *t) {
 }
 
 P_FN double threads_observed(uint64_t len, uint64_t at);
+P_FN void end_interval(prof_func *f, uint64_t now);
 /* Close f's window s (its observation interval is over and it has K
  * samples) and switch its probes off. */
 P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t) {
@@ -710,9 +749,7 @@ P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t) {
     if (!(s & 1)) return; /* that window is shut already */
     if (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
     if (__atomic_compare_exchange_n(&f->seq, &expect, s + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
-        /* threads still inside their interval stop counting f now */
-        f->obs_seen = threads_observed(f->obs_len, now);
-        f->obs_closed_seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
+        end_interval(f, now); /* threads still inside their interval stop counting f now */
         f->closes++;
         func_toggle(f, 0, t);
     }
@@ -757,6 +794,8 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
                         const sample_origin *from, const lat_ticket *tk) {
     lat_sample(f, tk, d, edge_bits(f, from));
     __atomic_fetch_add(&f->samples, 1, __ATOMIC_RELAXED);
+    if (!(__atomic_load_n(&f->thread_mask, __ATOMIC_RELAXED) & t->bit))
+        __atomic_fetch_or(&f->thread_mask, t->bit, __ATOMIC_RELAXED);
     {
         uint64_t m = __atomic_load_n(&f->min, __ATOMIC_RELAXED);
         while ((m == 0 || d < m) &&
@@ -810,9 +849,52 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
  * place the clock sets). Likewise a thread the tick finds preempted
  * starts its interval with the CPU time the kernel takes to switch it
  * back in (a few microseconds, seen as 6,500-15,000 ticks before its first
- * event): a few percent of a short interval, counted as observed. */
+ * event): a few percent of a short interval, counted as observed.
+ *
+ * THE CAP. An interval's expected count is PROF_COUNT_TARGET, but calls in
+ * bursts break the expectation: an interval that counted nothing while its
+ * function was idle doubles, and a burst that then meets it goes through
+ * the handler call by call (lua's l_alloc: 4,679 entries a window; lua
+ * under prof: 12.6 M handler calls in 1.5 s, +40% CPU; tests/prof/bursts.c:
+ * 33,700 handler calls an epoch). A count that reaches PROF_COUNT_CAP ends
+ * the function's interval for the epoch on every thread (end_interval), as
+ * a window that closes does: the span observed is what the threads had
+ * lived of their intervals by then, so the estimate stays a count over a
+ * span the clock measured (for calls that come at a steady rate, N / T_N
+ * over-reads by N / (N - 1): 0.2% at 512).
+ *
+ * TICK GAP. The epoch thread re-opens the windows, folds the epoch and
+ * publishes the tick; that takes tens of microseconds for hundreds of
+ * functions. A window re-opened for the coming epoch (opened_for) neither
+ * counts nor closes before the tick: a hot function used to take its K
+ * samples there, still in the old epoch, and close its window before its
+ * interval began (lua's l_alloc counted nothing in most epochs). The
+ * threads' clocks are read a second time just before the tick
+ * (restart_clocks), so that their own time in the next epoch starts where
+ * their counting can; the own time between the two readings, the gap,
+ * counts in the next epoch's length (its calls are not counted in any
+ * epoch's interval, so the next epoch's rate stands for them). Functions
+ * counted in full (PROF_OBS_ALL) count through the gap.
+ *
+ * WHERE THE ESTIMATE FAILS. Own time is CPU time less the profiler's
+ * ticks, and of those only the handler is measured; the trampoline's part
+ * is calibrated (cal_entry: 44-79 ticks from one run to the next here, a
+ * best case from a tight loop). In an interval where events come every few
+ * hundred ticks, as in the first microseconds after a tick in a program
+ * like lua (a call every ~11 ticks, 240 M calls a second), an error of 30
+ * ticks per event is 10-30% of the span observed: scaling the charge by
+ * 0.5, 1 and 1.5 moved lua's median estimate/exact from 0.2 to 0.7 to
+ * 0.07 and a synthetic chain of tiny calls from 0.13 to 0.4 to 10^5 (its
+ * own clock stopped). Counts of functions called more often than every
+ * thousand ticks or so are therefore rough (bench/RESULTS-real.md,
+ * "Estimated calls"); cheaper counting than a handler call is what would
+ * move that floor. */
 #ifndef PROF_COUNT_TARGET /* -D for experiments */
 #define PROF_COUNT_TARGET 128
+#endif
+#define PROF_OBS_ALL (~0ull)      /* count every call */
+#ifndef PROF_COUNT_CAP
+#define PROF_COUNT_CAP (4 * PROF_COUNT_TARGET)
 #endif
 
 /* A thread's own ticks since the epoch's tick: the ticks it ran (its CPU
@@ -855,8 +937,24 @@ P_FN uint64_t own_look(tstate *t, uint64_t now, uint64_t cpu) {
     t->chk_cpu_ns = cpu;
     return t->chk_own;
 }
+/* The calling thread's CPU clock (ns) as it stood at `at`, a moment of the
+ * handler under way: the clock counts the handler up to the system call
+ * and the call itself, which its ticks (charged when it ends) do not yet
+ * take out; so the ticks from `at` to the middle of the call (where the
+ * kernel reads the clock; half a call, ~700 ticks here, is its error) are
+ * taken out. Reading the clock in a handler made a thread's own time jump
+ * by thousands of ticks at its first event of an epoch: intervals shorter
+ * than that counted nothing, and intervals a little longer ended early
+ * while they claimed their whole length (lua's l_alloc: 0.06 of its
+ * calls). 0 when the clock cannot be read. */
+P_FN uint64_t own_cpu_at(const tstate *t, uint64_t at) {
+    uint64_t a = rdtsc(), cpu = thread_cpu_ns(t->tid), b = rdtsc();
+    double late = (double)(a - at) + (double)(b - a) / 2, late_ns = late > 0 ? late / ticks_per_ns : 0;
+    if (!cpu) return 0;
+    return (double)cpu > late_ns + 1 ? cpu - (uint64_t)late_ns : 1;
+}
 P_FN uint64_t own_check(tstate *t, uint64_t now) {
-    return own_look(t, now, ticks_per_ns > 0 ? thread_cpu_ns(t->tid) : 0);
+    return own_look(t, now, ticks_per_ns > 0 ? own_cpu_at(t, now) : 0);
 }
 /* Add a handler's ticks (from t0 to t1, and the unmeasured ones of its
  * trampoline) to the thread's profiler time. The TSC counts the time the
@@ -875,7 +973,7 @@ P_FN uint64_t own_check(tstate *t, uint64_t now) {
 #define PROF_HANDLER_LONG 50000ull
 P_FN void add_ov(tstate *t, uint64_t t0, uint64_t t1, uint64_t unmeasured) {
     uint64_t took = t1 - t0, cpu = 0;
-    if (took > PROF_HANDLER_LONG && t->chk_cpu_ns && ticks_per_ns > 0 && (cpu = thread_cpu_ns(t->tid))) {
+    if (took > PROF_HANDLER_LONG && t->chk_cpu_ns && ticks_per_ns > 0 && (cpu = own_cpu_at(t, t1))) {
         double ran = cpu_ticks_since(cpu, t->chk_cpu_ns) - (double)(t->ovc - t->chk_ovc);
         double prog = (double)(t0 > t->chk_tsc ? t0 - t->chk_tsc : 0) - (double)(t->ov - t->chk_ov);
         double mine = ran - (prog > 0 ? prog : 0);
@@ -907,7 +1005,7 @@ P_FN int inside_interval(tstate *t, uint64_t now, uint64_t len) {
  * this epoch) or 0. Its ov is read racily: an event under way is a few
  * hundred ticks. */
 P_FN uint64_t own_now_of(const tstate *t, uint64_t at, int evt) {
-    uint64_t cpu = ticks_per_ns > 0 ? thread_cpu_ns(t->tid) : 0;
+    uint64_t cpu = ticks_per_ns <= 0 ? 0 : t == my_ts ? own_cpu_at(t, at) : thread_cpu_ns(t->tid);
     double ran;
     if (!cpu) return evt ? own_since_check(t, at) : 0;
     ran = cpu_ticks_since(cpu, __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) -
@@ -940,8 +1038,7 @@ P_FN double threads_observed(uint64_t len, uint64_t at) {
 }
 /* The same at the tick: the epoch's own ticks of each thread, as
  * epoch_own_ticks read them (no clock read twice). */
-P_FN double threads_observed_at_tick(uint64_t len, uint64_t at) {
-    unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
+P_FN double threads_observed_at_tick(uint64_t len, uint64_t at, unsigned seq) {
     double sum = 0;
     const tstate *t;
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
@@ -954,6 +1051,26 @@ P_FN double threads_observed_at_tick(uint64_t len, uint64_t at) {
     }
     return sum;
 }
+/* End f's counting for the epoch now, for every thread, once: its span
+ * observed is what the threads had lived of their intervals by now. A
+ * window that closes ends it (its probes go off), and so does a count
+ * that reaches PROF_COUNT_CAP (window_after_entry). */
+P_FN void end_interval(prof_func *f, uint64_t now) {
+    unsigned mark = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE) + 1, old = __atomic_load_n(&f->obs_end_mark, __ATOMIC_RELAXED);
+    double seen;
+    if (old == mark) return;
+    seen = threads_observed(f->obs_len, now);
+    if (!__atomic_compare_exchange_n(&f->obs_end_mark, &old, mark, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) return;
+    f->obs_seen = seen;
+}
+P_FN int counting(const prof_func *f) {
+    return __atomic_load_n(&f->obs_end_mark, __ATOMIC_ACQUIRE) != __atomic_load_n(&tick_seq, __ATOMIC_RELAXED) + 1;
+}
+/* Push f for the epoch thread to take into its awake set (DORMANT). */
+P_FN void push_woken(prof_func *f) {
+    f->next_woken = __atomic_load_n(&woken, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&woken, &f->next_woken, f, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
+}
 /* An entry of f in its open window seq: counted while inside the
  * observation interval; after it, the window closes once it has K samples
  * (or 8K entries: calls that never return, e.g. longjmp, must not keep it
@@ -964,9 +1081,17 @@ P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now)
     unsigned entries = __atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED);
     int want = !sampling || __atomic_load_n(&f->win_samples, __ATOMIC_RELAXED) < prof_k;
     uint64_t len = __atomic_load_n(&f->obs_len, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&f->entries, 1, __ATOMIC_RELAXED);
-    if (!sampling || inside_interval(t, now, len)) {
-        __atomic_fetch_add(&f->obs_count, 1, __ATOMIC_RELAXED);
+    unsigned epoch = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
+    __atomic_fetch_add(&f->entries, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&f->dormant, __ATOMIC_SEQ_CST)) {
+        int one = 1;
+        if (__atomic_compare_exchange_n(&f->dormant, &one, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) push_woken(f);
+    }
+    if (sampling && len != PROF_OBS_ALL && __atomic_load_n(&f->opened_for, __ATOMIC_RELAXED) > epoch)
+        return want && entries < 8 * prof_k; /* re-opened for the tick to come (TICK GAP) */
+    if (!sampling || (counting(f) && inside_interval(t, now, len))) {
+        uint64_t c = __atomic_add_fetch(&f->obs_count, 1, __ATOMIC_RELAXED);
+        if (sampling && c >= PROF_COUNT_CAP && len != PROF_OBS_ALL) end_interval(f, now);
         return want;
     }
     if (want && entries < 8 * prof_k) return 1;
@@ -1024,6 +1149,16 @@ P_FN int stack_holds(const tstate *t, const prof_func *f, int n) {
         if (t->stack[i].f == f) return 1;
     return 0;
 }
+/* The thread's own ticks from own-clock reading `start` (tsc less ov) to
+ * now. The profiler's ticks charged meanwhile can exceed the wall time
+ * (the calibrated trampoline cost is a best case, a preempted handler
+ * counts its wait): the difference is then 0, never a wrapped 2^64 - x,
+ * which one sample of redis's ACLCheckAllPerm turned into a mean of 56 s
+ * and a share of 400%. */
+P_FN uint64_t own_since(const tstate *t, uint64_t now, uint64_t start) {
+    uint64_t at = now - t->ov;
+    return (int64_t)(at - start) > 0 ? at - start : 0;
+}
 /* An exit in window seq of f: pop f's frame and record a sample. */
 P_FN void handle_exit(tstate *t, prof_func *f, unsigned seq, uintptr_t value, uint64_t now) {
     int i;
@@ -1045,7 +1180,7 @@ P_FN void handle_exit(tstate *t, prof_func *f, unsigned seq, uintptr_t value, ui
     t->depth = i; /* this frame and the ones above it (nested, so dead) */
     if (t->stack[i].timed) {
         sample_origin from = {0, i > 0 ? t->stack[i - 1].f : 0, stack_holds(t, f, i)};
-        record_sample(f, t, value, t->stack[i].tsc, now, now - t->ov - t->stack[i].own, &from, &t->stack[i].lat);
+        record_sample(f, t, value, t->stack[i].tsc, now, own_since(t, now, t->stack[i].own), &from, &t->stack[i].lat);
     }
 }
 /* The handler of every entry and exit probe. user = the site's record.
@@ -1085,7 +1220,6 @@ NOI void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) {
 }
 
 /* ---- discovery: registry lock held; no edgeprobe calls, no malloc -------- */
-#define PROF_OBS_ALL (~0ull)      /* count every call */
 static unsigned long long sites_unpatchable, sites_tail;
 P_FN unsigned hash_str(const char *s) {
     unsigned h = 2166136261u;
@@ -1101,6 +1235,7 @@ P_FN prof_func *func_new(const char *name) {
     f->next_all = fn_all;
     __atomic_store_n(&fn_all, f, __ATOMIC_RELEASE);
     fn_count++;
+    push_woken(f);
     return f;
 }
 /* The record of a named function (provider mode: sites of one function,
@@ -1250,7 +1385,7 @@ NOI void fentry_on_exit(const edgeprobe_func_call *call, void *user) {
     sample_origin from;
     lat_ticket tk;
     if (!t) return;
-    own = now - t->ov - call->data;
+    own = own_since(t, now, call->data);
     d = own > cal_self ? own - cal_self : 0;
     from.ra = call->return_address;
     from.caller = 0; /* resolved from ra at report time */
@@ -1361,6 +1496,9 @@ P_FN void calibrate(void) {
         return;
     }
     cal_entry = cal_unmeasured(t, 0);
+#ifdef PROF_CHARGE_SCALE /* -D for experiments: bench/real/prof_charge.sh */
+    cal_entry = (uint64_t)((double)cal_entry * PROF_CHARGE_SCALE);
+#endif
     both = cal_unmeasured(t, 1);
     cal_exit = both > cal_entry ? both - cal_entry : 0;
     cal_self = cal_func.min;
@@ -1415,13 +1553,42 @@ P_FN void bind_pending(void) {
         }
     }
 }
+/* Take the new and woken functions into the awake set (DORMANT). */
+P_FN void take_woken(void) {
+    prof_func *f = __atomic_exchange_n(&woken, (prof_func *)0, __ATOMIC_ACQUIRE);
+    for (; f; f = f->next_woken) awake[nawake++] = f;
+}
+/* After the fold of epoch e: the awake functions that had no entry in it,
+ * with their window open and no rate, leave the set (DORMANT). */
+P_FN void put_to_sleep(void) {
+    unsigned i, n = 0;
+    for (i = 0; i < nawake; i++) {
+        prof_func *f = awake[i];
+        uint64_t entries = __atomic_load_n(&f->entries, __ATOMIC_SEQ_CST);
+        int one = 1, idle = prof_mode == PROF_MODE_SAMPLE && entries == f->entries_folded && f->obs_rate == 0 &&
+                            f->obs_open && !__atomic_load_n(&f->busy, __ATOMIC_ACQUIRE) &&
+                            (__atomic_load_n(&f->seq, __ATOMIC_ACQUIRE) & 1);
+        f->entries_folded = entries;
+        if (idle) {
+            __atomic_store_n(&f->dormant, 1, __ATOMIC_SEQ_CST);
+            if (__atomic_load_n(&f->entries, __ATOMIC_SEQ_CST) == entries) continue;
+            /* an entry came meanwhile: keep it, unless that entry woke it (then it is on `woken`) */
+            if (!__atomic_compare_exchange_n(&f->dormant, &one, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) continue;
+        }
+        awake[n++] = f;
+    }
+    nawake = n;
+}
 /* Open every closed window whose sites are all bound. */
 P_FN void open_windows(void) {
-    prof_func *f;
-    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) {
+    unsigned next = tick_seq + 1, i; /* the epoch thread's own: it moves the tick */
+    take_woken();
+    for (i = 0; i < nawake; i++) {
+        prof_func *f = awake[i];
         unsigned e = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
         int zero = 0;
         if (e & 1) { /* open since an earlier epoch: a new window all the same */
+            __atomic_store_n(&f->opened_for, next, __ATOMIC_RELAXED);
             __atomic_store_n(&f->win_samples, 0, __ATOMIC_RELAXED);
             __atomic_store_n(&f->win_entries, 0, __ATOMIC_RELAXED);
             continue;
@@ -1431,6 +1598,7 @@ P_FN void open_windows(void) {
         if (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) continue;
         if (__atomic_load_n(&f->seq, __ATOMIC_ACQUIRE) == e) {
             func_toggle(f, 1, &bg_ts); /* probes first, then the window */
+            f->opened_for = next;
             f->win_samples = 0;
             f->win_entries = 0;
             if (__atomic_compare_exchange_n(&f->seq, &e, e + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
@@ -1443,7 +1611,9 @@ P_FN void open_windows(void) {
  * scaled to the epoch (own: its length in own ticks, summed over the threads
  * that ran handlers; seen: the part observed, likewise); then the next
  * interval's length (one thread's). */
+#ifndef PROF_OBS_MIN
 #define PROF_OBS_MIN 2000ull   /* ticks: shorter intervals count too little */
+#endif
 /* An interval that counted nothing doubles, up to a quarter of an epoch:
  * unbounded, a function idle through a program's phase (lua's benchmark
  * runs one kind of work after another) came back to an interval longer
@@ -1452,10 +1622,10 @@ P_FN void open_windows(void) {
 #define PROF_OBS_MAX_DIV 4
 #define PROF_COUNT_ALL_RATIO 16 /* count every call when every call seen lasted
                                   this many times what counting it costs */
-P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t now) {
+P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t now, unsigned ended) {
     uint64_t c = __atomic_exchange_n(&f->obs_count, 0, __ATOMIC_RELAXED), len = f->obs_len, next;
-    double seen = len == PROF_OBS_ALL ? own
-                  : f->obs_closed_seq == tick_seq ? f->obs_seen : threads_observed_at_tick(len, now);
+    double seen = f->obs_end_mark == ended + 1 ? f->obs_seen
+                  : len == PROF_OBS_ALL ? own : threads_observed_at_tick(len, now, ended);
     if (seen > own) seen = own;
     if (c && (!f->obs_open || seen < own)) f->estimated = 1;
     if (f->obs_open && seen > 0) {
@@ -1546,12 +1716,42 @@ P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
         nthreads++;
         if (!read) continue; /* the wall time for all */
         t->epoch_run = run > 0 ? run : 0;
-        runsum += t->epoch_run;
+        runsum += t->epoch_run + t->gap_run; /* its calls: the next epoch's rate (TICK GAP) */
         nrun++;
     }
     *n = nthreads;
     if (nrun && nrun == nthreads) return runsum;
     return (double)wall * nthreads - ovsum;
+}
+/* The threads' clocks read again for the tick (TICK GAP): each thread's own
+ * time since the epoch's end was read (the gap) is kept for the next
+ * epoch's length, and its own time in the next epoch starts now. Returns
+ * the tick's time. */
+P_FN uint64_t restart_clocks(void) {
+    tstate *t;
+    uint64_t tick;
+    for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
+        uint64_t a = rdtsc(), cpu = ticks_per_ns > 0 && t->cpu_known ? thread_cpu_ns(t->tid) : 0, b = rdtsc();
+        uint64_t ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED), ovc = __atomic_load_n(&t->ovc, __ATOMIC_RELAXED);
+        double gap = cpu ? cpu_ticks_since(cpu, t->cpu_folded_ns) - (double)(ovc - t->ovc_folded) : 0;
+        t->gap_run = gap > 0 ? gap : 0;
+        t->read_tsc = a + (b - a) / 2;
+        if (cpu) t->cpu_folded_ns = cpu;
+        t->ov_folded = ov;
+        t->ovc_folded = ovc;
+    }
+    /* Each clock was read before the tick: the time from its reading to
+     * the tick is taken to be run, as it is by a thread busy enough for
+     * its intervals to be this short (one that was not starts its own
+     * clock that much behind: clamped at 0, a few hundred ticks late). */
+    tick = rdtsc();
+    for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next)
+        if (t->cpu_known && tick > t->read_tsc) {
+            uint64_t d = (uint64_t)((double)(tick - t->read_tsc) / ticks_per_ns);
+            t->cpu_folded_ns += d;
+            t->gap_run += (double)(tick - t->read_tsc);
+        }
+    return tick;
 }
 /* End the epoch at now: fold every function's count, then publish the next
  * epoch's tick (after open_windows: every interval starts with its
@@ -1559,20 +1759,25 @@ P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
 P_FN void fold_epoch(uint64_t now) {
     uint64_t wall = now > tick_tsc ? now - tick_tsc : 0;
     double own;
-    unsigned nthreads, ended;
-    prof_func *f;
+    unsigned nthreads, ended, i;
     measure_tsc_rate(now);
     own = epoch_own_ticks(wall, &nthreads);
     if (own < 1) own = 1;
-    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) {
+    take_woken();
+    for (i = 0; i < nawake; i++) {
+        prof_func *f = awake[i];
         double before = f->est_calls;
-        fold_function(f, own, nthreads, now);
+        fold_function(f, own, nthreads, now, tick_seq);
         f->lat_calls = f->est_calls - before; /* the epoch's calls, for its weights */
     }
+    /* The tick, right after the threads' clocks are read again: their own
+     * time in the next epoch starts where their counting can (TICK GAP). */
+    now = restart_clocks();
     __atomic_store_n(&tick_tsc, now, __ATOMIC_RELAXED);
     ended = __atomic_add_fetch(&tick_seq, 1, __ATOMIC_SEQ_CST) - 1;
     /* after the tick: new entries take slots in the other bank */
-    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) lat_fold(f, ended, now, nthreads);
+    for (i = 0; i < nawake; i++) lat_fold(awake[i], ended, now, nthreads);
+    put_to_sleep();
 }
 
 void edgeprobe_profiler_stop(void) NOI;
@@ -1664,7 +1869,8 @@ P_FN int reserve_tables(void) {
     if (!arena) arena = (char *)reserve(ARENA_BYTES);
     if (!site_by_id) site_by_id = (prof_site **)reserve(MAX_IDS * sizeof *site_by_id);
     if (!fn_table) fn_table = (prof_func **)reserve(FN_HASH * sizeof *fn_table);
-    return arena && site_by_id && fn_table ? 0 : -1;
+    if (!awake) awake = (prof_func **)reserve(FN_HASH * sizeof *awake);
+    return arena && site_by_id && fn_table && awake ? 0 : -1;
 }
 P_FN void clocks_start(void) {
     clock_gettime(CLOCK_MONOTONIC, &mono_start);
@@ -2008,9 +2214,9 @@ P_FN double edge_scaled(const prof_edge *e, const prof_func *callee) { return e-
  * add up to its estimated calls; at most `most`. A function whose samples
  * all wait for the epoch under way to be folded (a report during the run)
  * has no weight yet: scale 0. */
-P_FN void compute_outer(prof_func *f, double most) {
+P_FN void compute_outer(prof_func *f, double wall) {
     const prof_edge *e;
-    double nested = 0;
+    double nested = 0, most = wall * (double)(f->thread_mask ? __builtin_popcountll(f->thread_mask) : 1);
     f->scale = f->wn > 0 ? f->est_calls / f->wn : 0;
     for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next)
         nested += e->caller == f ? e->ticks : e->nested;
@@ -2030,13 +2236,13 @@ P_FN void compute_self(prof_func *f) {
 }
 /* Each sampled function's scale, outermost and self time (ticks); most:
  * what the threads had. */
-P_FN void compute_graph(double most) {
+P_FN void compute_graph(double wall) {
     prof_func *f;
     const prof_edge *e;
     resolve_callers();
     for (f = fn_all; f; f = f->next_all) {
         f->callee_ticks = 0;
-        if (f->samples) compute_outer(f, most);
+        if (f->samples) compute_outer(f, wall);
     }
     for (f = fn_all; f; f = f->next_all)
         for (e = f->samples ? f->callers : 0; e; e = e->next)
@@ -2288,13 +2494,14 @@ P_FN void sum_counters(run_totals *rt) {
  * CALLS). */
 P_FN row *make_rows(const run_totals *rt, int *n) {
     /* inclusive time of outermost calls (CALL GRAPH); recursion hidden
-     * from the graph could still count twice: no share passes wall time
-     * times the threads that ran handlers */
-    double most = rt->run_ns / rt->ns_per_tick * (double)(rt->threads ? rt->threads : 1);
+     * from the graph, or samples weighed for more calls than they stand
+     * for, could still pass it: no function's share passes wall time times
+     * the threads its samples came from */
+    double wall = rt->run_ns / rt->ns_per_tick;
     prof_func *f;
     row *rows;
     *n = 0;
-    compute_graph(most);
+    compute_graph(wall);
     for (f = fn_all; f; f = f->next_all) *n += f->samples != 0;
     if (!(rows = (row *)calloc((size_t)*n + 1, sizeof *rows))) return 0;
     *n = 0;
@@ -2411,7 +2618,7 @@ P_FN void write_table(FILE *o, const row *rows, int n, const run_totals *rt) {
     fprintf(o, "total = time in the function's outermost calls (calls x mean, less the calls nested in a call of "
                "the same function: recursion counts once); self = time in the function less its calls of probed "
                "functions (README, \"Self time, call graph, flame graph, file:line\"); share%% = total / wall "
-               "time, at most 100%% per thread. counted: exact = every call counted; estimated = calls counted "
+               "time, at most 100%% for each thread it was sampled on. counted: exact = every call counted; estimated = calls counted "
                "in an interval of each epoch, scaled "
                "(unbiased when the program's threads run steadily; busy machines and threads that are "
                "descheduled make it less precise). where = OBJECT+0xADDRESS, or FILE:LINE (edgeprobe prof, "
@@ -2674,6 +2881,16 @@ P_FN void reset_counters(void) {
     reset_thread(&bg_ts);
     bg_epochs = 0;
 }
+/* Every function awake (a profile resumed: the epoch thread is not running). */
+P_FN void wake_all(void) {
+    prof_func *f;
+    nawake = 0;
+    __atomic_store_n(&woken, (prof_func *)0, __ATOMIC_RELAXED);
+    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) {
+        f->dormant = 0;
+        awake[nawake++] = f;
+    }
+}
 /* Every function of an earlier profile: figures reset, bound (`detach` may
  * have unbound it) and on, window open. */
 P_FN void resume_functions(void) {
@@ -2688,6 +2905,7 @@ P_FN void resume_functions(void) {
             __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE);
         }
     }
+    wake_all();
 }
 /* Every window shut and every function off. No profile runs (program
  * threads no longer close windows) and the epoch thread has ended. */
