@@ -893,6 +893,11 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
 #define PROF_COUNT_TARGET 128
 #endif
 #define PROF_OBS_ALL (~0ull)      /* count every call */
+/* A function counted in full stops at all_cap calls in an epoch: twice what
+ * PROF_COUNT_ALL_SHARE lets it cost (a phase that calls it far more, or a
+ * new function's first epoch: counted in full until it is known); set at
+ * each tick. */
+static uint64_t all_cap = 10000;
 #ifndef PROF_COUNT_CAP
 #define PROF_COUNT_CAP (4 * PROF_COUNT_TARGET)
 #endif
@@ -1091,7 +1096,8 @@ P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now)
         return want && entries < 8 * prof_k; /* re-opened for the tick to come (TICK GAP) */
     if (!sampling || (counting(f) && inside_interval(t, now, len))) {
         uint64_t c = __atomic_add_fetch(&f->obs_count, 1, __ATOMIC_RELAXED);
-        if (sampling && c >= PROF_COUNT_CAP && len != PROF_OBS_ALL) end_interval(f, now);
+        if (sampling && c >= (len == PROF_OBS_ALL ? __atomic_load_n(&all_cap, __ATOMIC_RELAXED) : PROF_COUNT_CAP))
+            end_interval(f, now);
         return want;
     }
     if (want && entries < 8 * prof_k) return 1;
@@ -1231,7 +1237,7 @@ P_FN prof_func *func_new(const char *name) {
     prof_func *f = (prof_func *)arena_alloc(sizeof *f);
     if (!f) return 0;
     f->name = name;
-    f->obs_len = PROF_OBS_ALL; /* the first epoch counts every call */
+    f->obs_len = PROF_OBS_ALL; /* the first epoch counts every call, up to the cap */
     f->next_all = fn_all;
     __atomic_store_n(&fn_all, f, __ATOMIC_RELEASE);
     fn_count++;
@@ -1311,6 +1317,9 @@ static unsigned long long fentry_unnamed; /* no symbol: a stripped object */
  * calibrate(): an entry, an exit, and the part of a timed call's own
  * entry and exit that falls between its two timestamps. */
 static uint64_t cal_entry, cal_exit, cal_self;
+/* What counting one call costs: its entry's events in all, handler
+ * included, at best (calibrate; COUNTING ALL). */
+static uint64_t cal_count;
 
 /* Add this handler's ticks (from t0) and its trampoline's to the thread's
  * profiler time; returns the thread's own clock (tsc less profiler ticks). */
@@ -1458,10 +1467,11 @@ __attribute__((noinline, patchable_function_entry(5, 0))) NOI void edgeprobe_pro
 #define CAL_ROUNDS 5
 static prof_func cal_func;
 static prof_site cal_site;
-/* The best (lowest) unmeasured ticks per call over the rounds. */
-P_FN uint64_t cal_unmeasured(tstate *t, int timed) {
+/* The best (lowest) unmeasured ticks per call over the rounds; the best
+ * whole cost of a call's events into *whole. */
+P_FN uint64_t cal_unmeasured(tstate *t, int timed, uint64_t *whole) {
     void (*volatile target)(void) = edgeprobe_prof_calibration_target;
-    uint64_t best = ~0ull;
+    uint64_t best = ~0ull, best_whole = ~0ull;
     int r, i;
     for (r = 0; r < CAL_ROUNDS; r++) {
         uint64_t t0, off, total, measured;
@@ -1479,12 +1489,14 @@ P_FN uint64_t cal_unmeasured(tstate *t, int timed) {
         measured = t->ov - measured;
         edgeprobe_func_off(cal_id);
         if (total > off + measured && total - off - measured < best) best = total - off - measured;
+        if (total > off && total - off < best_whole) best_whole = total - off;
     }
+    *whole = best_whole == ~0ull ? 0 : best_whole / CAL_CALLS;
     return best == ~0ull ? 0 : best / CAL_CALLS;
 }
 P_FN void calibrate(void) {
     tstate *t = count_event();
-    uint64_t both;
+    uint64_t both, whole;
     cal_func.name = PROF_CALIBRATION_TARGET;
     cal_func.seq = 1; /* window open */
     cal_func.obs_len = PROF_OBS_ALL;
@@ -1495,11 +1507,11 @@ P_FN void calibrate(void) {
                         "latencies include the probes' trampolines\n");
         return;
     }
-    cal_entry = cal_unmeasured(t, 0);
+    cal_entry = cal_unmeasured(t, 0, &cal_count);
 #ifdef PROF_CHARGE_SCALE /* -D for experiments: bench/real/prof_charge.sh */
     cal_entry = (uint64_t)((double)cal_entry * PROF_CHARGE_SCALE);
 #endif
-    both = cal_unmeasured(t, 1);
+    both = cal_unmeasured(t, 1, &whole);
     cal_exit = both > cal_entry ? both - cal_entry : 0;
     cal_self = cal_func.min;
     edgeprobe_func_detach(PROF_CALIBRATION_TARGET);
@@ -1620,30 +1632,62 @@ P_FN void open_windows(void) {
  * than the epoch, and every call of its first busy epoch went through the
  * handler (lua under prof: 13 M handler calls a second, +40-50% CPU). */
 #define PROF_OBS_MAX_DIV 4
-#define PROF_COUNT_ALL_RATIO 16 /* count every call when every call seen lasted
-                                  this many times what counting it costs */
-P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t now, unsigned ended) {
+/* COUNTING ALL. Every call of a function is counted (exact) when its every
+ * call seen lasted PROF_COUNT_ALL_RATIO times what counting a call costs
+ * (cal_count: the entry's events in all, calibrated), and counting all its
+ * calls of the epoch costs at most 1 / PROF_COUNT_ALL_SHARE of the epoch's
+ * span (wall time times the threads that ran, or their CPU time if more: a
+ * program that sleeps between two phases has a small CPU time in the epoch
+ * where the busy phase starts, and measured against it, a function counted
+ * in full in both phases went to estimates at every change). Until
+ * 2026-11-26 the cost was the trampolines' part alone (cal_entry +
+ * cal_exit, a third of the whole) and the calls' number was not asked: lua's
+ * str_format, 200,000 calls of 2,000 ticks, went through the handler every
+ * time, and functions counted so made 60-70% of lua's handler calls under
+ * prof. A count past all_cap in an epoch (a phase that calls the function
+ * far more) ends its interval as PROF_COUNT_CAP does. */
+#ifndef PROF_COUNT_ALL_RATIO
+#define PROF_COUNT_ALL_RATIO 16
+#endif
+#define PROF_COUNT_ALL_SHARE 50
+/* What counting a call costs, in ticks: calibrated (function probes), else
+ * the profiler's ticks over its events so far, all threads (the epoch
+ * thread's, each epoch). */
+static double event_ticks;
+P_FN void measure_event_ticks(void) {
+    double ov = 0, events = 0;
+    const tstate *t;
+    if (cal_count) {
+        event_ticks = (double)cal_count;
+        return;
+    }
+    for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
+        ov += (double)__atomic_load_n(&t->ov, __ATOMIC_RELAXED);
+        events += (double)__atomic_load_n(&t->events, __ATOMIC_RELAXED);
+    }
+    event_ticks = events > 0 ? ov / events : 0;
+}
+P_FN void fold_function(prof_func *f, double own, double span, unsigned nthreads, uint64_t now, unsigned ended) {
     uint64_t c = __atomic_exchange_n(&f->obs_count, 0, __ATOMIC_RELAXED), len = f->obs_len, next;
     double seen = f->obs_end_mark == ended + 1 ? f->obs_seen
                   : len == PROF_OBS_ALL ? own : threads_observed_at_tick(len, now, ended);
     if (seen > own) seen = own;
     if (c && (!f->obs_open || seen < own)) f->estimated = 1;
+    double calls = (double)c + f->obs_rate * own; /* the epoch's: counted, or extrapolated */
     if (f->obs_open && seen > 0) {
-        f->est_calls += (double)c * own / seen;
+        calls = (double)c * own / seen;
         f->obs_rate = (double)c / seen;
-    } else {
-        f->est_calls += (double)c + f->obs_rate * own; /* not observed this epoch */
     }
+    f->est_calls += calls;
     seen = nthreads ? seen / nthreads : seen; /* one thread's interval */
     f->obs_open = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE) & 1;
     if (prof_mode != PROF_MODE_SAMPLE) return;
-    if (f->samples && (double)f->min >= PROF_COUNT_ALL_RATIO * (double)(cal_entry + cal_exit)) {
-        next = PROF_OBS_ALL; /* cheap against the call itself: exact */
-    } else if (len == PROF_OBS_ALL) {
-        next = (uint64_t)own;
+    if (f->samples && (double)f->min >= PROF_COUNT_ALL_RATIO * event_ticks &&
+        calls * event_ticks * PROF_COUNT_ALL_SHARE <= span) {
+        next = PROF_OBS_ALL; /* cheap against the call and the epoch: exact */
     } else if (c == 0) { /* longer, to see the function again: at most a quarter epoch */
         uint64_t cap = (uint64_t)((double)prof_epoch_ms * 1e6 * ticks_per_ns / PROF_OBS_MAX_DIV);
-        next = len * 2 < cap || !cap ? len * 2 : (len > cap ? len : cap);
+        next = len != PROF_OBS_ALL && (len * 2 < cap || !cap) ? len * 2 : (len > cap && len != PROF_OBS_ALL ? len : cap);
     } else {
         double scale = (double)PROF_COUNT_TARGET / (double)c;
         next = (uint64_t)(seen * (scale > 2 ? 2 : scale));
@@ -1758,16 +1802,20 @@ P_FN uint64_t restart_clocks(void) {
  * function's probes on). */
 P_FN void fold_epoch(uint64_t now) {
     uint64_t wall = now > tick_tsc ? now - tick_tsc : 0;
-    double own;
+    double own, span;
     unsigned nthreads, ended, i;
     measure_tsc_rate(now);
+    measure_event_ticks();
     own = epoch_own_ticks(wall, &nthreads);
     if (own < 1) own = 1;
+    span = (double)wall * (nthreads ? nthreads : 1);
+    if (span < own) span = own;
+    if (event_ticks > 0) __atomic_store_n(&all_cap, (uint64_t)(2 * span / (PROF_COUNT_ALL_SHARE * event_ticks)) + PROF_COUNT_CAP, __ATOMIC_RELAXED);
     take_woken();
     for (i = 0; i < nawake; i++) {
         prof_func *f = awake[i];
         double before = f->est_calls;
-        fold_function(f, own, nthreads, now, tick_seq);
+        fold_function(f, own, span, nthreads, now, tick_seq);
         f->lat_calls = f->est_calls - before; /* the epoch's calls, for its weights */
     }
     /* The tick, right after the threads' clocks are read again: their own
@@ -2569,8 +2617,10 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
             rt->overflow, bg_epochs);
     if (fentry_mode)
         fprintf(o, "profiler's own cost per event, taken out of latencies and counting intervals: handlers as "
-                   "measured, plus trampolines %llu ticks (entry) and %llu (exit), %llu inside a timed call\n",
-                (unsigned long long)cal_entry, (unsigned long long)cal_exit, (unsigned long long)cal_self);
+                   "measured, plus trampolines %llu ticks (entry) and %llu (exit), %llu inside a timed call; "
+                   "counting a call: %llu ticks\n",
+                (unsigned long long)cal_entry, (unsigned long long)cal_exit, (unsigned long long)cal_self,
+                (unsigned long long)cal_count);
     fprintf(o, "profiler memory: %.1f KiB (sites, functions, histograms, thread stacks)\n\n",
             (double)arena_used / 1024);
 }
