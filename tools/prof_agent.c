@@ -815,8 +815,9 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
  * place is set by the clock, never by the function's calls, so the estimate
  * is unbiased whatever the calls' pattern (bursts included); its error
  * shrinks with the calls counted, and obs_len is chosen to count about
- * PROF_COUNT_TARGET calls per epoch, or all of them when counting costs
- * little against the function's own time (then the count is exact).
+ * count_target calls per epoch (COUNTING BUDGET), or all of them when
+ * counting costs little against the function's own time and the epoch's
+ * (COUNTING ALL; then the count is exact).
  *
  * WHY EVERY LENGTH IS READ FROM A CLOCK, NEVER EXTRAPOLATED. Per thread t
  * and function f, the estimate is sum(c_t) * own / sum(seen_t): c_t the
