@@ -40,21 +40,8 @@ for p in bzip2 lua zstd; do
     python3 - "$OUT" "$p" "$RUNS" "$MIN_CALLS" <<'PY' >>"$OUT/summary.md"
 import statistics, sys
 out, prog, runs, min_calls = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
-def table(path):
-    rows, cols = {}, None
-    for line in open(path):
-        f = line.split()
-        if f and f[0] == "function" and "calls" in f:
-            cols = f
-            continue
-        if cols and len(f) >= len(cols) and f[0] != "edgeprobe-prof-summary:":
-            try:
-                rows[f[0]] = (float(f[cols.index("calls")]), f[cols.index("counted")])
-            except ValueError:
-                pass
-        elif cols and not f:
-            cols = None
-    return rows
+sys.path.insert(0, "bench/real")
+from prof_table import table
 ratios = []
 exact_first = None
 for r in range(1, runs + 1):

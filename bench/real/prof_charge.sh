@@ -39,21 +39,8 @@ for scale in 0 0.5 1 1.5 2; do
     python3 - "$OUT" "$scale" "$RUNS" <<'PY' >>"$OUT/summary.md"
 import statistics, sys
 out, scale, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
-def table(path):
-    rows, cols = {}, None
-    for line in open(path):
-        f = line.split()
-        if f and f[0] == "function" and "calls" in f:
-            cols = f
-            continue
-        if cols and len(f) >= len(cols):
-            try:
-                rows[f[0]] = (float(f[cols.index("calls")]), f[cols.index("counted")])
-            except ValueError:
-                pass
-        elif cols and not f:
-            cols = None
-    return rows
+sys.path.insert(0, "bench/real")
+from prof_table import table
 truth = dict((l.split()[0], float(l.split()[1])) for l in open(f"{out}/chain-truth.txt"))
 cells = []
 for name in ("chain_top", "chain_mid", "chain_leaf", "chain_spin"):
