@@ -270,10 +270,13 @@ static unsigned fn_count;
  * f->entries then reads f->dormant, the epoch thread sets f->dormant then
  * reads f->entries again (both SEQ_CST), so one of them sees the other;
  * whichever clears the flag (compare-and-swap) owns the function's return
- * to the awake set. A dormant function's banks of samples stop advancing:
- * they hold no slot (no entry since their last fold), and an entry that
- * finds its bank stale and empty claims it for its epoch (lat_begin). Its
- * interval does not grow while it sleeps (fold_function would double it). */
+ * to the awake set. A dormant function's banks of samples stop advancing,
+ * and an entry that finds its bank two or more epochs stale claims it for
+ * its epoch (lat_begin): the bank holds no slot, or the slots of an epoch
+ * never weighed (an entry that woke its function after the fold had taken
+ * the woken list), whose exits weigh from the ring (weight 1 when the ring
+ * has none). Its interval does not grow while it sleeps (fold_function
+ * would double it). */
 static prof_func **awake;    /* the epoch thread's: functions it passes over */
 static unsigned nawake;
 static prof_func *woken;     /* new or woken functions (lock-free stack) */
@@ -317,6 +320,8 @@ typedef struct tstate {
     double gap_run;          /* its own ticks from that epoch's end to the
                                 tick (TICK GAP) */
     uint64_t read_tsc;       /* when restart_clocks read its clock */
+    uint64_t fold_read_tsc;  /* when epoch_own_ticks read it */
+    int ran_gap;             /* it ran between the two (restart_clocks) */
     unsigned long long events, samples, toggles, toggle_calls, toggle_ticks;
     unsigned long long stale, unmatched, overflow, toggle_errors;
     frame stack[MAX_DEPTH];
@@ -513,7 +518,7 @@ P_FN int lat_begin(prof_func *f, lat_ticket *tk, uint64_t now) {
     bank = &l->bank[tk->epoch & 1];
     w = __atomic_load_n(bank, __ATOMIC_RELAXED);
     do {
-        if ((unsigned)(w >> 32) + 2 <= tk->epoch && !(uint32_t)w) /* left behind while dormant: empty */
+        if ((unsigned)(w >> 32) + 2 <= tk->epoch) /* left behind while dormant: its epoch's exits weigh from the ring */
             w = __atomic_compare_exchange_n(bank, &w, (uint64_t)tk->epoch << 32, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)
                     ? (uint64_t)tk->epoch << 32 : __atomic_load_n(bank, __ATOMIC_RELAXED);
         if ((unsigned)(w >> 32) != tk->epoch || (uint32_t)w >= l->cap) return 0;
@@ -740,16 +745,16 @@ P_FN void func_toggle(prof_func *f, int on, tstate *t) {
 }
 
 P_FN double threads_observed(uint64_t len, uint64_t at);
-P_FN void end_interval(prof_func *f, uint64_t now);
+P_FN void end_interval(prof_func *f, uint64_t now, unsigned epoch);
 /* Close f's window s (its observation interval is over and it has K
  * samples) and switch its probes off. */
-P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t) {
+P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t, unsigned epoch) {
     int zero = 0;
     unsigned expect = s;
     if (!(s & 1)) return; /* that window is shut already */
     if (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
     if (__atomic_compare_exchange_n(&f->seq, &expect, s + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
-        end_interval(f, now); /* threads still inside their interval stop counting f now */
+        end_interval(f, now, epoch); /* threads still inside their interval stop counting f now */
         f->closes++;
         func_toggle(f, 0, t);
     }
@@ -857,7 +862,7 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
  * function was idle doubles, and a burst that then meets it goes through
  * the handler call by call (lua's l_alloc: 4,679 entries a window; lua
  * under prof: 12.6 M handler calls in 1.5 s, +40% CPU; tests/prof/bursts.c:
- * 33,700 handler calls an epoch). A count that reaches PROF_COUNT_CAP ends
+ * 13,352 handler calls an epoch, 650 now). A count that reaches PROF_COUNT_CAP ends
  * the function's interval for the epoch on every thread (end_interval), as
  * a window that closes does: the span observed is what the threads had
  * lived of their intervals by then, so the estimate stays a count over a
@@ -1061,13 +1066,16 @@ P_FN double threads_observed_at_tick(uint64_t len, uint64_t at, unsigned seq) {
  * observed is what the threads had lived of their intervals by now. A
  * window that closes ends it (its probes go off), and so does a count
  * that reaches PROF_COUNT_CAP (window_after_entry). */
-P_FN void end_interval(prof_func *f, uint64_t now) {
-    unsigned mark = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE) + 1, old = __atomic_load_n(&f->obs_end_mark, __ATOMIC_RELAXED);
+P_FN void end_interval(prof_func *f, uint64_t now, unsigned epoch) {
+    unsigned mark = epoch + 1, old = __atomic_load_n(&f->obs_end_mark, __ATOMIC_RELAXED);
     double seen;
     if (old == mark) return;
     seen = threads_observed(f->obs_len, now);
-    if (!__atomic_compare_exchange_n(&f->obs_end_mark, &old, mark, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) return;
-    f->obs_seen = seen;
+    /* an entry of epoch `epoch` that gets here after the tick (preempted
+     * meanwhile) must not end the next epoch's interval */
+    if (__atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE) != epoch) return;
+    __atomic_store(&f->obs_seen, &seen, __ATOMIC_RELAXED); /* before the mark: the fold reads it after */
+    __atomic_compare_exchange_n(&f->obs_end_mark, &old, mark, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 P_FN int counting(const prof_func *f) {
     return __atomic_load_n(&f->obs_end_mark, __ATOMIC_ACQUIRE) != __atomic_load_n(&tick_seq, __ATOMIC_RELAXED) + 1;
@@ -1098,11 +1106,11 @@ P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now)
     if (!sampling || (counting(f) && inside_interval(t, now, len))) {
         uint64_t c = __atomic_add_fetch(&f->obs_count, 1, __ATOMIC_RELAXED);
         if (sampling && c >= (len == PROF_OBS_ALL ? __atomic_load_n(&all_cap, __ATOMIC_RELAXED) : PROF_COUNT_CAP))
-            end_interval(f, now);
+            end_interval(f, now, epoch);
         return want;
     }
     if (want && entries < 8 * prof_k) return 1;
-    close_window(f, seq, now, t);
+    close_window(f, seq, now, t, epoch);
     return 0;
 }
 
@@ -1690,7 +1698,7 @@ P_FN void set_count_target(double span) {
 }
 P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t now, unsigned ended) {
     uint64_t c = __atomic_exchange_n(&f->obs_count, 0, __ATOMIC_RELAXED), len = f->obs_len, next;
-    double seen = f->obs_end_mark == ended + 1 ? f->obs_seen
+    double seen = __atomic_load_n(&f->obs_end_mark, __ATOMIC_ACQUIRE) == ended + 1 ? f->obs_seen
                   : len == PROF_OBS_ALL ? own : threads_observed_at_tick(len, now, ended);
     if (seen > own) seen = own;
     if (c && (!f->obs_open || seen < own)) f->estimated = 1;
@@ -1757,7 +1765,7 @@ P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
     unsigned nthreads = 0, nrun = 0;
     tstate *t;
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
-        uint64_t ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED), cpu = thread_cpu_ns(t->tid);
+        uint64_t read_at = rdtsc(), ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED), cpu = thread_cpu_ns(t->tid);
         uint64_t ovc = __atomic_load_n(&t->ovc, __ATOMIC_RELAXED);
         double dov = (double)(ov - t->ov_folded), run = 0;
         int read = 1;
@@ -1773,6 +1781,7 @@ P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
             t->cpu_folded_ns = cpu;
             t->cpu_known = 1;
         }
+        t->fold_read_tsc = read_at;
         t->ov_folded = ov;
         t->ovc_folded = ovc;
         /* in the epoch: it had events, or it ran (without any: a long call,
@@ -1799,22 +1808,23 @@ P_FN uint64_t restart_clocks(void) {
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
         uint64_t a = rdtsc(), cpu = ticks_per_ns > 0 && t->cpu_known ? thread_cpu_ns(t->tid) : 0, b = rdtsc();
         uint64_t ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED), ovc = __atomic_load_n(&t->ovc, __ATOMIC_RELAXED);
-        double gap = cpu ? cpu_ticks_since(cpu, t->cpu_folded_ns) - (double)(ovc - t->ovc_folded) : 0;
+        double ran = cpu ? cpu_ticks_since(cpu, t->cpu_folded_ns) : 0, gap = ran - (double)(ovc - t->ovc_folded);
         t->gap_run = gap > 0 ? gap : 0;
         t->read_tsc = a + (b - a) / 2;
+        /* ran through the gap: its CPU time kept up with the TSC */
+        t->ran_gap = cpu && t->read_tsc > t->fold_read_tsc && ran >= 0.9 * (double)(t->read_tsc - t->fold_read_tsc);
         if (cpu) t->cpu_folded_ns = cpu;
         t->ov_folded = ov;
         t->ovc_folded = ovc;
     }
-    /* Each clock was read before the tick: the time from its reading to
-     * the tick is taken to be run, as it is by a thread busy enough for
-     * its intervals to be this short (one that was not starts its own
-     * clock that much behind: clamped at 0, a few hundred ticks late). */
+    /* Each clock was read before the tick, one system call after another:
+     * a thread that ran through the gap is taken to run on from its reading
+     * to the tick (its intervals start at the tick, where its counting can);
+     * a thread that did not (blocked, preempted, exited) keeps its reading. */
     tick = rdtsc();
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next)
-        if (t->cpu_known && tick > t->read_tsc) {
-            uint64_t d = (uint64_t)((double)(tick - t->read_tsc) / ticks_per_ns);
-            t->cpu_folded_ns += d;
+        if (t->ran_gap && tick > t->read_tsc) {
+            t->cpu_folded_ns += (uint64_t)((double)(tick - t->read_tsc) / ticks_per_ns);
             t->gap_run += (double)(tick - t->read_tsc);
         }
     return tick;
@@ -2281,12 +2291,16 @@ P_FN void resolve_callers(void) {
 P_FN double edge_scaled(const prof_edge *e, const prof_func *callee) { return e->ticks * callee->scale; }
 /* f's scale and outermost time: its sampled ticks (weighted, WEIGHTS)
  * less those nested in a call of itself, scaled so that its samples' weights
- * add up to its estimated calls; at most `most`. A function whose samples
+ * add up to its estimated calls; at most the wall time times the threads its
+ * samples came from. A function whose samples
  * all wait for the epoch under way to be folded (a report during the run)
  * has no weight yet: scale 0. */
-P_FN void compute_outer(prof_func *f, double wall) {
+P_FN void compute_outer(prof_func *f, double wall, unsigned threads) {
     const prof_edge *e;
-    double nested = 0, most = wall * (double)(f->thread_mask ? __builtin_popcountll(f->thread_mask) : 1);
+    unsigned ran = f->thread_mask ? (unsigned)__builtin_popcountll(f->thread_mask) : 1;
+    double nested = 0, most;
+    if (ran == 64 && threads > 64) ran = threads; /* bits repeat past 64 threads */
+    most = wall * ran;
     f->scale = f->wn > 0 ? f->est_calls / f->wn : 0;
     for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next)
         nested += e->caller == f ? e->ticks : e->nested;
@@ -2304,15 +2318,15 @@ P_FN void compute_self(prof_func *f) {
     if (f->self_ticks > f->outer_ticks) f->self_ticks = f->outer_ticks;
     if (f->self_ticks < 0) f->self_ticks = 0;
 }
-/* Each sampled function's scale, outermost and self time (ticks); most:
- * what the threads had. */
-P_FN void compute_graph(double wall) {
+/* Each sampled function's scale, outermost and self time (ticks); wall:
+ * the run's length, threads: the threads that hit probes. */
+P_FN void compute_graph(double wall, unsigned threads) {
     prof_func *f;
     const prof_edge *e;
     resolve_callers();
     for (f = fn_all; f; f = f->next_all) {
         f->callee_ticks = 0;
-        if (f->samples) compute_outer(f, wall);
+        if (f->samples) compute_outer(f, wall, threads);
     }
     for (f = fn_all; f; f = f->next_all)
         for (e = f->samples ? f->callers : 0; e; e = e->next)
@@ -2571,7 +2585,7 @@ P_FN row *make_rows(const run_totals *rt, int *n) {
     prof_func *f;
     row *rows;
     *n = 0;
-    compute_graph(wall);
+    compute_graph(wall, rt->threads);
     for (f = fn_all; f; f = f->next_all) *n += f->samples != 0;
     if (!(rows = (row *)calloc((size_t)*n + 1, sizeof *rows))) return 0;
     *n = 0;
@@ -2941,6 +2955,7 @@ P_FN void reset_function(prof_func *f) {
     f->obs_rate = f->est_calls = f->obs_seen = 0;
     f->estimated = 0;
     f->callers = 0; /* the old edges stay in the arena, unreachable */
+    f->thread_mask = 0;
     if (f->lat) memset(f->lat->hist, 0, sizeof f->lat->hist); /* its banks go on: their epochs never repeat */
 }
 P_FN void reset_thread(tstate *t) {
@@ -2956,17 +2971,20 @@ P_FN void reset_counters(void) {
 /* Every function awake (a profile resumed: the epoch thread is not running). */
 P_FN void wake_all(void) {
     prof_func *f;
+    /* flags first: a program thread can push a function it woke only
+     * while its flag is set; then the pushes so far go, and every function
+     * is in the set once */
+    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all)
+        __atomic_store_n(&f->dormant, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&woken, (prof_func *)0, __ATOMIC_SEQ_CST);
     nawake = 0;
-    __atomic_store_n(&woken, (prof_func *)0, __ATOMIC_RELAXED);
-    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) {
-        f->dormant = 0;
-        awake[nawake++] = f;
-    }
+    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) awake[nawake++] = f;
 }
 /* Every function of an earlier profile: figures reset, bound (`detach` may
  * have unbound it) and on, window open. */
 P_FN void resume_functions(void) {
     prof_func *f;
+    wake_all(); /* before any window opens */
     for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) {
         prof_site *s;
         reset_function(f);
@@ -2977,7 +2995,6 @@ P_FN void resume_functions(void) {
             __atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE);
         }
     }
-    wake_all();
 }
 /* Every window shut and every function off. No profile runs (program
  * threads no longer close windows) and the epoch thread has ended. */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 
 #define NOINLINE __attribute__((noinline))
-enum { IDLE_TICKS = 60000000, IDLE_STEP = 200000, BURST_CALLS = 400000, HELPER_TICKS = 20000, HELPERS = 3 };
+enum { IDLE_TICKS = 60000000, IDLE_STEP = 200000, BURST_CALLS = 400000, HELPER_TICKS = 200000, HELPERS = 3 };
 
 static inline __attribute__((always_inline)) unsigned long long now(void) { return __builtin_ia32_rdtsc(); }
 static volatile unsigned long sink;
