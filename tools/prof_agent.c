@@ -958,9 +958,15 @@ P_FN uint64_t own_look(tstate *t, uint64_t now, uint64_t cpu) {
  * than that counted nothing, and intervals a little longer ended early
  * while they claimed their whole length (lua's l_alloc: 0.06 of its
  * calls). 0 when the clock cannot be read. */
+#define PROF_PREEMPTED 20000ull /* ticks: more, and a thread was preempted meanwhile */
 P_FN uint64_t own_cpu_at(const tstate *t, uint64_t at) {
     uint64_t a = rdtsc(), cpu = thread_cpu_ns(t->tid), b = rdtsc();
-    double late = (double)(a - at) + (double)(b - a) / 2, late_ns = late > 0 ? late / ticks_per_ns : 0;
+    /* Wall ticks are CPU ticks only if the thread was not preempted: a
+     * span that long is left out (its CPU part is not known, and taking the
+     * wall time out stopped the own clock for milliseconds on a loaded
+     * machine, which made an interval's span 0 and its estimate explode) */
+    double late = (a - at < PROF_PREEMPTED ? (double)(a - at) : 0) + (b - a < PROF_PREEMPTED ? (double)(b - a) / 2 : 0);
+    double late_ns = late > 0 ? late / ticks_per_ns : 0;
     if (!cpu) return 0;
     return (double)cpu > late_ns + 1 ? cpu - (uint64_t)late_ns : 1;
 }
@@ -1661,7 +1667,7 @@ P_FN void open_windows(void) {
 #ifndef PROF_COUNT_ALL_RATIO
 #define PROF_COUNT_ALL_RATIO 16
 #endif
-#define PROF_COUNT_ALL_SHARE 100
+#define PROF_COUNT_ALL_SHARE 50
 static double all_budget; /* ticks the next epoch's full counts may cost */
 /* What counting a call costs, in ticks: calibrated (function probes), else
  * the profiler's ticks over its events so far, all threads (the epoch
@@ -1823,7 +1829,7 @@ P_FN uint64_t restart_clocks(void) {
      * a thread that did not (blocked, preempted, exited) keeps its reading. */
     tick = rdtsc();
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next)
-        if (t->ran_gap && tick > t->read_tsc) {
+        if (t->ran_gap && tick > t->read_tsc && tick - t->read_tsc < PROF_PREEMPTED) { /* else the epoch thread was preempted: not known */
             t->cpu_folded_ns += (uint64_t)((double)(tick - t->read_tsc) / ticks_per_ns);
             t->gap_run += (double)(tick - t->read_tsc);
         }
