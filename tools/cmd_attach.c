@@ -86,20 +86,27 @@ static double now_ms(void) {
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* The target's /proc/PID/maps, open for reading, or NULL. */
+static FILE *open_maps(pid_t pid) {
+    char maps[64];
+    snprintf(maps, sizeof maps, "/proc/%d/maps", (int)pid);
+    return fopen(maps, "r");
+}
+/* Whether a mapped file's path (from its '/') is the C library. */
+static int is_libc(const char *file) { return strstr(file, "/libc.so") || strstr(file, "/libc-"); }
 /* The target's C library: its path and the address it is mapped at (the
  * start of its mapping at file offset 0). 0, or -1 when none is mapped. */
 static int find_libc(pid_t pid, char *path, size_t n, uint64_t *base) {
-    char maps[64], line[PATH_MAX + 128];
+    char line[PATH_MAX + 128];
     FILE *f;
     int found = -1;
-    snprintf(maps, sizeof maps, "/proc/%d/maps", (int)pid);
-    if (!(f = fopen(maps, "r"))) return -1;
+    if (!(f = open_maps(pid))) return -1;
     while (found && fgets(line, sizeof line, f)) {
         unsigned long long lo, off;
         char *file = strchr(line, '/'), *nl;
         if (!file || sscanf(line, "%llx-%*x %*s %llx", &lo, &off) != 2 || off != 0) continue;
         if ((nl = strchr(file, '\n'))) *nl = 0;
-        if (!strstr(file, "/libc.so") && !strstr(file, "/libc-")) continue;
+        if (!is_libc(file)) continue;
         snprintf(path, n, "%s", file);
         *base = lo;
         found = 0;
@@ -111,17 +118,15 @@ static int find_libc(pid_t pid, char *path, size_t n, uint64_t *base) {
  * at most max [lo, hi) ranges; their count, or -1. */
 typedef struct { uint64_t lo, hi; } code_range;
 static int libc_code(pid_t pid, code_range *out, int max) {
-    char maps[64], line[PATH_MAX + 128];
+    char line[PATH_MAX + 128];
     FILE *f;
     int n = 0;
-    snprintf(maps, sizeof maps, "/proc/%d/maps", (int)pid);
-    if (!(f = fopen(maps, "r"))) return -1;
+    if (!(f = open_maps(pid))) return -1;
     while (n < max && fgets(line, sizeof line, f)) {
         unsigned long long lo, hi;
         char perms[8], *file = strchr(line, '/');
         if (!file || sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) != 3 || perms[2] != 'x') continue;
-        if (!strstr(file, "/libc.so") && !strstr(file, "/libc-") && !strstr(file, "/ld-linux") && !strstr(file, "/ld-2."))
-            continue;
+        if (!is_libc(file) && !strstr(file, "/ld-linux") && !strstr(file, "/ld-2.")) continue;
         out[n].lo = lo, out[n].hi = hi, n++;
     }
     fclose(f);
@@ -129,11 +134,10 @@ static int libc_code(pid_t pid, code_range *out, int max) {
 }
 /* Is the agent already loaded in the target? */
 static int agent_loaded(pid_t pid) {
-    char maps[64], line[PATH_MAX + 128];
+    char line[PATH_MAX + 128];
     FILE *f;
     int found = 0;
-    snprintf(maps, sizeof maps, "/proc/%d/maps", (int)pid);
-    if (!(f = fopen(maps, "r"))) return 0;
+    if (!(f = open_maps(pid))) return 0;
     while (!found && fgets(line, sizeof line, f)) found = strstr(line, "/" AGENT_NAME) != 0;
     fclose(f);
     return found;
@@ -623,14 +627,13 @@ int cmd_attach(int argc, char **argv) {
         return 1;
     }
     snprintf(lib, sizeof lib, "%s", libc);
-    snprintf(libc, sizeof libc, "/proc/%d/maps", (int)pid);
     if (kill(pid, 0) && errno == ESRCH) {
         fprintf(stderr, "edgeprobe attach: no process %d\n", (int)pid);
         return 1;
     }
     if (refuse_state(pid)) return 1;
     { /* readable only by who may trace it (ptrace's own check) */
-        FILE *maps = fopen(libc, "r");
+        FILE *maps = open_maps(pid);
         if (!maps) return refuse_trace(pid, errno);
         fclose(maps);
     }

@@ -1083,8 +1083,9 @@ P_FN void end_interval(prof_func *f, uint64_t now, unsigned epoch) {
     __atomic_store(&f->obs_seen, &seen, __ATOMIC_RELAXED); /* before the mark: the fold reads it after */
     __atomic_compare_exchange_n(&f->obs_end_mark, &old, mark, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
-P_FN int counting(const prof_func *f) {
-    return __atomic_load_n(&f->obs_end_mark, __ATOMIC_ACQUIRE) != __atomic_load_n(&tick_seq, __ATOMIC_RELAXED) + 1;
+/* Whether f's interval of epoch `epoch` is still counting (end_interval). */
+P_FN int counting(const prof_func *f, unsigned epoch) {
+    return __atomic_load_n(&f->obs_end_mark, __ATOMIC_ACQUIRE) != epoch + 1;
 }
 /* Push f for the epoch thread to take into its awake set (DORMANT). */
 P_FN void push_woken(prof_func *f) {
@@ -1109,7 +1110,7 @@ P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now)
     }
     if (sampling && len != PROF_OBS_ALL && __atomic_load_n(&f->opened_for, __ATOMIC_RELAXED) > epoch)
         return want && entries < 8 * prof_k; /* re-opened for the tick to come (TICK GAP) */
-    if (!sampling || (counting(f) && inside_interval(t, now, len))) {
+    if (!sampling || (counting(f, epoch) && inside_interval(t, now, len))) {
         uint64_t c = __atomic_add_fetch(&f->obs_count, 1, __ATOMIC_RELAXED);
         if (sampling && c >= (len == PROF_OBS_ALL ? __atomic_load_n(&all_cap, __ATOMIC_RELAXED) : PROF_COUNT_CAP))
             end_interval(f, now, epoch);
