@@ -618,6 +618,22 @@ EDGEPROBE__X86_ONLY int edgeprobe_func_off(int id);
 /* Calls whose exit could not be hooked on this thread's shadow stack
  * (it holds EDGEPROBE_FUNC_DEPTH frames), summed over all threads. */
 EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_lost_exits(void);
+/* Counting without handlers. While function probe `id` is on, its next
+ * n - 1 calls are counted by the entry trampoline and go on at once: no
+ * handler runs, no exit is hooked, no register but the flags changes
+ * (bench/RESULTS.md: a few tens of ticks, against 70-80 for a call that
+ * reaches an empty handler). The n-th call, and every call after, runs the
+ * handlers as before: a handler can thus learn that the count ran out.
+ * edgeprobe_func_skip(id, n) arms the count (n > 0) or disarms it (n = 0)
+ * and returns the calls skipped since it was last armed (exact: threads
+ * that call the function at once take one each), EDGEPROBE_EINVAL (not
+ * the id of a function probe already listed, n < 0) or EDGEPROBE_EUNLOADED.
+ * Lock-free and async-signal-safe; calls for one id must not overlap (a
+ * profiler arms from one handler and takes from one thread at a time).
+ * edgeprobe_func_thread_skipped: the calls skipped on this thread so far
+ * (a profiler charges their cost to the thread's clock). */
+EDGEPROBE__X86_ONLY long edgeprobe_func_skip(int id, long n);
+EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_thread_skipped(void);
 #define EDGEPROBE_FUNC_DEPTH 65536
 
 /* 6.2 The -finstrument-functions provider. Define EDGEPROBE_PROVIDER in the
@@ -2558,7 +2574,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #endif
 
 /* ---- 14. the root: process-wide state                        >>root ---- */
-#define EDGEPROBE__ABI 8u /* 8: the recorder's max_depth */
+#define EDGEPROBE__ABI 9u /* 9: function points' skip count */
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
 #define EDGEPROBE__HIT_CHUNK_BYTES (EDGEPROBE__STRIPES * EDGEPROBE__CHUNK * sizeof(uint64_t))
 
@@ -5429,6 +5445,9 @@ enum {
 struct edgeprobe__func_object;
 typedef struct edgeprobe__func_point {
     edgeprobe__point pt;       /* kind FUNCTION; file = the object's path     */
+    long skip_left;            /* > 0: calls the entry trampoline counts
+                                  without handlers (edgeprobe_func_skip)     */
+    long skip_armed;           /* what skip_left was last set to            */
     struct edgeprobe__func_object *obj;
     unsigned char *stub;       /* this function's stub (EDGEPROBE__STUB_BYTES) */
     unsigned char form;
@@ -5475,8 +5494,14 @@ typedef struct edgeprobe__func_thread {
     int live;
     unsigned depth;
     unsigned long lost;
+    unsigned long skipped;     /* calls its trampolines counted, ever        */
     edgeprobe__func_frame frames[EDGEPROBE_FUNC_DEPTH];
 } edgeprobe__func_thread;
+/* The entry trampoline's skip path (27.1) reads these at fixed offsets. */
+#define EDGEPROBE__SKIP_LEFT_AT 80
+#define EDGEPROBE__SKIPPED_AT 24
+EDGEPROBE__ASSERT(__builtin_offsetof(edgeprobe__func_point, skip_left) == EDGEPROBE__SKIP_LEFT_AT, "skip_left moved");
+EDGEPROBE__ASSERT(__builtin_offsetof(edgeprobe__func_thread, skipped) == EDGEPROBE__SKIPPED_AT, "skipped moved");
 
 struct edgeprobe__func_state {
     edgeprobe__func_object *objects;
@@ -5516,6 +5541,27 @@ struct edgeprobe__func_state {
  * Intel machine of bench/RESULTS.md, an entry probe cost +306 ticks, not +21,
  * and SSE code after the probed call ~300 more per call. Registers 16-31
  * and the mask registers have no such cost. */
+/* The skip path (edgeprobe_func_skip): while the point's skip_left is
+ * positive, a call takes one from it (locked: threads calling the function
+ * at once take one each) and returns to the function at once, adding one
+ * to its thread's `skipped`; no register but the flags and %r11 changes
+ * (%rax, live in a variadic function, is saved around the TLS load). The
+ * call that takes skip_left to 0, and a thread that has no shadow-stack
+ * record yet, go on to the full path (0:), which runs the handlers.
+ *
+ *     cmpq $0, left(%r11) ; jg 5f        the common case: falls through
+ *   5: push %rax ; %rax = this thread's record (initial-exec TLS)
+ *      lock decq left(%r11) ; jle 6f     the last one: handlers run
+ *      incq skipped(%rax) ; pop %rax ; ret
+ *   6: pop %rax ; jmp 0b */
+#define EDGEPROBE__SKIP_PATH                                                   \
+    "5: push %rax\n.cfi_adjust_cfa_offset 8\n"                                  \
+    "movq edgeprobe__func_thread_tls@gottpoff(%rip), %rax\n"                    \
+    "movq %fs:(%rax), %rax\ntestq %rax, %rax\njz 6f\n"                           \
+    "lock decq " EDGEPROBE__STR(EDGEPROBE__SKIP_LEFT_AT) "(%r11)\njle 6f\n"     \
+    "incq " EDGEPROBE__STR(EDGEPROBE__SKIPPED_AT) "(%rax)\n"                    \
+    "pop %rax\n.cfi_adjust_cfa_offset -8\nret\n"                                 \
+    "6: .cfi_adjust_cfa_offset 8\npop %rax\n.cfi_adjust_cfa_offset -8\njmp 0b\n"
 #define EDGEPROBE__FRAME_VEC 8       /* entry frame: words before %xmm0     */
 #define EDGEPROBE__FRAME_RET_VEC 24  /* return frame: words before %xmm0    */
 #define EDGEPROBE__TEXT(sym)                                                   \
@@ -5524,6 +5570,9 @@ struct edgeprobe__func_state {
 #define EDGEPROBE__ENTRY_TRAMP(sym, size, save, restore)                       \
     EDGEPROBE__TEXT(sym)                                                       \
     ".p2align 4\n" #sym ":\n.cfi_startproc\n"                                  \
+    "cmpq $0, " EDGEPROBE__STR(EDGEPROBE__SKIP_LEFT_AT) "(%r11)\n"              \
+    "jg 5f\n"                                                                  \
+    "0:\n"                                                                     \
     "push %rbp\n.cfi_adjust_cfa_offset 8\n.cfi_offset %rbp, -16\n"             \
     "mov %rsp, %rbp\n.cfi_def_cfa_register %rbp\n"                             \
     "and $-64, %rsp\nsub $" #size "+64, %rsp\n"                                \
@@ -5535,8 +5584,8 @@ struct edgeprobe__func_state {
     "mov 0(%rsp), %rax\nmov 8(%rsp), %rdi\nmov 16(%rsp), %rsi\n"               \
     "mov 24(%rsp), %rdx\nmov 32(%rsp), %rcx\nmov 40(%rsp), %r8\n"              \
     "mov 48(%rsp), %r9\nmov 56(%rsp), %r10\n"                                  \
-    "mov %rbp, %rsp\npop %rbp\n.cfi_def_cfa %rsp, 8\nret\n"                    \
-    ".cfi_endproc\n.size " #sym ", .-" #sym "\n.popsection\n"
+    "mov %rbp, %rsp\npop %rbp\n.cfi_def_cfa %rsp, 8\n.cfi_restore %rbp\nret\n" \
+    EDGEPROBE__SKIP_PATH ".cfi_endproc\n.size " #sym ", .-" #sym "\n.popsection\n"
 #define EDGEPROBE__RET_TRAMP(sym, save, restore)                               \
     EDGEPROBE__TEXT(sym)                                                       \
     ".p2align 4\n.cfi_startproc\n"                                             \
@@ -5610,7 +5659,7 @@ extern const char edgeprobe__func_ret_avx512[] __attribute__((visibility("hidden
 
 
 /* ---- 27.2 the per-thread shadow stack                    >>fshadow ---- */
-__attribute__((weak, visibility("hidden"), tls_model("initial-exec"))) __thread edgeprobe__func_thread *edgeprobe__func_thread_tls;
+__attribute__((weak, used, visibility("hidden"), tls_model("initial-exec"))) __thread edgeprobe__func_thread *edgeprobe__func_thread_tls;
 
 EDGEPROBE__FN void edgeprobe__func_thread_exit(void *p);
 EDGEPROBE__FN void edgeprobe__func_thread_exit(void *p) {
@@ -5629,7 +5678,10 @@ EDGEPROBE__FN edgeprobe__func_thread *edgeprobe__func_thread_new(void) {
     if (!fs) return 0;
     for (t = __atomic_load_n(&fs->threads, __ATOMIC_ACQUIRE); t; t = t->next) {
         int free_ = 0;
-        if (__atomic_compare_exchange_n(&t->live, &free_, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) break;
+        if (__atomic_compare_exchange_n(&t->live, &free_, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+            t->skipped = 0; /* this thread's count */
+            break;
+        }
     }
     if (!t) {
         void *m = edgeprobe__libc_mmap(0, sizeof *t, 3 /* RW */, EDGEPROBE__MAP_ANON_PRIVATE | EDGEPROBE__MAP_NORESERVE, -1, 0);
@@ -6651,6 +6703,28 @@ EDGEPROBE__FN int edgeprobe_func_scan(void) {
     edgeprobe__unlock(&r->lock);
     return n ? n : EDGEPROBE_ENOFUNC;
 }
+/* Lock-free: points are never freed, and the id's slot is read once. */
+EDGEPROBE__FN long edgeprobe_func_skip(int id, long n) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
+    edgeprobe__func_point *fp;
+    edgeprobe__point *pt;
+    long armed, left;
+    if (!r || id < 0 || id >= __atomic_load_n(&r->npoints, __ATOMIC_ACQUIRE) || n < 0) return EDGEPROBE_EINVAL;
+    if (!(pt = __atomic_load_n(edgeprobe__point_slot(r, id), __ATOMIC_ACQUIRE))) return EDGEPROBE_EUNLOADED;
+    if (pt->kind != EDGEPROBE_KIND_FUNCTION) return EDGEPROBE_EINVAL;
+    fp = (edgeprobe__func_point *)pt;
+    armed = fp->skip_armed;
+    left = __atomic_exchange_n(&fp->skip_left, 0, __ATOMIC_ACQ_REL); /* calls meet 0 from here */
+    fp->skip_armed = n;
+    __atomic_store_n(&fp->skip_left, n, __ATOMIC_RELEASE);
+    /* the decrements that left a positive count were skipped; the one that
+     * reached 0, and any below it, ran the handlers */
+    return armed > 0 ? armed - (left > 1 ? left : 1) : 0;
+}
+EDGEPROBE__FN unsigned long edgeprobe_func_thread_skipped(void) {
+    const edgeprobe__func_thread *t = edgeprobe__func_thread_tls;
+    return t ? __atomic_load_n(&t->skipped, __ATOMIC_RELAXED) : 0;
+}
 EDGEPROBE__FN unsigned long edgeprobe_func_lost_exits(void) {
     int err;
     edgeprobe__root *r = edgeprobe__root_get(&err);
@@ -6697,6 +6771,8 @@ EDGEPROBE__FN int edgeprobe_func_disable(const char *p) { return (void)p, EDGEPR
 EDGEPROBE__FN int edgeprobe_func_on(int id) { return (void)id, EDGEPROBE_ENOTSUP; }
 EDGEPROBE__FN int edgeprobe_func_off(int id) { return (void)id, EDGEPROBE_ENOTSUP; }
 EDGEPROBE__FN unsigned long edgeprobe_func_lost_exits(void) { return 0; }
+EDGEPROBE__FN long edgeprobe_func_skip(int id, long n) { return (void)id, (void)n, EDGEPROBE_ENOTSUP; }
+EDGEPROBE__FN unsigned long edgeprobe_func_thread_skipped(void) { return 0; }
 #endif
 #endif
 #ifndef EDGEPROBE_FREESTANDING

@@ -215,6 +215,11 @@ struct prof_func {
      * it made to probed functions, and its self time */
     double scale, outer_ticks, callee_ticks, self_ticks;
     uint64_t thread_mask;    /* the threads its samples came from (tstate bit) */
+    /* SKIPPED COUNTS: its function probe's id + 1 (0: not one), the id + 1
+     * of the count armed (0: none), a try-lock for both, and its calls
+     * counted so */
+    int skip_site, skip_armed, skip_busy;
+    uint64_t skipped;
     /* DORMANT FUNCTIONS: not in the epoch thread's awake set */
     int dormant;
     uint64_t entries_folded; /* entries at the last fold (epoch thread) */
@@ -322,6 +327,7 @@ typedef struct tstate {
     uint64_t read_tsc;       /* when restart_clocks read its clock */
     uint64_t fold_read_tsc;  /* when epoch_own_ticks read it */
     int ran_gap;             /* it ran between the two (restart_clocks) */
+    unsigned long skipped_seen; /* its calls skipped, as last charged (SKIPPED COUNTS) */
     unsigned long long events, samples, toggles, toggle_calls, toggle_ticks;
     unsigned long long stale, unmatched, overflow, toggle_errors;
     frame stack[MAX_DEPTH];
@@ -342,6 +348,7 @@ P_FN tstate *tstate_new(void) {
     t->tid = syscall(SYS_gettid);
     t->bit = 1ull << (__atomic_fetch_add(&threads_made, 1, __ATOMIC_RELAXED) & 63);
     cpu_origin(t);
+    t->skipped_seen = edgeprobe_func_thread_skipped(); /* its calls from here on */
     t->next = __atomic_load_n(&ts_all, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&ts_all, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
     my_ts = t;
@@ -349,10 +356,25 @@ P_FN tstate *tstate_new(void) {
 }
 /* This thread's state (made on its first event), with the event counted;
  * NULL when the arena is full. */
+static uint64_t cal_skip; /* what a call the trampoline skips costs (calibrate) */
+/* Charge the calls the trampolines skipped on this thread since its last
+ * event to its profiler time (SKIPPED COUNTS): their ticks lie between
+ * that event and this one, so a timed call's duration, which spans the
+ * two, leaves them out whichever callee they were. */
+P_FN void charge_skipped(tstate *t) {
+    unsigned long now = edgeprobe_func_thread_skipped();
+    if (now != t->skipped_seen) {
+        uint64_t d = (uint64_t)(now - t->skipped_seen) * cal_skip;
+        t->skipped_seen = now;
+        t->ov += d;
+        t->ovc += d;
+    }
+}
 P_FN tstate *count_event(void) {
     tstate *t = my_ts;
     if (!t && !(t = tstate_new())) return 0;
     t->events++;
+    charge_skipped(t);
     return t;
 }
 
@@ -1087,6 +1109,46 @@ P_FN void end_interval(prof_func *f, uint64_t now, unsigned epoch) {
 P_FN int counting(const prof_func *f, unsigned epoch) {
     return __atomic_load_n(&f->obs_end_mark, __ATOMIC_ACQUIRE) != epoch + 1;
 }
+/* SKIPPED COUNTS. A function counted in full (PROF_OBS_ALL) with a
+ * function probe has its calls counted by the header's entry trampoline,
+ * without a handler, once its window has its K samples: the entry that
+ * finds the samples taken arms a count of what its cap leaves
+ * (edgeprobe_func_skip), and the call that uses the count up reaches the
+ * handler again, which takes the count and ends the interval at the cap.
+ * The fold takes whatever is counted at every tick. A skipped call costs
+ * cal_skip ticks (4-5 here, in a tight loop) against cal_count for one
+ * that reaches the handler (about 73): so a full count's budget covers
+ * about fifteen times the calls, and more functions are counted exactly.
+ * Those ticks are charged to the calling thread's profiler time at its
+ * next event (charge_skipped). Arming and taking are serialised by a
+ * try-lock: an entry that finds it held leaves the work to the holder;
+ * the epoch thread waits for it. */
+P_FN int skip_lock(prof_func *f, int wait) {
+    int zero = 0;
+    while (!__atomic_compare_exchange_n(&f->skip_busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        if (!wait) return 0;
+        zero = 0;
+        sched_yield(); /* an entry holds it for a few instructions, unless preempted */
+    }
+    return 1;
+}
+/* Take f's skipped calls into its count, and disarm. */
+P_FN void skip_take(prof_func *f, int wait) {
+    long k;
+    if (!__atomic_load_n(&f->skip_armed, __ATOMIC_RELAXED) || !skip_lock(f, wait)) return;
+    if (f->skip_armed && (k = edgeprobe_func_skip(f->skip_armed - 1, 0)) > 0) {
+        __atomic_add_fetch(&f->obs_count, (uint64_t)k, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&f->skipped, (uint64_t)k, __ATOMIC_RELAXED);
+    }
+    f->skip_armed = 0;
+    __atomic_store_n(&f->skip_busy, 0, __ATOMIC_RELEASE);
+}
+/* Let the trampoline count f's next n - 1 calls. */
+P_FN void skip_arm(prof_func *f, uint64_t n) {
+    if (!f->skip_site || n < 2 || __atomic_load_n(&f->skip_armed, __ATOMIC_RELAXED) || !skip_lock(f, 0)) return;
+    if (!f->skip_armed && edgeprobe_func_skip(f->skip_site - 1, (long)n) >= 0) f->skip_armed = f->skip_site;
+    __atomic_store_n(&f->skip_busy, 0, __ATOMIC_RELEASE);
+}
 /* Push f for the epoch thread to take into its awake set (DORMANT). */
 P_FN void push_woken(prof_func *f) {
     f->next_woken = __atomic_load_n(&woken, __ATOMIC_RELAXED);
@@ -1111,9 +1173,11 @@ P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now)
     if (sampling && len != PROF_OBS_ALL && __atomic_load_n(&f->opened_for, __ATOMIC_RELAXED) > epoch)
         return want && entries < 8 * prof_k; /* re-opened for the tick to come (TICK GAP) */
     if (!sampling || (counting(f, epoch) && inside_interval(t, now, len))) {
-        uint64_t c = __atomic_add_fetch(&f->obs_count, 1, __ATOMIC_RELAXED);
-        if (sampling && c >= (len == PROF_OBS_ALL ? __atomic_load_n(&all_cap, __ATOMIC_RELAXED) : PROF_COUNT_CAP))
-            end_interval(f, now, epoch);
+        uint64_t cap = len == PROF_OBS_ALL ? __atomic_load_n(&all_cap, __ATOMIC_RELAXED) : PROF_COUNT_CAP, c;
+        skip_take(f, 0); /* the count used up, or not: its calls into obs_count */
+        c = __atomic_add_fetch(&f->obs_count, 1, __ATOMIC_RELAXED);
+        if (sampling && c >= cap) end_interval(f, now, epoch);
+        else if (sampling && !want && len == PROF_OBS_ALL) skip_arm(f, cap - c);
         return want;
     }
     if (want && entries < 8 * prof_k) return 1;
@@ -1450,6 +1514,7 @@ P_FN int fentry_adopt(void) {
             continue;
         }
         if (prof_mode == PROF_MODE_OFF) edgeprobe_func_off(id);
+        f->skip_site = id + 1;
         sites_bound++;
         ps->next = f->sites;
         __atomic_store_n(&f->sites, ps, __ATOMIC_RELEASE);
@@ -1510,6 +1575,27 @@ P_FN uint64_t cal_unmeasured(tstate *t, int timed, uint64_t *whole) {
     *whole = best_whole == ~0ull ? 0 : best_whole / CAL_CALLS;
     return best == ~0ull ? 0 : best / CAL_CALLS;
 }
+/* What a call skipped by the trampoline costs (SKIPPED COUNTS): the
+ * calls of the empty function, armed, less the same calls off; best of
+ * the rounds, rounded to the nearest tick. */
+P_FN uint64_t cal_skipped(void) {
+    void (*volatile target)(void) = edgeprobe_prof_calibration_target;
+    uint64_t best = ~0ull;
+    int r, i;
+    for (r = 0; r < CAL_ROUNDS; r++) {
+        uint64_t t0 = rdtsc(), off, total;
+        for (i = 0; i < CAL_CALLS; i++) target();
+        off = rdtsc() - t0;
+        if (edgeprobe_func_on(cal_id) < 0 || edgeprobe_func_skip(cal_id, CAL_CALLS + 1) < 0) return 0;
+        t0 = rdtsc();
+        for (i = 0; i < CAL_CALLS; i++) target();
+        total = rdtsc() - t0;
+        edgeprobe_func_skip(cal_id, 0);
+        edgeprobe_func_off(cal_id);
+        if (total > off && total - off < best) best = total - off;
+    }
+    return best == ~0ull ? 0 : (best + CAL_CALLS / 2) / CAL_CALLS;
+}
 P_FN void calibrate(void) {
     tstate *t = count_event();
     uint64_t both, whole;
@@ -1530,6 +1616,8 @@ P_FN void calibrate(void) {
     both = cal_unmeasured(t, 1, &whole);
     cal_exit = both > cal_entry ? both - cal_entry : 0;
     cal_self = cal_func.min;
+    cal_skip = cal_skipped();
+    t->skipped_seen = edgeprobe_func_thread_skipped(); /* the calibration's calls are not the program's */
     edgeprobe_func_detach(PROF_CALIBRATION_TARGET);
 }
 
@@ -1704,11 +1792,16 @@ P_FN void set_count_target(double span) {
     counted_functions = 0;
 }
 P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t now, unsigned ended) {
-    uint64_t c = __atomic_exchange_n(&f->obs_count, 0, __ATOMIC_RELAXED), len = f->obs_len, next;
+    uint64_t c, len = f->obs_len, next;
+    double cost = f->skip_site && cal_skip ? (double)cal_skip : event_ticks; /* a call counted in full */
+    skip_take(f, 1);
+    c = __atomic_exchange_n(&f->obs_count, 0, __ATOMIC_RELAXED);
     double seen = __atomic_load_n(&f->obs_end_mark, __ATOMIC_ACQUIRE) == ended + 1 ? f->obs_seen
                   : len == PROF_OBS_ALL ? own : threads_observed_at_tick(len, now, ended);
     if (seen > own) seen = own;
-    if (c && (!f->obs_open || seen < own)) f->estimated = 1;
+    /* not every call seen: an estimate, even of none (an interval that
+     * ended before a burst came counted 0, and was called exact) */
+    if ((c || f->entries != f->entries_folded) && (!f->obs_open || seen < own)) f->estimated = 1;
     double calls = (double)c + f->obs_rate * own; /* the epoch's: counted, or extrapolated */
     if (f->obs_open && seen > 0) {
         calls = (double)c * own / seen;
@@ -1719,9 +1812,11 @@ P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t no
     f->obs_open = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE) & 1;
     if (prof_mode != PROF_MODE_SAMPLE) return;
     counted_functions += c != 0;
-    if (f->samples && (double)f->min >= PROF_COUNT_ALL_RATIO * event_ticks && calls * event_ticks <= all_budget) {
-        all_budget -= calls * event_ticks;
+    if (f->samples && (double)f->min >= PROF_COUNT_ALL_RATIO * cost && calls * cost <= all_budget) {
+        all_budget -= calls * cost;
         next = PROF_OBS_ALL; /* cheap against the call and the epoch: exact */
+    } else if (c == 0 && cost < event_ticks) { /* idle, or called in bursts: count in full, cheaply */
+        next = PROF_OBS_ALL;
     } else if (c == 0) { /* longer, to see the function again: at most a quarter epoch */
         uint64_t cap = (uint64_t)((double)prof_epoch_ms * 1e6 * ticks_per_ns / PROF_OBS_MAX_DIV);
         next = len != PROF_OBS_ALL && (len * 2 < cap || !cap) ? len * 2 : (len > cap && len != PROF_OBS_ALL ? len : cap);
@@ -1849,7 +1944,10 @@ P_FN void fold_epoch(uint64_t now) {
     if (own < 1) own = 1;
     all_budget = (own > (double)wall ? own : (double)wall) / PROF_COUNT_ALL_SHARE;
     set_count_target(own > (double)wall ? own : (double)wall); /* from the last fold's functions */
-    if (event_ticks > 0) __atomic_store_n(&all_cap, (uint64_t)(2 * all_budget / event_ticks) + PROF_COUNT_CAP, __ATOMIC_RELAXED);
+    if (event_ticks > 0) { /* the cheapest count sets it: the cap is for phases, the budget for cost */
+        double cheapest = fentry_mode && cal_skip ? (double)cal_skip : event_ticks;
+        __atomic_store_n(&all_cap, (uint64_t)(2 * all_budget / cheapest) + PROF_COUNT_CAP, __ATOMIC_RELAXED);
+    }
     take_woken();
     for (i = 0; i < nawake; i++) {
         prof_func *f = awake[i];
@@ -2523,7 +2621,7 @@ typedef struct run_totals {
     uint64_t tsc_end;
     double run_ns, cpu_ns, ns_per_tick, secs, toggle_ns, app_toggle_ns;
     unsigned long long threads, events, samples, toggles, toggle_calls, toggle_errors, stale, unmatched, overflow;
-    unsigned long long nfuncs, broken, exit_hidden;
+    unsigned long long nfuncs, broken, exit_hidden, skipped;
 } run_totals;
 
 /* No sample is recorded from here on; the epoch thread ends; the clocks stop. */
@@ -2538,6 +2636,13 @@ P_FN void read_clocks(run_totals *rt) {
     rt->ns_per_tick = rt->tsc_end > tsc_start ? rt->run_ns / (double)(rt->tsc_end - tsc_start) : 1;
     rt->secs = rt->run_ns / 1e9;
 }
+/* No count left armed once sampling stops: an entry past its check of
+ * prof_running may have armed one after the last fold, and a tool that
+ * binds the probe later would see calls skipped. */
+P_FN void disarm_all(void) {
+    prof_func *f;
+    for (f = fn_all; f; f = f->next_all) skip_take(f, 1);
+}
 P_FN void stop_sampling(run_totals *rt) {
     prof_running = 0;
     read_clocks(rt);
@@ -2549,6 +2654,7 @@ P_FN void stop_sampling(run_totals *rt) {
     }
     edgeprobe_set_discovery(0, 0);
     fold_epoch(rt->tsc_end); /* the last epoch's calls */
+    disarm_all();
 }
 
 /* Every thread's counters (the epoch thread's toggles too) and the functions. */
@@ -2575,6 +2681,7 @@ P_FN void sum_counters(run_totals *rt) {
     rt->toggle_errors += bg_ts.toggle_errors;
     for (f = fn_all; f; f = f->next_all) {
         rt->nfuncs++;
+        rt->skipped += f->skipped;
         rt->broken += f->broken != 0;
         rt->exit_hidden += f->exit_hidden != 0;
     }
@@ -2661,9 +2768,9 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
     if (fentry_mode)
         fprintf(o, "profiler's own cost per event, taken out of latencies and counting intervals: handlers as "
                    "measured, plus trampolines %llu ticks (entry) and %llu (exit), %llu inside a timed call; "
-                   "counting a call: %llu ticks\n",
+                   "counting a call: %llu ticks, %llu when the trampoline counts it (%llu calls so)\n",
                 (unsigned long long)cal_entry, (unsigned long long)cal_exit, (unsigned long long)cal_self,
-                (unsigned long long)cal_count);
+                (unsigned long long)cal_count, (unsigned long long)cal_skip, rt->skipped);
     fprintf(o, "profiler memory: %.1f KiB (sites, functions, histograms, thread stacks)\n\n",
             (double)arena_used / 1024);
 }
@@ -2963,6 +3070,7 @@ P_FN void reset_function(prof_func *f) {
     f->estimated = 0;
     f->callers = 0; /* the old edges stay in the arena, unreachable */
     f->thread_mask = 0;
+    f->skipped = 0;
     if (f->lat) memset(f->lat->hist, 0, sizeof f->lat->hist); /* its banks go on: their epochs never repeat */
 }
 P_FN void reset_thread(tstate *t) {

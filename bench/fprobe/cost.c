@@ -4,6 +4,8 @@
  *   entry       entry probe, empty handler (returns 0: no exit hook)
  *   entry+exit  entry handler returns 1, empty exit handler
  *   exit        exit handler only
+ *   skipped     entry handler attached, calls counted by the trampoline's
+ *               skip path (edgeprobe_func_skip): no handler runs
  * and the cost of switching by id. Built with -fpatchable-function-entry=5
  * by gcc (the mirror form) and clang (the NOP5 form); rounds interleave the
  * variants so that drift hits them alike. Prints a markdown table. */
@@ -28,17 +30,24 @@ static uint64_t time_calls(void) {
     return tsc() - t0;
 }
 
-enum { OFF, ENTRY, BOTH, EXIT, NV };
-static const char *names[NV] = {"off (plain call)", "entry, empty handler", "entry + exit, empty handlers", "exit only"};
+enum { OFF, ENTRY, BOTH, EXIT, SKIP, NV };
+static const char *names[NV] = {"off (plain call)", "entry, empty handler", "entry + exit, empty handlers", "exit only",
+                                "skipped (edgeprobe_func_skip)"};
 static uint64_t samples[NV][ROUNDS], toggle_on[ROUNDS], toggle_off[ROUNDS];
 
 static void set_variant(int id, int v) {
     int rc = 0;
     switch (v) {
-    case OFF: rc = edgeprobe_func_off(id); break;
+    case OFF:
+        rc = edgeprobe_func_skip(id, 0) < 0 ? -1 : edgeprobe_func_off(id);
+        break;
     case ENTRY: rc = edgeprobe_func_attach_id(id, entry_empty, 0, 0); break;
     case BOTH: rc = edgeprobe_func_attach_id(id, entry_want_exit, exit_empty, 0); break;
     case EXIT: rc = edgeprobe_func_attach_id(id, 0, exit_empty, 0); break;
+    case SKIP:
+        rc = edgeprobe_func_attach_id(id, entry_empty, 0, 0);
+        if (rc >= 0) rc = (int)edgeprobe_func_skip(id, 1l << 40);
+        break;
     }
     if (rc < 0) {
         fprintf(stderr, "variant %d: %s\n", v, edgeprobe_strerror(rc));

@@ -18,6 +18,7 @@
 #include "check.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -54,6 +55,19 @@ static void on_exit_(const edgeprobe_func_call *call, void *user) {
     __atomic_fetch_add(&exits, 1, __ATOMIC_RELAXED);
 }
 static volatile long started[2];
+static unsigned long thread_skipped[2];
+/* A variadic function: its caller passes the number of vector registers
+ * used in %al, which gcc's prologue tests before saving %xmm0-7. The skip
+ * path must keep %rax (it loads the thread's record through it). */
+__attribute__((noinline, patchable_function_entry(5, 0))) double fs_vsum(int n, ...) {
+    va_list ap;
+    double s = 0;
+    int i;
+    va_start(ap, n);
+    for (i = 0; i < n; i++) s += va_arg(ap, double);
+    va_end(ap);
+    return s;
+}
 static void *executor(void *arg) {
     long k = (long)arg, n = 0;
     int i = 0;
@@ -67,6 +81,21 @@ static void *executor(void *arg) {
         i++, n++;
     }
     calls[k] = n;
+    thread_skipped[k] = edgeprobe_func_thread_skipped();
+    return 0;
+}
+static void *va_executor(void *arg) {
+    long k = (long)arg, n = 0;
+    while (running) {
+        started[k] = n;
+        if (fs_vsum(3, 1.5, 2.25, (double)(n & 7)) != 3.75 + (double)(n & 7)) {
+            fprintf(stderr, "fs_vsum: wrong sum: %%rax was not kept\n");
+            abort();
+        }
+        n++;
+    }
+    calls[k] = n;
+    thread_skipped[k] = edgeprobe_func_thread_skipped();
     return 0;
 }
 static double now(void) {
@@ -120,6 +149,72 @@ static int broken_main(void) {
     }
     printf("%d of %d runs of the naive protocol crashed\n", crashed, runs);
     return crashed * 2 >= runs ? 0 : 1;
+}
+
+/* THE SKIP PATH (edgeprobe_func_skip): the probe stays on while the
+ * executors call the function and this thread arms and takes counts of
+ * random sizes (in every other case also switching the probe off and on
+ * again between some of them). With the probe on throughout, every call
+ * either ran the entry handler or was skipped, exactly; each thread's own count adds up to the skips; and a
+ * call skipped never hooks its exit. */
+static int find_id(const char *name) {
+    int id;
+    for (id = 0; id < edgeprobe_point_count(); id++) {
+        edgeprobe_info info;
+        if (edgeprobe_point_info(id, &info) == 0 && !strcmp(info.name, name)) return id;
+    }
+    return -1;
+}
+static void skip_case(const char *name, fs_fn fn, int toggle, long rounds, double seconds) {
+    pthread_t th[2];
+    int id = find_id(name), k;
+    long t, skipped = 0, total = 0, r, toggled = 0, n;
+    double end = now() + seconds;
+    unsigned seed = 12345;
+    CHECK(id >= 0);
+    CHECK_EQ(edgeprobe_func_attach_id(id, on_entry, on_exit_, 0), 1);
+    CHECK_EQ(edgeprobe_func_skip(id, 0), 0); /* never armed: nothing skipped */
+    entries = exits = 0;
+    current = fn;
+    running = 1;
+    started[0] = started[1] = 0;
+    for (k = 0; k < 2; k++) pthread_create(&th[k], 0, fn ? executor : va_executor, (void *)(long)k);
+    while ((started[0] < 1000 || started[1] < 1000) && now() < end) sched_yield();
+    for (t = 0; t < rounds && now() < end; t++) {
+        long spin;
+        seed = seed * 1103515245u + 12345u;
+        n = 1 + (long)(seed >> 16) % 400;
+        r = edgeprobe_func_skip(id, n);
+        CHECK(r >= 0);
+        skipped += r;
+        for (spin = 0; spin < (long)((seed >> 8) & 1023); spin++) __asm__ volatile("pause");
+        if (toggle && (seed & 0x30000) == 0) { /* off and on again while armed: the count stays */
+            CHECK_EQ(edgeprobe_func_off(id), 1);
+            CHECK_EQ(edgeprobe_func_on(id), 1);
+            toggled++;
+        }
+    }
+    r = edgeprobe_func_skip(id, 0);
+    CHECK(r >= 0);
+    skipped += r;
+    running = 0;
+    for (k = 0; k < 2; k++) pthread_join(th[k], 0), total += calls[k];
+    CHECK_EQ(edgeprobe_func_skip(id, 0), 0); /* disarmed: no more */
+    if (!toggled) CHECK_EQ(entries + skipped, total); /* the probe was on for every call */
+    CHECK(entries + skipped <= total);
+    CHECK(skipped > 0);
+    CHECK_EQ(thread_skipped[0] + thread_skipped[1], skipped);
+    CHECK(exits <= entries && entries - exits <= 2); /* skipped calls hook no exit */
+    printf("skip %s: %ld rounds (%ld with the probe switched), %ld calls, %ld skipped, %ld to the handler\n", name, t,
+           toggled, total, skipped, entries);
+    CHECK_EQ(edgeprobe_func_detach(name), 1);
+}
+static void skip_errors(void) {
+    int id = find_id("fs_nop5_0");
+    CHECK_EQ(edgeprobe_func_skip(-1, 5), EDGEPROBE_EINVAL);
+    CHECK_EQ(edgeprobe_func_skip(edgeprobe_point_count(), 5), EDGEPROBE_EINVAL);
+    CHECK_EQ(edgeprobe_func_skip(id, -1), EDGEPROBE_EINVAL);
+    CHECK_EQ(edgeprobe_func_skip(id, 0), 0); /* the bad calls armed nothing */
 }
 
 int main(int argc, char **argv) {
@@ -185,5 +280,11 @@ int main(int argc, char **argv) {
         printf("%s: split %d, %ld toggles, %ld calls, %ld probed\n", cases[c].name, cases[c].split, done, total, entries);
         CHECK_EQ(edgeprobe_func_detach(cases[c].name), 1); /* off already: unbound */
     }
+    skip_errors();
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        if (only && !strstr(cases[c].name, only)) continue;
+        skip_case(cases[c].name, cases[c].fn, (int)(c & 1), toggles, seconds / 2);
+    }
+    if (!only) skip_case("fs_vsum", 0, 0, toggles, seconds / 2);
     return check_done("t_fstress");
 }
