@@ -190,6 +190,7 @@ struct prof_func {
      * COUNTING CALLS at the top), folded into est_calls at the next tick */
     uint64_t obs_len;        /* the interval, in the caller's own ticks */
     uint64_t obs_count;      /* entries counted in the current interval */
+    uint64_t obs_cap;        /* a count that ends it (0: all_cap or PROF_COUNT_CAP) */
     int obs_open;            /* the window was open when the epoch began */
     double obs_rate;         /* calls per own tick, from the last epoch */
     double est_calls;        /* calls of the epochs folded so far */
@@ -1173,7 +1174,8 @@ P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now)
     if (sampling && len != PROF_OBS_ALL && __atomic_load_n(&f->opened_for, __ATOMIC_RELAXED) > epoch)
         return want && entries < 8 * prof_k; /* re-opened for the tick to come (TICK GAP) */
     if (!sampling || (counting(f, epoch) && inside_interval(t, now, len))) {
-        uint64_t cap = len == PROF_OBS_ALL ? __atomic_load_n(&all_cap, __ATOMIC_RELAXED) : PROF_COUNT_CAP, c;
+        uint64_t cap = __atomic_load_n(&f->obs_cap, __ATOMIC_RELAXED), c;
+        if (!cap) cap = len == PROF_OBS_ALL ? __atomic_load_n(&all_cap, __ATOMIC_RELAXED) : PROF_COUNT_CAP;
         skip_take(f, 0); /* the count used up, or not: its calls into obs_count */
         c = __atomic_add_fetch(&f->obs_count, 1, __ATOMIC_RELAXED);
         if (sampling && c >= cap) end_interval(f, now, epoch);
@@ -1784,15 +1786,18 @@ P_FN void measure_event_ticks(void) {
 #define PROF_COUNT_SHARE 100
 #define PROF_COUNT_TARGET_MIN 16
 static double count_target = PROF_COUNT_TARGET;
+static double skip_target; /* the same for counts the trampoline takes */
 static unsigned counted_functions; /* in the fold under way */
 P_FN void set_count_target(double span) {
     double t = counted_functions && event_ticks > 0 ? span / PROF_COUNT_SHARE / event_ticks / counted_functions
                                                     : PROF_COUNT_TARGET;
     count_target = t > PROF_COUNT_TARGET ? PROF_COUNT_TARGET : t < PROF_COUNT_TARGET_MIN ? PROF_COUNT_TARGET_MIN : t;
+    t = counted_functions && cal_skip ? span / PROF_COUNT_SHARE / (double)cal_skip / counted_functions : 1024;
+    skip_target = t > 2048 ? 2048 : t < 64 ? 64 : t;
     counted_functions = 0;
 }
 P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t now, unsigned ended) {
-    uint64_t c, len = f->obs_len, next;
+    uint64_t c, len = f->obs_len, next, cap = 0;
     double cost = f->skip_site && cal_skip ? (double)cal_skip : event_ticks; /* a call counted in full */
     skip_take(f, 1);
     c = __atomic_exchange_n(&f->obs_count, 0, __ATOMIC_RELAXED);
@@ -1815,8 +1820,9 @@ P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t no
     if (f->samples && (double)f->min >= PROF_COUNT_ALL_RATIO * cost && calls * cost <= all_budget) {
         all_budget -= calls * cost;
         next = PROF_OBS_ALL; /* cheap against the call and the epoch: exact */
-    } else if (c == 0 && cost < event_ticks) { /* idle, or called in bursts: count in full, cheaply */
+    } else if (cost < event_ticks) { /* counted by the trampoline, from the tick to the count's end */
         next = PROF_OBS_ALL;
+        cap = (uint64_t)skip_target;
     } else if (c == 0) { /* longer, to see the function again: at most a quarter epoch */
         uint64_t cap = (uint64_t)((double)prof_epoch_ms * 1e6 * ticks_per_ns / PROF_OBS_MAX_DIV);
         next = len != PROF_OBS_ALL && (len * 2 < cap || !cap) ? len * 2 : (len > cap && len != PROF_OBS_ALL ? len : cap);
@@ -1824,6 +1830,7 @@ P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t no
         double scale = count_target / (double)c;
         next = (uint64_t)(seen * (scale > 2 ? 2 : scale));
     }
+    __atomic_store_n(&f->obs_cap, cap, __ATOMIC_RELAXED);
     __atomic_store_n(&f->obs_len, next < PROF_OBS_MIN ? PROF_OBS_MIN : next, __ATOMIC_RELAXED);
 }
 /* A thread's CPU time in ns (Linux: the clock id of a thread's CPU-time

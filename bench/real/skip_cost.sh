@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# bench/real/skip_cost.sh [ROUNDS] - the cost of a skipped call in the real
+# programs (bench/real/skip_cost.c preloaded: every call of every function
+# skipped) against a plain run of the same binary, ROUNDS interleaved
+# rounds (default 7). Per program: median CPU seconds of each, calls
+# skipped, and (CPU difference) / calls in TSC ticks.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+ROUNDS=${1:-7}
+OUT=bench/out/skip-cost
+mkdir -p "$OUT"
+[[ -x build/real/fpe/lua ]] || { bash bench/real/fetch.sh && bash bench/real/build.sh fpe; }
+[[ -x build/real/gen_text ]] || gcc -O2 -o build/real/gen_text bench/real/gen_text.c
+[[ -s $OUT/text8.txt ]] || build/real/gen_text 8 >"$OUT/text8.txt"
+gcc -O2 -Wall -Iinclude -fPIC -shared bench/real/skip_cost.c -o "$OUT/skip_cost.so" -pthread -ldl
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS rounds"
+echo
+echo "| program | plain CPU s (median) | every call skipped, CPU s | calls skipped | ns per skipped call | ticks per skipped call |"
+echo "|---|---:|---:|---:|---:|---:|"
+tsc_ghz=$(awk '/^cpu MHz/ {print $4 / 1000; exit}' /proc/cpuinfo)
+for p in bzip2 lua zstd; do
+    case $p in
+    bzip2) cmd=(build/real/fpe/bzip2 -c "$OUT/text8.txt") ;;
+    lua) cmd=(build/real/fpe/lua bench/real/bench.lua 2) ;;
+    zstd) cmd=(build/real/fpe/zstd -q -T1 -9 -c "$OUT/text8.txt") ;;
+    esac
+    plain=() skip=() calls=0
+    for r in $(seq "$ROUNDS"); do
+        /usr/bin/time -f '%U %S' -o "$OUT/t" "${cmd[@]}" >/dev/null
+        plain+=("$(awk '{print $1 + $2}' "$OUT/t")")
+        LD_PRELOAD=$PWD/$OUT/skip_cost.so /usr/bin/time -f '%U %S' -o "$OUT/t" "${cmd[@]}" >/dev/null 2>"$OUT/err"
+        skip+=("$(awk '{print $1 + $2}' "$OUT/t")")
+        calls=$(sed -n "s/^skipped //p" "$OUT/err" | sort -n | tail -1) # /usr/bin/time is preloaded too: 0
+    done
+    python3 - "$p" "$calls" "$tsc_ghz" "${plain[*]}" "${skip[*]}" <<'PY'
+import statistics, sys
+p, calls, ghz = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+plain = [float(x) for x in sys.argv[4].split()]
+skip = [float(x) for x in sys.argv[5].split()]
+mp, ms = statistics.median(plain), statistics.median(skip)
+ns = (ms - mp) * 1e9 / calls if calls else 0
+print(f"| {p} | {mp:.3f} | {ms:.3f} | {calls:,} | {ns:.1f} | {ns * ghz:.1f} |")
+PY
+done
