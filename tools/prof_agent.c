@@ -1163,7 +1163,12 @@ P_FN void push_woken(prof_func *f) {
 P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now) {
     int sampling = prof_mode == PROF_MODE_SAMPLE;
     unsigned entries = __atomic_add_fetch(&f->win_entries, 1, __ATOMIC_RELAXED);
-    int want = !sampling || __atomic_load_n(&f->win_samples, __ATOMIC_RELAXED) < prof_k;
+    /* past 8K entries the window times no more calls: samples can fail to
+     * come (calls that never return, no slot left in the epoch's bank),
+     * and a window that still wanted them sent every call to the handler
+     * (lua's luaH_resize: 12,800 handler calls an epoch once its count was
+     * left to the trampoline) */
+    int want = !sampling || (__atomic_load_n(&f->win_samples, __ATOMIC_RELAXED) < prof_k && entries < 8 * prof_k);
     uint64_t len = __atomic_load_n(&f->obs_len, __ATOMIC_RELAXED);
     unsigned epoch = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
     __atomic_fetch_add(&f->entries, 1, __ATOMIC_SEQ_CST);
@@ -2875,10 +2880,10 @@ P_FN void write_debug(FILE *o) {
     for (f = fn_all; f; f = f->next_all) {
         const prof_site *ps;
         fprintf(o, "debug %-28.28s seq=%u busy=%d broken=%d sites=%u bound=%u windows=%llu closes=%llu "
-                   "entries=%llu samples=%llu ignored=%llu |",
+                   "entries=%llu samples=%llu ignored=%llu len=%llu cap=%llu skipped=%llu |",
                 fname(f), f->seq, f->busy, f->broken, f->nsites, f->nbound, (unsigned long long)f->windows,
                 (unsigned long long)f->closes, (unsigned long long)f->entries, (unsigned long long)f->samples,
-                (unsigned long long)f->ignored);
+                (unsigned long long)f->ignored, (unsigned long long)f->obs_len, (unsigned long long)f->obs_cap, (unsigned long long)f->skipped);
         for (ps = f->sites; ps; ps = ps->next)
             fprintf(o, " %s#%d:%d@%p", ps->kind == EDGEPROBE_KIND_ENTRY ? "in" : "out", ps->id, ps->state,
                     (void *)ps->addr);
