@@ -916,8 +916,10 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
  * 0.07 and a synthetic chain of tiny calls from 0.13 to 0.4 to 10^5 (its
  * own clock stopped). Counts of functions called more often than every
  * thousand ticks or so are therefore rough (bench/RESULTS-real.md,
- * "Estimated calls"); cheaper counting than a handler call is what would
- * move that floor. */
+ * "Estimated calls"). Functions with a function probe now count through
+ * the trampoline (SKIPPED COUNTS): their intervals run from the tick to a
+ * count used up (skip_target) rather than a length, and their own events
+ * are the K samples' alone; lua's median went from 0.42 to 0.76 so. */
 #ifndef PROF_COUNT_TARGET /* -D for experiments */
 #define PROF_COUNT_TARGET 128
 #endif
@@ -1110,16 +1112,18 @@ P_FN void end_interval(prof_func *f, uint64_t now, unsigned epoch) {
 P_FN int counting(const prof_func *f, unsigned epoch) {
     return __atomic_load_n(&f->obs_end_mark, __ATOMIC_ACQUIRE) != epoch + 1;
 }
-/* SKIPPED COUNTS. A function counted in full (PROF_OBS_ALL) with a
- * function probe has its calls counted by the header's entry trampoline,
- * without a handler, once its window has its K samples: the entry that
- * finds the samples taken arms a count of what its cap leaves
- * (edgeprobe_func_skip), and the call that uses the count up reaches the
- * handler again, which takes the count and ends the interval at the cap.
+/* SKIPPED COUNTS. A function with a function probe has its calls counted
+ * by the header's entry trampoline, without a handler, once its window
+ * has its K samples: the entry that finds the samples taken arms a count
+ * of what its cap leaves (edgeprobe_func_skip), and the call that uses the
+ * count up reaches the handler again, which takes the count and ends the
+ * interval at the cap (end_interval reads the span the threads lived).
+ * Its interval is therefore the whole epoch (PROF_OBS_ALL) ended by a
+ * count: all_cap for a full count, skip_target (obs_cap) for an estimate.
  * The fold takes whatever is counted at every tick. A skipped call costs
- * cal_skip ticks (4-5 here, in a tight loop) against cal_count for one
- * that reaches the handler (about 73): so a full count's budget covers
- * about fifteen times the calls, and more functions are counted exactly.
+ * cal_skip ticks (4-5 here, in a tight loop; 7 inside lua) against
+ * cal_count for one that reaches the handler (about 73): so a full
+ * count's budget covers about fifteen times the calls.
  * Those ticks are charged to the calling thread's profiler time at its
  * next event (charge_skipped). Arming and taking are serialised by a
  * try-lock: an entry that finds it held leaves the work to the holder;
