@@ -2010,8 +2010,10 @@ P_FN int bg_wait(void) {
     report_and_die(b);
     return 0;
 }
+static long bg_tid; /* the epoch thread's, for its CPU clock */
 P_FN void *bg_main(void *arg) {
     (void)arg;
+    bg_tid = syscall(SYS_gettid);
     while (bg_wait()) {
         if (fentry_mode && edgeprobe_func_scan() > fentry_seen) fentry_adopt(); /* dlopen */
         bind_pending();
@@ -2642,6 +2644,7 @@ typedef struct run_totals {
     double run_ns, cpu_ns, ns_per_tick, secs, toggle_ns, app_toggle_ns;
     unsigned long long threads, events, samples, toggles, toggle_calls, toggle_errors, stale, unmatched, overflow;
     unsigned long long nfuncs, broken, exit_hidden, skipped;
+    double bg_cpu_ns; /* the epoch thread's CPU time */
 } run_totals;
 
 /* No sample is recorded from here on; the epoch thread ends; the clocks stop. */
@@ -2666,6 +2669,7 @@ P_FN void disarm_all(void) {
 P_FN void stop_sampling(run_totals *rt) {
     prof_running = 0;
     read_clocks(rt);
+    if (bg_tid) rt->bg_cpu_ns = (double)thread_cpu_ns(bg_tid); /* before it ends */
     if (bg_started && !pthread_equal(pthread_self(), bg_thread)) {
         unsigned char stop = BG_WAKE_STOP;
         while (write(bg_pipe[1], &stop, 1) != 1) sched_yield(); /* full of signal bytes: drains soon */
@@ -2782,9 +2786,9 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
             rt->toggles, rt->toggles / rt->secs, rt->toggle_calls, rt->toggle_errors, rt->toggle_ns / 1e6,
             100 * rt->toggle_ns / rt->cpu_ns, rt->app_toggle_ns / 1e6, (rt->toggle_ns - rt->app_toggle_ns) / 1e6);
     fprintf(o, "handler invocations: %llu (%.0f/s); samples: %llu (%.0f/s); exits ignored: %llu unmatched, "
-               "%llu stale; stack overflows: %llu; epochs: %llu\n",
+               "%llu stale; stack overflows: %llu; epochs: %llu (the epoch thread: %.2f ms CPU = %.3f%%)\n",
             rt->events, rt->events / rt->secs, rt->samples, rt->samples / rt->secs, rt->unmatched, rt->stale,
-            rt->overflow, bg_epochs);
+            rt->overflow, bg_epochs, rt->bg_cpu_ns / 1e6, 100 * rt->bg_cpu_ns / rt->cpu_ns);
     if (fentry_mode)
         fprintf(o, "profiler's own cost per event, taken out of latencies and counting intervals: handlers as "
                    "measured, plus trampolines %llu ticks (entry) and %llu (exit), %llu inside a timed call; "
