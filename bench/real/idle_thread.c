@@ -5,7 +5,8 @@
  * thread) turns them off. Timing a program with and without this library
  * measures that cost alone. Used by hand:
  *   cc -O2 -shared -fPIC -pthread bench/real/idle_thread.c -o build/real/idle_thread.so
- *   LD_PRELOAD=build/real/idle_thread.so build/real/fpe/lua bench/real/bench.lua 20 */
+ *   LD_PRELOAD=build/real/idle_thread.so build/real/fpe/lua bench/real/bench.lua 20
+ * or bench/real/idle_thread.sh (interleaved, pinned rounds). */
 #include <pthread.h>
 #include <unistd.h>
 
