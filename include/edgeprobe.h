@@ -625,13 +625,15 @@ EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_lost_exits(void);
  * reaches an empty handler). The n-th call, and every call after, runs the
  * handlers as before: a handler can thus learn that the count ran out.
  * edgeprobe_func_skip(id, n) arms the count (n > 0) or disarms it (n = 0)
- * and returns the calls skipped since it was last armed (exact: threads
+ * and returns the calls skipped since it was last armed (a new binding,
+ * attach or detach, disarms it and forgets them) (exact: threads
  * that call the function at once take one each), EDGEPROBE_EINVAL (not
  * the id of a function probe already listed, n < 0) or EDGEPROBE_EUNLOADED.
  * Lock-free and async-signal-safe; calls for one id must not overlap (a
  * profiler arms from one handler and takes from one thread at a time).
  * edgeprobe_func_thread_skipped: the calls skipped on this thread so far
- * (a profiler charges their cost to the thread's clock). */
+ * (a profiler charges their cost to the thread's clock; it can start again
+ * from 0 on one thread: see 27.2). */
 EDGEPROBE__X86_ONLY long edgeprobe_func_skip(int id, long n);
 EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_thread_skipped(void);
 #define EDGEPROBE_FUNC_DEPTH 65536
@@ -5508,6 +5510,9 @@ struct edgeprobe__func_state {
     edgeprobe__func_thread *threads;   /* lock-free push, never removed          */
     unsigned long long adds, subs; /* loader counters at the last sync        */
     uintptr_t entry_tramp, ret_tramp;
+    /* this thread's skipped calls, as the trampolines' object counts them
+     * (its TLS: every other copy of the header asks it) */
+    unsigned long (*thread_skipped)(void);
     unsigned thread_key;
     unsigned vec_bytes;            /* the trampolines' vector slot size      */
     unsigned char *mirror_pages[64]; /* pages we mapped below text, by chunk */
@@ -5660,6 +5665,17 @@ extern const char edgeprobe__func_ret_avx512[] __attribute__((visibility("hidden
 
 /* ---- 27.2 the per-thread shadow stack                    >>fshadow ---- */
 __attribute__((weak, used, visibility("hidden"), tls_model("initial-exec"))) __thread edgeprobe__func_thread *edgeprobe__func_thread_tls;
+/* The calls the skip path counted on this thread's record (edgeprobe_func_
+ * thread_skipped asks the copy that made the trampolines). A record is
+ * reused by a later thread with the count at 0; one thread may also get a
+ * second record when a probed function runs in a destructor after the
+ * header's: the count then starts again from 0, and a reader that keeps
+ * the last value must take a lower one as a new start. */
+EDGEPROBE__FN unsigned long edgeprobe__func_thread_skipped_here(void);
+EDGEPROBE__FN unsigned long edgeprobe__func_thread_skipped_here(void) {
+    const edgeprobe__func_thread *t = edgeprobe__func_thread_tls;
+    return t ? __atomic_load_n(&t->skipped, __ATOMIC_RELAXED) : 0;
+}
 
 EDGEPROBE__FN void edgeprobe__func_thread_exit(void *p);
 EDGEPROBE__FN void edgeprobe__func_thread_exit(void *p) {
@@ -5824,12 +5840,14 @@ EDGEPROBE__FN uintptr_t edgeprobe__func_exit_c(uint64_t *regs, uintptr_t slot) {
  * return address back into that slot (CFA - 8) before the unwinder reads it;
  * the exit handler of that call does not run. */
 typedef uintptr_t (*edgeprobe__getcfa_fn)(void *context);
-extern uintptr_t _Unwind_GetCFA(void *) __attribute__((weak));
+/* libgcc's, under a name of our own: a file that includes <unwind.h> as
+ * well declares it with its own types */
+extern uintptr_t edgeprobe__unwind_getcfa(void *) __asm__("_Unwind_GetCFA") __attribute__((weak));
 /* called from the trampolines' assembly: kept under LTO */
 EDGEPROBE__FN __attribute__((used)) int edgeprobe__func_ret_personality(int version, int actions, uint64_t cls, void *exc, void *context);
 EDGEPROBE__FN int edgeprobe__func_ret_personality(int version, int actions, uint64_t cls, void *exc, void *context) {
     enum { CONTINUE_UNWIND = 8, FATAL_PHASE1 = 3, FATAL_PHASE2 = 2 };
-    edgeprobe__getcfa_fn getcfa = _Unwind_GetCFA;
+    edgeprobe__getcfa_fn getcfa = edgeprobe__unwind_getcfa;
     edgeprobe__func_thread *t = edgeprobe__func_thread_tls;
     edgeprobe__root *r = edgeprobe__this_object.root;
     uintptr_t slot;
@@ -6465,6 +6483,7 @@ EDGEPROBE__FN struct edgeprobe__func_state *edgeprobe__func_state_get_locked(edg
     fs->entry_tramp = (uintptr_t)(width == 64 ? edgeprobe__func_entry_avx512 : width == 32 ? edgeprobe__func_entry_avx : edgeprobe__func_entry_sse);
     fs->ret_tramp = (uintptr_t)(width == 64 ? edgeprobe__func_ret_avx512 : width == 32 ? edgeprobe__func_ret_avx : edgeprobe__func_ret_sse);
     fs->vec_bytes = width == 64 || width == 32 ? (unsigned)width : 16u;
+    fs->thread_skipped = edgeprobe__func_thread_skipped_here;
     if (edgeprobe__libc_key_create(&fs->thread_key, edgeprobe__func_thread_exit)) {
         EDGEPROBE_OS_FREE(fs);
         return 0;
@@ -6530,6 +6549,9 @@ enum { EDGEPROBE__FUNC_OP_ATTACH, EDGEPROBE__FUNC_OP_DETACH, EDGEPROBE__FUNC_OP_
 EDGEPROBE__FN void edgeprobe__func_bind_set(edgeprobe__root *r, edgeprobe__func_point *fp, edgeprobe__func_bind *b);
 EDGEPROBE__FN void edgeprobe__func_bind_set(edgeprobe__root *r, edgeprobe__func_point *fp, edgeprobe__func_bind *b) {
     edgeprobe__binding *old = __atomic_exchange_n(&fp->pt.binding, b ? &b->b : (edgeprobe__binding *)0, __ATOMIC_ACQ_REL);
+    /* a count armed for the old handlers is not the new ones' to miss */
+    __atomic_store_n(&fp->skip_left, 0, __ATOMIC_RELEASE);
+    fp->skip_armed = 0;
     if (old) {
         old->next_retired = r->retired;
         r->retired = old;
@@ -6722,8 +6744,9 @@ EDGEPROBE__FN long edgeprobe_func_skip(int id, long n) {
     return armed > 0 ? armed - (left > 1 ? left : 1) : 0;
 }
 EDGEPROBE__FN unsigned long edgeprobe_func_thread_skipped(void) {
-    const edgeprobe__func_thread *t = edgeprobe__func_thread_tls;
-    return t ? __atomic_load_n(&t->skipped, __ATOMIC_RELAXED) : 0;
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
+    struct edgeprobe__func_state *fs = r ? __atomic_load_n(&r->fstate, __ATOMIC_ACQUIRE) : 0;
+    return fs ? fs->thread_skipped() : 0;
 }
 EDGEPROBE__FN unsigned long edgeprobe_func_lost_exits(void) {
     int err;

@@ -364,7 +364,9 @@ static uint64_t cal_skip; /* what a call the trampoline skips costs (calibrate) 
  * two, leaves them out whichever callee they were. */
 P_FN void charge_skipped(tstate *t) {
     unsigned long now = edgeprobe_func_thread_skipped();
-    if (now != t->skipped_seen) {
+    if (now < t->skipped_seen) /* a new record for this thread: a new start */
+        t->skipped_seen = now;
+    else if (now != t->skipped_seen) {
         uint64_t d = (uint64_t)(now - t->skipped_seen) * cal_skip;
         t->skipped_seen = now;
         t->ov += d;
@@ -1149,10 +1151,15 @@ P_FN void skip_take(prof_func *f, int wait) {
     __atomic_store_n(&f->skip_busy, 0, __ATOMIC_RELEASE);
 }
 /* Let the trampoline count f's next n - 1 calls. */
-P_FN void skip_arm(prof_func *f, uint64_t n) {
+P_FN void skip_arm(prof_func *f, uint64_t n, unsigned epoch) {
     if (!f->skip_site || n < 2 || __atomic_load_n(&f->skip_armed, __ATOMIC_RELAXED) || !skip_lock(f, 0)) return;
     if (!f->skip_armed && edgeprobe_func_skip(f->skip_site - 1, (long)n) >= 0) f->skip_armed = f->skip_site;
-    __atomic_store_n(&f->skip_busy, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&f->skip_busy, 0, __ATOMIC_SEQ_CST);
+    /* armed after sampling stopped (its last fold and disarm_all have run),
+     * or after the tick (the fold took the epoch's count before it): taken
+     * back, so that no count outlives the profile or crosses an epoch */
+    if (!__atomic_load_n(&prof_running, __ATOMIC_SEQ_CST) || __atomic_load_n(&tick_seq, __ATOMIC_SEQ_CST) != epoch)
+        skip_take(f, 0);
 }
 /* Push f for the epoch thread to take into its awake set (DORMANT). */
 P_FN void push_woken(prof_func *f) {
@@ -1188,7 +1195,7 @@ P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now)
         skip_take(f, 0); /* the count used up, or not: its calls into obs_count */
         c = __atomic_add_fetch(&f->obs_count, 1, __ATOMIC_RELAXED);
         if (sampling && c >= cap) end_interval(f, now, epoch);
-        else if (sampling && !want && len == PROF_OBS_ALL) skip_arm(f, cap - c);
+        else if (sampling && !want && len == PROF_OBS_ALL) skip_arm(f, cap - c, epoch);
         return want;
     }
     if (want && entries < 8 * prof_k) return 1;
@@ -1694,6 +1701,7 @@ P_FN void put_to_sleep(void) {
         uint64_t entries = __atomic_load_n(&f->entries, __ATOMIC_SEQ_CST);
         int one = 1, idle = prof_mode == PROF_MODE_SAMPLE && entries == f->entries_folded && f->obs_rate == 0 &&
                             f->obs_open && !__atomic_load_n(&f->busy, __ATOMIC_ACQUIRE) &&
+                            !__atomic_load_n(&f->skip_armed, __ATOMIC_ACQUIRE) && /* its calls would wake nobody */
                             (__atomic_load_n(&f->seq, __ATOMIC_ACQUIRE) & 1);
         f->entries_folded = entries;
         if (idle) {
@@ -3173,6 +3181,7 @@ P_FN void attached_end(FILE *o, const report_opts *opts) {
     stop_sampling(&rt);
     park_functions();
     edgeprobe_handler_sync();
+    disarm_all(); /* a handler in flight may have armed a count after stop_sampling's */
     if (o) write_report(o, opts, &rt);
     pthread_mutex_unlock(&report_lock);
 }

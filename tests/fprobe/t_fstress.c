@@ -157,6 +157,56 @@ static int broken_main(void) {
  * again between some of them). With the probe on throughout, every call
  * either ran the entry handler or was skipped, exactly; each thread's own count adds up to the skips; and a
  * call skipped never hooks its exit. */
+/* Unwinding through the skip path (its CFI): the controller signals the
+ * executors; a handler that finds the interrupted PC in the skip path's
+ * bytes unwinds from there with libgcc's unwinder and must meet the
+ * return address into the probed function (fn + 5, what the skip path
+ * returns to). A wrong CFA after its `push %rax` reads the saved %rax as
+ * that address instead. */
+#include <signal.h>
+#include <ucontext.h>
+#include <unwind.h>
+static uintptr_t skip_lo, skip_hi;
+static volatile uintptr_t skip_fn; /* the function the executors call */
+static long sig_in_skip, sig_unwound;
+struct unwind_look {
+    uintptr_t want;
+    int found, depth;
+};
+static _Unwind_Reason_Code unwind_step(struct _Unwind_Context *ctx, void *arg) {
+    struct unwind_look *u = (struct unwind_look *)arg;
+    uintptr_t ip = _Unwind_GetIP(ctx);
+    if (ip == u->want || ip == u->want + 4) u->found = 1; /* + 4: after an endbr64 */
+    return ++u->depth > 64 ? _URC_END_OF_STACK : _URC_NO_REASON;
+}
+static void on_unwind_signal(int sig, siginfo_t *si, void *ucv) {
+    uintptr_t pc = (uintptr_t)((ucontext_t *)ucv)->uc_mcontext.gregs[REG_RIP];
+    struct unwind_look u = {skip_fn + 5, 0, 0};
+    (void)sig, (void)si;
+    if (pc < skip_lo || pc >= skip_hi) return;
+    __atomic_add_fetch(&sig_in_skip, 1, __ATOMIC_RELAXED);
+    _Unwind_Backtrace(unwind_step, &u);
+    if (u.found) __atomic_add_fetch(&sig_unwound, 1, __ATOMIC_RELAXED);
+}
+/* The skip path's bytes in the trampoline in use: around its `lock decq
+ * 80(%r11)` (f0 49 ff 4b 50), from the `push %rax` 17 bytes before to the
+ * `jmp 0b` 19 bytes after. */
+static void find_skip_path(void) {
+    const unsigned char *t = (const unsigned char *)edgeprobe__this_object.root->fstate->entry_tramp;
+    static const unsigned char lock_dec[] = {0xf0, 0x49, 0xff, 0x4b, EDGEPROBE__SKIP_LEFT_AT};
+    struct unwind_look warm = {0, 0, 0};
+    struct sigaction sa;
+    int i;
+    for (i = 0; i < 2048 && memcmp(t + i, lock_dec, sizeof lock_dec); i++) {}
+    CHECK(i < 2048);
+    skip_lo = (uintptr_t)t + i - 17;
+    skip_hi = (uintptr_t)t + i + 19;
+    _Unwind_Backtrace(unwind_step, &warm); /* its first use reads the objects' tables */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_unwind_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigaction(SIGUSR1, &sa, 0);
+}
 static int find_id(const char *name) {
     int id;
     for (id = 0; id < edgeprobe_point_count(); id++) {
@@ -176,6 +226,7 @@ static void skip_case(const char *name, fs_fn fn, int toggle, long rounds, doubl
     CHECK_EQ(edgeprobe_func_skip(id, 0), 0); /* never armed: nothing skipped */
     entries = exits = 0;
     current = fn;
+    skip_fn = fn ? (uintptr_t)(void *)fn : (uintptr_t)(void *)fs_vsum;
     running = 1;
     started[0] = started[1] = 0;
     for (k = 0; k < 2; k++) pthread_create(&th[k], 0, fn ? executor : va_executor, (void *)(long)k);
@@ -207,6 +258,28 @@ static void skip_case(const char *name, fs_fn fn, int toggle, long rounds, doubl
     CHECK(exits <= entries && entries - exits <= 2); /* skipped calls hook no exit */
     printf("skip %s: %ld rounds (%ld with the probe switched), %ld calls, %ld skipped, %ld to the handler\n", name, t,
            toggled, total, skipped, entries);
+    CHECK_EQ(edgeprobe_func_detach(name), 1);
+}
+/* Every call skipped while the executors are signalled: most signals find
+ * one in the skip path. */
+static void skip_unwind(const char *name, fs_fn fn, long signals, double seconds) {
+    pthread_t th[2];
+    int id = find_id(name), k;
+    long s;
+    double end = now() + seconds;
+    CHECK_EQ(edgeprobe_func_attach_id(id, on_entry, on_exit_, 0), 1);
+    CHECK_EQ(edgeprobe_func_skip(id, 1l << 50), 0);
+    current = fn;
+    skip_fn = (uintptr_t)(void *)fn;
+    running = 1;
+    for (k = 0; k < 2; k++) pthread_create(&th[k], 0, executor, (void *)(long)k);
+    for (s = 0; s < signals && now() < end; s++) {
+        pthread_kill(th[s & 1], SIGUSR1);
+        usleep(100);
+    }
+    running = 0;
+    for (k = 0; k < 2; k++) pthread_join(th[k], 0);
+    CHECK(edgeprobe_func_skip(id, 0) > 0);
     CHECK_EQ(edgeprobe_func_detach(name), 1);
 }
 static void skip_errors(void) {
@@ -281,10 +354,16 @@ int main(int argc, char **argv) {
         CHECK_EQ(edgeprobe_func_detach(cases[c].name), 1); /* off already: unbound */
     }
     skip_errors();
+    find_skip_path();
     for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         if (only && !strstr(cases[c].name, only)) continue;
         skip_case(cases[c].name, cases[c].fn, (int)(c & 1), toggles, seconds / 2);
     }
     if (!only) skip_case("fs_vsum", 0, 0, toggles, seconds / 2);
+    skip_unwind("fs_nop5_1", fs_nop5_1, 3000, seconds / 2);
+    skip_unwind("fs_nops_3", fs_nops_3, 3000, seconds / 2);
+    printf("signals that found an executor in the skip path: %ld, unwound through it: %ld\n", sig_in_skip, sig_unwound);
+    CHECK(sig_in_skip > 0);
+    CHECK_EQ(sig_unwound, sig_in_skip);
     return check_done("t_fstress");
 }
