@@ -1807,7 +1807,9 @@ static double skip_target; /* the same for counts the trampoline takes */
 /* Those share 1 / PROF_SKIP_SHARE of the span, at cal_skip a call: 0.5%,
  * which a skipped call's cost in a real program (bench/real/skip_cost.sh:
  * 7 ticks in lua against 4-5 calibrated) makes about 0.7%. */
+#ifndef PROF_SKIP_SHARE /* -D for experiments */
 #define PROF_SKIP_SHARE 200
+#endif
 static unsigned counted_functions; /* in the fold under way */
 P_FN void set_count_target(double span) {
     double t = counted_functions && event_ticks > 0 ? span / PROF_COUNT_SHARE / event_ticks / counted_functions
