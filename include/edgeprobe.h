@@ -6604,13 +6604,13 @@ EDGEPROBE__FN int edgeprobe__func_op_one(edgeprobe__root *r, edgeprobe__func_poi
         return edgeprobe__func_site_set_locked(r, fp, 0);
     }
 }
-/* The function point with this id, or an error. Lock held. */
-EDGEPROBE__FN int edgeprobe__func_point_by_id_locked(edgeprobe__root *r, int id, edgeprobe__func_point **out);
-EDGEPROBE__FN int edgeprobe__func_point_by_id_locked(edgeprobe__root *r, int id, edgeprobe__func_point **out) {
-    EDGEPROBE__ASSERT_LOCKED(r);
+/* The function point with this id, or an error. Safe without the lock for
+ * an id already listed: points are never freed, and the slot is read once. */
+EDGEPROBE__FN int edgeprobe__func_point_by_id(edgeprobe__root *r, int id, edgeprobe__func_point **out);
+EDGEPROBE__FN int edgeprobe__func_point_by_id(edgeprobe__root *r, int id, edgeprobe__func_point **out) {
     edgeprobe__point *pt;
-    if (id < 0 || id >= r->npoints) return EDGEPROBE_EINVAL;
-    if (!(pt = *edgeprobe__point_slot(r, id))) return EDGEPROBE_EUNLOADED;
+    if (id < 0 || id >= __atomic_load_n(&r->npoints, __ATOMIC_ACQUIRE)) return EDGEPROBE_EINVAL;
+    if (!(pt = __atomic_load_n(edgeprobe__point_slot(r, id), __ATOMIC_ACQUIRE))) return EDGEPROBE_EUNLOADED;
     if (pt->kind != EDGEPROBE_KIND_FUNCTION) return EDGEPROBE_EINVAL;
     *out = (edgeprobe__func_point *)pt;
     return 0;
@@ -6624,7 +6624,8 @@ EDGEPROBE__FN int edgeprobe__func_op_all(edgeprobe__root *r, void *arg) {
     int i, rc = 0, glob;
     if (!op->pattern) {
         edgeprobe__func_point *fp;
-        if ((rc = edgeprobe__func_point_by_id_locked(r, op->id, &fp)) < 0) return rc;
+        EDGEPROBE__ASSERT_LOCKED(r);
+        if ((rc = edgeprobe__func_point_by_id(r, op->id, &fp)) < 0) return rc;
         op->matched = 1;
         return edgeprobe__func_op_one(r, fp, op);
     }
@@ -6726,16 +6727,14 @@ EDGEPROBE__FN int edgeprobe_func_scan(void) {
     edgeprobe__unlock(&r->lock);
     return n ? n : EDGEPROBE_ENOFUNC;
 }
-/* Lock-free: points are never freed, and the id's slot is read once. */
+/* Lock-free (edgeprobe__func_point_by_id). */
 EDGEPROBE__FN long edgeprobe_func_skip(int id, long n) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
     edgeprobe__func_point *fp;
-    edgeprobe__point *pt;
     long armed, left;
-    if (!r || id < 0 || id >= __atomic_load_n(&r->npoints, __ATOMIC_ACQUIRE) || n < 0) return EDGEPROBE_EINVAL;
-    if (!(pt = __atomic_load_n(edgeprobe__point_slot(r, id), __ATOMIC_ACQUIRE))) return EDGEPROBE_EUNLOADED;
-    if (pt->kind != EDGEPROBE_KIND_FUNCTION) return EDGEPROBE_EINVAL;
-    fp = (edgeprobe__func_point *)pt;
+    int rc;
+    if (!r || n < 0) return EDGEPROBE_EINVAL;
+    if ((rc = edgeprobe__func_point_by_id(r, id, &fp)) < 0) return rc;
     armed = fp->skip_armed;
     left = __atomic_exchange_n(&fp->skip_left, 0, __ATOMIC_ACQ_REL); /* calls meet 0 from here */
     fp->skip_armed = n;

@@ -24,7 +24,9 @@
  * see account()). Once the function's observation interval of the epoch
  * is over and it has K samples (EDGEPROBE_PROF_K, default 10), an entry
  * closes the window and switches every probe of the function off (entry
- * and exit together). A background thread wakes every epoch
+ * and exit together). A function probe's calls between its K samples and
+ * that end are counted by the header's trampoline, with no handler
+ * (SKIPPED COUNTS). A background thread wakes every epoch
  * (EDGEPROBE_PROF_EPOCH_MS, default 10), re-opens every closed window
  * (probes on first, then the window), folds the calls counted in each
  * function's interval into its estimate and starts the next intervals
@@ -1188,7 +1190,7 @@ P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now)
         if (__atomic_compare_exchange_n(&f->dormant, &one, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) push_woken(f);
     }
     if (sampling && len != PROF_OBS_ALL && __atomic_load_n(&f->opened_for, __ATOMIC_RELAXED) > epoch)
-        return want && entries < 8 * prof_k; /* re-opened for the tick to come (TICK GAP) */
+        return want; /* re-opened for the tick to come (TICK GAP) */
     if (!sampling || (counting(f, epoch) && inside_interval(t, now, len))) {
         uint64_t cap = __atomic_load_n(&f->obs_cap, __ATOMIC_RELAXED), c;
         if (!cap) cap = len == PROF_OBS_ALL ? __atomic_load_n(&all_cap, __ATOMIC_RELAXED) : PROF_COUNT_CAP;
@@ -1198,7 +1200,7 @@ P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now)
         else if (sampling && !want && len == PROF_OBS_ALL) skip_arm(f, cap - c, epoch);
         return want;
     }
-    if (want && entries < 8 * prof_k) return 1;
+    if (want) return 1;
     close_window(f, seq, now, t, epoch);
     return 0;
 }
@@ -1566,6 +1568,14 @@ __attribute__((noinline, patchable_function_entry(5, 0))) NOI void edgeprobe_pro
 #define CAL_ROUNDS 5
 static prof_func cal_func;
 static prof_site cal_site;
+/* Ticks for CAL_CALLS calls of the calibration target, as it is switched. */
+P_FN uint64_t cal_time_calls(void) {
+    void (*volatile target)(void) = edgeprobe_prof_calibration_target;
+    uint64_t t0 = rdtsc();
+    int i;
+    for (i = 0; i < CAL_CALLS; i++) target();
+    return rdtsc() - t0;
+}
 /* The best (lowest) unmeasured ticks per call over the rounds; the best
  * whole cost of a call's events into *whole. */
 P_FN uint64_t cal_unmeasured(tstate *t, int timed, uint64_t *whole) {
@@ -1573,10 +1583,7 @@ P_FN uint64_t cal_unmeasured(tstate *t, int timed, uint64_t *whole) {
     uint64_t best = ~0ull, best_whole = ~0ull;
     int r, i;
     for (r = 0; r < CAL_ROUNDS; r++) {
-        uint64_t t0, off, total, measured;
-        t0 = rdtsc();
-        for (i = 0; i < CAL_CALLS; i++) target();
-        off = rdtsc() - t0;
+        uint64_t t0, off = cal_time_calls(), total, measured;
         if (edgeprobe_func_on(cal_id) < 0) return 0;
         measured = t->ov;
         t0 = rdtsc();
@@ -1597,17 +1604,12 @@ P_FN uint64_t cal_unmeasured(tstate *t, int timed, uint64_t *whole) {
  * calls of the empty function, armed, less the same calls off; best of
  * the rounds, rounded to the nearest tick. */
 P_FN uint64_t cal_skipped(void) {
-    void (*volatile target)(void) = edgeprobe_prof_calibration_target;
     uint64_t best = ~0ull;
-    int r, i;
+    int r;
     for (r = 0; r < CAL_ROUNDS; r++) {
-        uint64_t t0 = rdtsc(), off, total;
-        for (i = 0; i < CAL_CALLS; i++) target();
-        off = rdtsc() - t0;
+        uint64_t off = cal_time_calls(), total;
         if (edgeprobe_func_on(cal_id) < 0 || edgeprobe_func_skip(cal_id, CAL_CALLS + 1) < 0) return 0;
-        t0 = rdtsc();
-        for (i = 0; i < CAL_CALLS; i++) target();
-        total = rdtsc() - t0;
+        total = cal_time_calls();
         edgeprobe_func_skip(cal_id, 0);
         edgeprobe_func_off(cal_id);
         if (total > off && total - off < best) best = total - off;
@@ -1821,7 +1823,8 @@ P_FN void set_count_target(double span) {
 }
 P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t now, unsigned ended) {
     uint64_t c, len = f->obs_len, next, cap = 0;
-    double cost = f->skip_site && cal_skip ? (double)cal_skip : event_ticks; /* a call counted in full */
+    int by_trampoline = f->skip_site && cal_skip; /* SKIPPED COUNTS */
+    double cost = by_trampoline ? (double)cal_skip : event_ticks; /* a call counted */
     skip_take(f, 1);
     c = __atomic_exchange_n(&f->obs_count, 0, __ATOMIC_RELAXED);
     double seen = __atomic_load_n(&f->obs_end_mark, __ATOMIC_ACQUIRE) == ended + 1 ? f->obs_seen
@@ -1843,7 +1846,7 @@ P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t no
     if (f->samples && (double)f->min >= PROF_COUNT_ALL_RATIO * cost && calls * cost <= all_budget) {
         all_budget -= calls * cost;
         next = PROF_OBS_ALL; /* cheap against the call and the epoch: exact */
-    } else if (cost < event_ticks) { /* counted by the trampoline, from the tick to the count's end */
+    } else if (by_trampoline) { /* from the tick to the count's end */
         next = PROF_OBS_ALL;
         cap = (uint64_t)skip_target;
     } else if (c == 0) { /* longer, to see the function again: at most a quarter epoch */

@@ -39,11 +39,14 @@
 #   REAL_PROF_K=10 REAL_PROF_EPOCH_MS=10   sampling parameters of both
 #                           profilers
 # Output: REAL_OUT (default bench/out/real/: hyperfine JSON per round, reports, summaries,
-# skipped.txt, summary.md); charts in REAL_PLOTS (default bench/plots/).
+# skipped.txt, summary.md); charts in REAL_PLOTS (default bench/plots/, the
+# committed charts, for a run of every configuration and program; a run of
+# some, REAL_CONFIGS or REAL_PROGRAMS set, draws in REAL_OUT/plots instead).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 OUT=${REAL_OUT:-bench/out/real}
+if [[ -n ${REAL_CONFIGS:-}${REAL_PROGRAMS:-} ]]; then export REAL_PLOTS=${REAL_PLOTS:-$OUT/plots}; fi
 export REAL_PLOTS=${REAL_PLOTS:-bench/plots}
 mkdir -p "$OUT" "$REAL_PLOTS"
 PROGRAMS=${REAL_PROGRAMS:-bzip2 lua zstd}
