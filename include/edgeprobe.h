@@ -210,6 +210,15 @@
  *                          built by gcc with -fpatchable-function-entry=5,
  *                          the constructor rewrites each entry's five 1-byte
  *                          NOPs as one NOP5 (section 6); 0: leave them (tests).
+ *   EDGEPROBE_FUNC_SCAN_CONVERT  [impl] 1: a scan made while the process is
+ *                          single-threaded also rewrites gcc's NOPs as one
+ *                          NOP5 in PIE objects (where the one-byte form and
+ *                          its mirror pages would do), at every entry that
+ *                          lies within one cache line: for a program about
+ *                          to switch all its functions, as the profiler is
+ *                          (no mirror page to map and fill, no jump through
+ *                          one). 0 (default): the NOPs stay, and a text page
+ *                          is copied only when one of its entries is on.
  *   EDGEPROBE_WX_STRICT    [impl] 1: restore read+execute after every patch
  *                          (strict W^X, costs two mprotect calls). 0
  *                          (default): open a code page once and keep it
@@ -284,6 +293,9 @@
 #endif
 #ifndef EDGEPROBE_FUNC_CTOR_CONVERT
 #define EDGEPROBE_FUNC_CTOR_CONVERT 1
+#endif
+#ifndef EDGEPROBE_FUNC_SCAN_CONVERT
+#define EDGEPROBE_FUNC_SCAN_CONVERT 0
 #endif
 #ifndef EDGEPROBE_SINK
 #define EDGEPROBE_SINK(...) edgeprobe_printf(__VA_ARGS__)
@@ -569,7 +581,9 @@ int edgeprobe_set_discovery(edgeprobe_discover_fn fn, void *arg);
  *   gcc, where no mirror page can be mapped (non-PIE executables below
  *   1.8 GiB): the five NOPs are rewritten as one NOP5 only while no thread
  *   can be between them - the process is single-threaded, or the object's
- *   own constructor runs - and listed as not patchable otherwise.
+ *   own constructor runs - and listed as not patchable otherwise. With
+ *   EDGEPROBE_FUNC_SCAN_CONVERT, a single-threaded scan rewrites PIE
+ *   entries too (no mirror pages; for a program that switches them all).
  *
  * Handlers run with recursion blocked: a probed function called from a
  * handler (or from a signal handler interrupting one) does not re-enter
@@ -2577,7 +2591,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #endif
 
 /* ---- 14. the root: process-wide state                        >>root ---- */
-#define EDGEPROBE__ABI 9u /* 9: function points' skip count */
+#define EDGEPROBE__ABI 10u /* 10: an object's mirror span mapped whole */
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
 #define EDGEPROBE__HIT_CHUNK_BYTES (EDGEPROBE__STRIPES * EDGEPROBE__CHUNK * sizeof(uint64_t))
 
@@ -5465,6 +5479,7 @@ typedef struct edgeprobe__func_object {
     const char *path;
     int n, loaded, single_threaded_scan;
     int one_text_segment;      /* [text_lo, text_hi) is one PF_X segment     */
+    int mirror_span_tried;     /* its mirror pages' one mmap was tried (27.4) */
     unsigned char *stubs;      /* slot (8 bytes) + n stubs                    */
     size_t stubs_len;
     edgeprobe__func_point *fn;     /* n points                                     */
@@ -5516,7 +5531,6 @@ struct edgeprobe__func_state {
     unsigned long (*thread_skipped)(void);
     unsigned thread_key;
     unsigned vec_bytes;            /* the trampolines' vector slot size      */
-    unsigned char *mirror_pages[64]; /* pages we mapped below text, by chunk */
 };
 
 /* ---- 27.1 the trampolines                                 >>ftramp ----
@@ -6107,55 +6121,91 @@ EDGEPROBE__FN int edgeprobe__func_first_at(const edgeprobe__func_object *o, uint
     }
     return lo;
 }
-/* Make sure the mirror stub of a gcc-form function exists: map its page(s)
- * (never replacing a mapping) and write `jmp stub` there. A page mapped now
- * also gets the stubs of the object's other gcc-form functions that fall in
- * it, so that a whole object costs one mmap per mirror page, not per
- * function. Under the default page policy a mirror page is mapped
- * writable, as text pages stay once opened (section 17), and written with
- * no mprotect; strict W^X maps it read+execute and opens it around each
- * write (edgeprobe_set_wx_strict closes it later too). The bytes of a
- * mirror stub never change once written, and nothing jumps to one before
- * its function's site is on. Lock held. */
+/* Mirror pages are ours (refs < 0 in the page table; never unmapped):
+ *   EDGEPROBE__MIRROR_ZERO  mapped, still zero (no stub read or written);
+ *   EDGEPROBE__MIRROR_FILLED  the stubs of the functions it holds written.
+ * A mirror page is mapped writable under the default page policy, as text
+ * pages stay once opened (section 17), and written with no mprotect;
+ * strict W^X maps it read+execute and opens it around each write
+ * (edgeprobe_set_wx_strict closes it later too). */
+#define EDGEPROBE__MIRROR_FILLED (-1)
+#define EDGEPROBE__MIRROR_ZERO (-2)
+/* Map [addr, addr+len) for mirror stubs, exactly there and never over a
+ * mapping; 0, or -1 with nothing mapped. */
+EDGEPROBE__FN int edgeprobe__func_mirror_map(const edgeprobe__root *r, uintptr_t addr, size_t len);
+EDGEPROBE__FN int edgeprobe__func_mirror_map(const edgeprobe__root *r, uintptr_t addr, size_t len) {
+    void *got = edgeprobe__libc_mmap((void *)addr, len, r->wx_strict ? EDGEPROBE__PROT_RX : EDGEPROBE__PROT_RWX,
+                                     EDGEPROBE__MAP_ANON_PRIVATE | EDGEPROBE__MAP_FIXED_NOREPLACE, -1, 0);
+    if (got == (void *)addr) return 0;
+    if (got != (void *)-1) edgeprobe__libc_munmap(got, len); /* old kernel: a hint only */
+    return -1;
+}
+/* Map the mirror of an object's whole text with one mmap, the first time
+ * one of its gcc-form functions is switched on: switching all of them (the
+ * profiler's start-up) then costs one system call per object, not one per
+ * mirror page. Never replaces a mapping: where anything is in the way (the
+ * mirror of an unloaded object at the same address, another mapping), or
+ * the page table cannot grow, the pages are left to be mapped one by one. */
+EDGEPROBE__FN void edgeprobe__func_mirror_span_locked(edgeprobe__root *r, edgeprobe__func_object *o);
+EDGEPROBE__FN void edgeprobe__func_mirror_span_locked(edgeprobe__root *r, edgeprobe__func_object *o) {
+    EDGEPROBE__ASSERT_LOCKED(r);
+    const uintptr_t mask = ~(uintptr_t)(EDGEPROBE__PAGE - 1);
+    uintptr_t lo = (o->text_lo - EDGEPROBE__MIRROR_OFFSET) & mask, pg;
+    uintptr_t hi = (o->text_hi - EDGEPROBE__MIRROR_OFFSET + 5 + EDGEPROBE__PAGE - 1) & mask; /* + a last stub */
+    if (o->mirror_span_tried || o->text_hi <= o->text_lo) return;
+    o->mirror_span_tried = 1;
+    if (edgeprobe__func_mirror_map(r, lo, hi - lo) < 0) return;
+    for (pg = lo; pg < hi; pg += EDGEPROBE__PAGE) {
+        edgeprobe__page *e = edgeprobe__page_slot(r, pg);
+        if (!e) { /* unrecorded pages must not stay mapped: the one-by-one path maps them */
+            edgeprobe__libc_munmap((void *)pg, hi - pg);
+            return;
+        }
+        e->refs = EDGEPROBE__MIRROR_ZERO;
+        e->open = !r->wx_strict;
+    }
+}
+/* Make sure the mirror stub of a gcc-form function exists: its page(s)
+ * mapped (27.4's span, or one by one) and `jmp stub` written there. A page
+ * still zero also gets the stubs of the object's other gcc-form functions
+ * that lie in it, written without reading it first: a read would fault the
+ * shared zero page in, and the write then fault again. The bytes of a
+ * mirror stub never change once written (a reloaded object's may: those
+ * are compared first), and nothing jumps to one before its function's
+ * site is on. Lock held. */
 EDGEPROBE__FN int edgeprobe__func_mirror_ready_locked(edgeprobe__root *r, edgeprobe__func_point *fp);
 EDGEPROBE__FN int edgeprobe__func_mirror_ready_locked(edgeprobe__root *r, edgeprobe__func_point *fp) {
     EDGEPROBE__ASSERT_LOCKED(r);
     unsigned char jmp[5], *m = edgeprobe__func_mirror_stub(fp, jmp);
     uintptr_t first = (uintptr_t)m & ~(uintptr_t)(EDGEPROBE__PAGE - 1), pg;
     uintptr_t end = (((uintptr_t)m + 4) & ~(uintptr_t)(EDGEPROBE__PAGE - 1)) + EDGEPROBE__PAGE;
-    int i, mapped = 0, writable = 1;
+    int i, zero = 0, writable = 1;
+    edgeprobe__func_mirror_span_locked(r, fp->obj);
     for (pg = first; pg < end; pg += EDGEPROBE__PAGE) {
         edgeprobe__page *e = edgeprobe__page_slot(r, pg);
-        void *got;
         if (!e) return EDGEPROBE_ENOMEM;
-        if (e->refs < 0) { /* a mirror page of ours already */
-            writable &= e->open;
-            continue;
+        if (e->refs > 0 || (e->refs == 0 && e->open)) return EDGEPROBE_ERANGE; /* text, not ours */
+        if (e->refs == 0) { /* the span could not be mapped: this page alone */
+            if (edgeprobe__func_mirror_map(r, pg, EDGEPROBE__PAGE) < 0) return EDGEPROBE_ERANGE;
+            e->refs = EDGEPROBE__MIRROR_ZERO;
+            e->open = !r->wx_strict;
         }
-        if (e->refs > 0 || e->open) return EDGEPROBE_ERANGE;
-        got = edgeprobe__libc_mmap((void *)pg, EDGEPROBE__PAGE, r->wx_strict ? EDGEPROBE__PROT_RX : EDGEPROBE__PROT_RWX,
-                                   EDGEPROBE__MAP_ANON_PRIVATE | EDGEPROBE__MAP_FIXED_NOREPLACE, -1, 0);
-        if (got != (void *)pg) {
-            if (got != (void *)-1) edgeprobe__libc_munmap(got, EDGEPROBE__PAGE); /* old kernel: hint only */
-            return EDGEPROBE_ERANGE;
-        }
-        e->refs = -1; /* marks our mirror pages; they are never unmapped */
-        e->open = !r->wx_strict;
+        zero |= e->refs == EDGEPROBE__MIRROR_ZERO;
         writable &= e->open;
-        mapped = 1;
     }
-    if (__builtin_memcmp(m, jmp, 5) == 0) return 0;
+    if (!zero && __builtin_memcmp(m, jmp, 5) == 0) return 0;
     if (!writable && EDGEPROBE_OS_PROTECT((void *)first, end - first, 1) < 0) return EDGEPROBE_EPROT;
     __builtin_memcpy(m, jmp, 5);
     /* the object's functions are sorted by address: those whose mirror
      * stubs lie in the pages start at the first site >= first + OFFSET */
-    for (i = mapped ? edgeprobe__func_first_at(fp->obj, first + EDGEPROBE__MIRROR_OFFSET) : fp->obj->n;
+    for (i = zero ? edgeprobe__func_first_at(fp->obj, first + EDGEPROBE__MIRROR_OFFSET) : fp->obj->n;
          i < fp->obj->n; i++) {
         edgeprobe__func_point *q = &fp->obj->fn[i];
         unsigned char qjmp[5], *qm = edgeprobe__func_mirror_stub(q, qjmp);
         if ((uintptr_t)qm + 5 > end) break;
         if (q->form == EDGEPROBE__FORM_NOPS) __builtin_memcpy(qm, qjmp, 5);
     }
+    for (pg = first; pg < end; pg += EDGEPROBE__PAGE) edgeprobe__page_find(r, pg)->refs = EDGEPROBE__MIRROR_FILLED;
     if (!writable) EDGEPROBE_OS_PROTECT((void *)first, end - first, 0);
     return 0;
 }
@@ -6302,8 +6352,17 @@ EDGEPROBE__FN void edgeprobe__func_name_hex(edgeprobe__text *t, uint64_t a) {
     edgeprobe__puthex(t, a, digits);
     t->len++; /* keep the terminating NUL: names are packed one after another */
 }
-/* The form of a fresh entry; converts gcc's NOPs into one NOP5 when no
- * mirror can serve the site and no thread can be between them. */
+/* Whether a scan rewrites gcc's NOPs at site as one NOP5: only while no
+ * thread can be between them, and where no mirror can serve the site or
+ * EDGEPROBE_FUNC_SCAN_CONVERT asks for it (not under strict W^X: a page
+ * opened and closed per entry would cost more than the mirror). */
+EDGEPROBE__INLINE int edgeprobe__func_converts(const edgeprobe__root *r, const void *site, int single_threaded) {
+    if (!single_threaded) return 0;
+    if ((uintptr_t)site <= EDGEPROBE__MIRROR_OFFSET + (1u << 24)) return 1;
+    return EDGEPROBE_FUNC_SCAN_CONVERT && !r->wx_strict && edgeprobe__front_len(site, 5) == 5;
+}
+/* The form of a fresh entry; converts gcc's NOPs into one NOP5 where
+ * edgeprobe__func_converts says so. */
 EDGEPROBE__FN int edgeprobe__func_form(edgeprobe__root *r, edgeprobe__func_point *fp, int single_threaded);
 EDGEPROBE__FN int edgeprobe__func_form(edgeprobe__root *r, edgeprobe__func_point *fp, int single_threaded) {
     static const unsigned char nops[5] = {0x90, 0x90, 0x90, 0x90, 0x90};
@@ -6316,13 +6375,13 @@ EDGEPROBE__FN int edgeprobe__func_form(edgeprobe__root *r, edgeprobe__func_point
         edgeprobe__log_bytes(r, "function entry is not 5 bytes of NOP; not patchable", site, 0, 5);
         return EDGEPROBE__FORM_NONE;
     }
-    if ((uintptr_t)site > EDGEPROBE__MIRROR_OFFSET + (1u << 24)) return EDGEPROBE__FORM_NOPS;
-    if (single_threaded && edgeprobe__code_open_locked(r, site, 5) == 0) {
+    if (edgeprobe__func_converts(r, site, single_threaded) && edgeprobe__code_open_locked(r, site, 5) == 0) {
         __builtin_memcpy(site, edgeprobe__nop5, 5);
         edgeprobe__code_close(r, site, 5);
+        fp->nop_last = site[4];
         return EDGEPROBE__FORM_NOP5;
     }
-    return EDGEPROBE__FORM_NONE;
+    return (uintptr_t)site > EDGEPROBE__MIRROR_OFFSET + (1u << 24) ? EDGEPROBE__FORM_NOPS : EDGEPROBE__FORM_NONE;
 }
 EDGEPROBE__FN int edgeprobe__addr_cmp(const void *a, const void *b);
 EDGEPROBE__FN int edgeprobe__addr_cmp(const void *a, const void *b) {
@@ -6383,6 +6442,10 @@ EDGEPROBE__FN edgeprobe__func_object *edgeprobe__func_object_scan_locked(edgepro
         o->one_text_segment = s->text_segments == 1;
         o->n = (int)n;
         o->loaded = 1;
+        if (n && EDGEPROBE_FUNC_SCAN_CONVERT && single_threaded) { /* one mprotect for the conversions */
+            o->fn[0].obj = o, o->fn[0].pt.site = (void *)addr[0];
+            edgeprobe__func_text_open_locked(r, &o->fn[0]);
+        }
         for (i = 0; i < n; i++) {
             edgeprobe__func_point *fp = &o->fn[i];
             fp->pt.name = t.buf + t.len;

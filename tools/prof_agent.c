@@ -88,6 +88,10 @@
 #define EDGEPROBE__ROOT_LATER /* no registration in the seized thread: the header, section 19 */
 #else
 #define EDGEPROBE_PROVIDER
+/* it switches every function on at start: gcc's entries become NOP5s at
+ * the scan, before main, rather than map and fill a mirror page per text
+ * page (RESULTS-real, "Start-up per function") */
+#define EDGEPROBE_FUNC_SCAN_CONVERT 1
 #endif
 #include "edgeprobe.h"
 #include "prof_common.h"

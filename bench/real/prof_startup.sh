@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench/real/prof_startup.sh [ROUNDS] - what `edgeprobe prof` adds to a
 # process's start-up, per function, with the tools of several revisions in
-# one run (PROF_STARTUP_REVS, default: before the per-page mirror change,
-# before the per-object text opening, and the working tree).
+# one run (PROF_STARTUP_REVS, default: before the per-object text opening,
+# before the per-object mirror span, and the working tree).
 #
 # Programs that do nothing but start: the Debian bzip2, lua and zstd built
 # with -fpatchable-function-entry=5 (bench/real/build.sh fpe: `bzip2 --help`,
@@ -13,13 +13,16 @@
 # PROGRAM` (every function attached and switched, then off) or the program
 # alone, interleaved round by round; the figure is the median of the child
 # processes' CPU time (user + system), the command's own included.
+# Then the floor under it: what the page faults of switching every function
+# cost on this machine (bench/real/fault_cost.c: a copied text page and a
+# filled mirror page per text page).
 # Output: bench/out/prof-startup/summary.md.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 ROUNDS=${1:-15}
 OUT=bench/out/prof-startup
-REVS=${PROF_STARTUP_REVS:-"c216d1c~1 394e17b~1"}
+REVS=${PROF_STARTUP_REVS:-"394e17b~1 5b702c1"}
 mkdir -p "$OUT"
 make -s tools >/dev/null
 [[ -x build/real/fpe/lua ]] || { bash bench/real/fetch.sh && bash bench/real/build.sh fpe; }
@@ -29,6 +32,7 @@ for n in 100 4000; do
     printf 'long many_call_all(long);\nint main(int c, char **v) { (void)v; return (int)(many_call_all(c) & 1); }\n' >"$OUT/main.c"
     gcc -O2 -fpatchable-function-entry=5 "$OUT/main.c" "$OUT/many$n.c" -o "$OUT/many$n"
 done
+gcc -O2 bench/real/fault_cost.c -o "$OUT/fault_cost"
 tools="now=$ROOT/build/edgeprobe"
 for rev in $REVS; do # each revision's tools, built once in a worktree of its own
     sha=$(git rev-parse --short "$rev")
@@ -72,4 +76,14 @@ for p, (cmd, n) in progs.items():
           " | ".join(f"{added[(p, t)]:.2f} ({(added[(p, t)] - fixed[t]) / n * 1e3:.2f} us/fn)" for t in tools) + " |")
 print("| fixed part (many100 less 100 x the per-function slope), ms | | " + " | ".join(f"{fixed[t]:.2f}" for t in tools) + " |")
 print("| per function (many4000 - many100) / 3,900, us | | " + " | ".join(f"**{slope[t]:.2f}**" for t in tools) + " |")
+print("\nThe floor: the page faults of switching every function (bench/real/fault_cost.c, medians of 21 rounds):")
+print("a text page copied (the floor), and, where the scan cannot convert gcc's entries, a mirror page filled")
+print("(written first; read first, then written: the mirror page before 2026-11-26).\n")
+print("| program | text pages | copy-on-write, ticks | floor, us per function | mirror page: zero fill, ticks | read, then zero fill | mirror pages, us per function |")
+print("|---|---:|---:|---:|---:|---:|---:|")
+for p, (cmd, n) in progs.items():
+    n = n or functions(cmd[0])
+    f = dict(zip(*[iter(subprocess.run([f"{out}/fault_cost", cmd[0]], capture_output=True, text=True).stdout.split())] * 2))
+    per_fn = lambda key: int(f["pages"]) * float(f[key]) / n
+    print(f"| {p} | {f['pages']} | {f['cow']} | {per_fn('floor_us_per_page'):.2f} | {f['zero']} | {f['read+zero']} | {per_fn('mirror_us_per_page'):.2f} |")
 PY

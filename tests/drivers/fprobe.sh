@@ -33,15 +33,21 @@ case_ fprobe-nm-clang fprobe_nm clang
 fprobe_rules() {
     local cc=$1 flags=$2 expect=$3 wx=${4:-keep} d="$B/fprobe-rules"
     mkdir -p "$d"
-    $cc -O2 $WARN $INC $FP $flags -pthread $FPSRC/t_rules.c -o "$d/t_rules-$expect-$cc-$wx" &&
-        EDGEPROBE_WX=$wx "./$d/t_rules-$expect-$cc-$wx" "$expect"
+    local exe="$d/t_rules-$expect-$cc-$wx${flags//[ =]/}"
+    $cc -O2 $WARN $INC $FP $flags -pthread $FPSRC/t_rules.c -o "$exe" && EDGEPROBE_WX=$wx "./$exe" "$expect"
 }
 case_ fprobe-rules-gcc-pie-mirror fprobe_rules gcc "" mirror
 case_ fprobe-rules-gcc-pie-mirror-wx-strict fprobe_rules gcc "" mirror strict
+case_ fprobe-rules-gcc-pie-mirror-blocked fprobe_rules gcc "" mirror-blocked
 case_ fprobe-rules-clang-nop5 fprobe_rules clang "" nop5
 case_ fprobe-rules-gcc-nopie-constructor fprobe_rules gcc "-no-pie" nop5
 case_ fprobe-rules-gcc-nopie-single-threaded fprobe_rules gcc "-no-pie -DEDGEPROBE_FUNC_CTOR_CONVERT=0" single
 case_ fprobe-rules-gcc-nopie-threads-refused fprobe_rules gcc "-no-pie -DEDGEPROBE_FUNC_CTOR_CONVERT=0" threads
+# A program that will switch every function (the profiler) converts PIE
+# entries too, at a single-threaded scan.
+case_ fprobe-rules-gcc-pie-scan-convert fprobe_rules gcc "-DEDGEPROBE_FUNC_SCAN_CONVERT=1" single
+case_ fprobe-rules-gcc-pie-scan-convert-threads fprobe_rules gcc "-DEDGEPROBE_FUNC_SCAN_CONVERT=1" mirror-threads
+case_ fprobe-rules-gcc-pie-scan-convert-wx-strict fprobe_rules gcc "-DEDGEPROBE_FUNC_SCAN_CONVERT=1" mirror strict
 
 # Executors call a function while its entry is switched, every form and split.
 fprobe_stress() {
