@@ -49,10 +49,12 @@ rounds, out, tools = int(sys.argv[1]), sys.argv[2], dict(t.split("=", 1) for t i
 progs = {"many100": ([f"{out}/many100"], 100), "many4000": ([f"{out}/many4000"], 4000),
          "bzip2": (["build/real/fpe/bzip2", "--help"], None), "lua": (["build/real/fpe/lua", "-e", "x=1"], None),
          "zstd": (["build/real/fpe/zstd", "-V"], None)}
-def cpu_ms(cmd):
+faults = {}
+def cpu_ms(cmd, key):
     a = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     b = resource.getrusage(resource.RUSAGE_CHILDREN)
+    faults.setdefault(key, []).append(b.ru_minflt - a.ru_minflt)
     return (b.ru_utime - a.ru_utime + b.ru_stime - a.ru_stime) * 1e3
 def functions(path):
     ls = subprocess.run([tools["now"], "list", path], capture_output=True, text=True).stdout
@@ -60,9 +62,9 @@ def functions(path):
 res = {}
 for r in range(rounds):
     for p, (cmd, _) in progs.items():
-        res.setdefault((p, "bare"), []).append(cpu_ms(cmd))
+        res.setdefault((p, "bare"), []).append(cpu_ms(cmd, (p, "bare")))
         for t, ep in tools.items():
-            res.setdefault((p, t), []).append(cpu_ms([ep, "prof", "--mode", "off", "-q", "-o", "/dev/null", "--"] + cmd))
+            res.setdefault((p, t), []).append(cpu_ms([ep, "prof", "--mode", "off", "-q", "-o", "/dev/null", "--"] + cmd, (p, t)))
 med = {k: statistics.median(v) for k, v in res.items()}
 added = {(p, t): med[(p, t)] - med[(p, "bare")] for p in progs for t in tools}
 slope = {t: (added[("many4000", t)] - added[("many100", t)]) / 3900 * 1e3 for t in tools}  # us per function
@@ -76,6 +78,11 @@ for p, (cmd, n) in progs.items():
           " | ".join(f"{added[(p, t)]:.2f} ({(added[(p, t)] - fixed[t]) / n * 1e3:.2f} us/fn)" for t in tools) + " |")
 print("| fixed part (many100 less 100 x the per-function slope), ms | | " + " | ".join(f"{fixed[t]:.2f}" for t in tools) + " |")
 print("| per function (many4000 - many100) / 3,900, us | | " + " | ".join(f"**{slope[t]:.2f}**" for t in tools) + " |")
+print("\nminor page faults of the whole command (median; the program alone in the first column):\n")
+print("| program | alone | " + " | ".join(f"`prof` {t}" for t in tools) + " |")
+print("|---|---:|" + "---:|" * len(tools))
+for p in progs:
+    print(f"| {p} | {statistics.median(faults[(p, 'bare')]):.0f} | " + " | ".join(f"{statistics.median(faults[(p, t)]):.0f}" for t in tools) + " |")
 print("\nThe floor: the page faults of switching every function (bench/real/fault_cost.c, medians of 21 rounds):")
 print("a text page copied (the floor), and, where the scan cannot convert gcc's entries, a mirror page filled")
 print("(written first; read first, then written: the mirror page before 2026-11-26).\n")
