@@ -6361,6 +6361,23 @@ EDGEPROBE__INLINE int edgeprobe__func_converts(const edgeprobe__root *r, const v
     if ((uintptr_t)site <= EDGEPROBE__MIRROR_OFFSET + (1u << 24)) return 1;
     return EDGEPROBE_FUNC_SCAN_CONVERT && !r->wx_strict && edgeprobe__front_len(site, 5) == 5;
 }
+/* Rewrite gcc's five one-byte NOPs at site as one NOP5, where no other
+ * thread can be inside them (the caller knows). One 4-byte store of
+ * 0f 1f 44 00 over the first four; the fifth NOP, 90, stays as the new
+ * instruction's displacement byte. So a signal handler of this thread that
+ * calls the function meets five NOPs or one NOP5, never a mix: a 5-byte
+ * memcpy is two stores, and in one order it leaves 90 90 90 90 00, whose
+ * last byte starts an `add` made of the function's first bytes. Lock held. */
+EDGEPROBE__FN int edgeprobe__func_nops_to_nop5_locked(edgeprobe__root *r, unsigned char *site);
+EDGEPROBE__FN int edgeprobe__func_nops_to_nop5_locked(edgeprobe__root *r, unsigned char *site) {
+    EDGEPROBE__ASSERT_LOCKED(r);
+    typedef uint32_t edgeprobe__u32_any __attribute__((aligned(1), may_alias));
+    int rc = edgeprobe__code_open_locked(r, site, 5);
+    if (rc < 0) return rc;
+    *(volatile edgeprobe__u32_any *)site = 0x00441f0fu; /* little-endian: 0f 1f 44 00 */
+    edgeprobe__code_close(r, site, 5);
+    return 0;
+}
 /* The form of a fresh entry; converts gcc's NOPs into one NOP5 where
  * edgeprobe__func_converts says so. */
 EDGEPROBE__FN int edgeprobe__func_form(edgeprobe__root *r, edgeprobe__func_point *fp, int single_threaded);
@@ -6375,9 +6392,7 @@ EDGEPROBE__FN int edgeprobe__func_form(edgeprobe__root *r, edgeprobe__func_point
         edgeprobe__log_bytes(r, "function entry is not 5 bytes of NOP; not patchable", site, 0, 5);
         return EDGEPROBE__FORM_NONE;
     }
-    if (edgeprobe__func_converts(r, site, single_threaded) && edgeprobe__code_open_locked(r, site, 5) == 0) {
-        __builtin_memcpy(site, edgeprobe__nop5, 5);
-        edgeprobe__code_close(r, site, 5);
+    if (edgeprobe__func_converts(r, site, single_threaded) && edgeprobe__func_nops_to_nop5_locked(r, site) == 0) {
         fp->nop_last = site[4];
         return EDGEPROBE__FORM_NOP5;
     }
@@ -6834,9 +6849,7 @@ EDGEPROBE__FN void edgeprobe__func_convert_own(edgeprobe__root *r) {
     for (e = __start___patchable_function_entries; e && e < __stop___patchable_function_entries; e++) {
         unsigned char *site = (unsigned char *)*e;
         if (!site || (uintptr_t)site > EDGEPROBE__MIRROR_OFFSET + (1u << 24) || __builtin_memcmp(site, nops, 5)) continue;
-        if (edgeprobe__code_open_locked(r, site, 5) < 0) continue;
-        __builtin_memcpy(site, edgeprobe__nop5, 5);
-        edgeprobe__code_close(r, site, 5);
+        edgeprobe__func_nops_to_nop5_locked(r, site);
     }
 }
 #else /* freestanding, aarch64 or EDGEPROBE_CORE_ONLY: no function probes */
