@@ -210,15 +210,17 @@
  *                          built by gcc with -fpatchable-function-entry=5,
  *                          the constructor rewrites each entry's five 1-byte
  *                          NOPs as one NOP5 (section 6); 0: leave them (tests).
- *   EDGEPROBE_FUNC_SCAN_CONVERT  [impl] 1: a scan made while the process is
- *                          single-threaded also rewrites gcc's NOPs as one
- *                          NOP5 in PIE objects (where the one-byte form and
- *                          its mirror pages would do), at every entry that
- *                          lies within one cache line: for a program about
- *                          to switch all its functions, as the profiler is
- *                          (no mirror page to map and fill, no jump through
- *                          one). 0 (default): the NOPs stay, and a text page
- *                          is copied only when one of its entries is on.
+ *   EDGEPROBE_FUNC_BULK    [impl] 1: this program switches (nearly) every
+ *                          function probe, as the profiler does. A scan made
+ *                          while the process is single-threaded rewrites
+ *                          gcc's NOPs as one NOP5 in PIE objects too, at
+ *                          every entry within one cache line (no mirror
+ *                          page to map and fill, no jump through one); an
+ *                          object whose entries keep the one-byte form gets
+ *                          the mirror of its whole text with one mmap at its
+ *                          first switch. 0 (default): a text page is copied,
+ *                          and a mirror page mapped, only when one of its
+ *                          functions is switched on (section 27.4).
  *   EDGEPROBE_WX_STRICT    [impl] 1: restore read+execute after every patch
  *                          (strict W^X, costs two mprotect calls). 0
  *                          (default): open a code page once and keep it
@@ -294,8 +296,8 @@
 #ifndef EDGEPROBE_FUNC_CTOR_CONVERT
 #define EDGEPROBE_FUNC_CTOR_CONVERT 1
 #endif
-#ifndef EDGEPROBE_FUNC_SCAN_CONVERT
-#define EDGEPROBE_FUNC_SCAN_CONVERT 0
+#ifndef EDGEPROBE_FUNC_BULK
+#define EDGEPROBE_FUNC_BULK 0
 #endif
 #ifndef EDGEPROBE_SINK
 #define EDGEPROBE_SINK(...) edgeprobe_printf(__VA_ARGS__)
@@ -582,8 +584,8 @@ int edgeprobe_set_discovery(edgeprobe_discover_fn fn, void *arg);
  *   1.8 GiB): the five NOPs are rewritten as one NOP5 only while no thread
  *   can be between them - the process is single-threaded, or the object's
  *   own constructor runs - and listed as not patchable otherwise. With
- *   EDGEPROBE_FUNC_SCAN_CONVERT, a single-threaded scan rewrites PIE
- *   entries too (no mirror pages; for a program that switches them all).
+ *   EDGEPROBE_FUNC_BULK, a single-threaded scan rewrites PIE entries too
+ *   (no mirror pages; for a program that switches them all).
  *
  * Handlers run with recursion blocked: a probed function called from a
  * handler (or from a signal handler interrupting one) does not re-enter
@@ -6140,19 +6142,21 @@ EDGEPROBE__FN int edgeprobe__func_mirror_map(const edgeprobe__root *r, uintptr_t
     if (got != (void *)-1) edgeprobe__libc_munmap(got, len); /* old kernel: a hint only */
     return -1;
 }
-/* Map the mirror of an object's whole text with one mmap, the first time
- * one of its gcc-form functions is switched on: switching all of them (the
- * profiler's start-up) then costs one system call per object, not one per
- * mirror page. Never replaces a mapping: where anything is in the way (the
- * mirror of an unloaded object at the same address, another mapping), or
- * the page table cannot grow, the pages are left to be mapped one by one. */
+/* With EDGEPROBE_FUNC_BULK, map the mirror of an object's whole text with
+ * one mmap, the first time one of its gcc-form functions is switched on:
+ * switching all of them then costs one system call per object, not one per
+ * mirror page. (Not by default: under the default page policy a mapping is
+ * writable, so all of it counts against the kernel's commit limit.) Never
+ * replaces a mapping: where anything is in the way (the mirror of an
+ * unloaded object at the same address, another mapping), or the page table
+ * cannot grow, the pages are left to be mapped one by one. */
 EDGEPROBE__FN void edgeprobe__func_mirror_span_locked(edgeprobe__root *r, edgeprobe__func_object *o);
 EDGEPROBE__FN void edgeprobe__func_mirror_span_locked(edgeprobe__root *r, edgeprobe__func_object *o) {
     EDGEPROBE__ASSERT_LOCKED(r);
     const uintptr_t mask = ~(uintptr_t)(EDGEPROBE__PAGE - 1);
     uintptr_t lo = (o->text_lo - EDGEPROBE__MIRROR_OFFSET) & mask, pg;
-    uintptr_t hi = (o->text_hi - EDGEPROBE__MIRROR_OFFSET + 5 + EDGEPROBE__PAGE - 1) & mask; /* + a last stub */
-    if (o->mirror_span_tried || o->text_hi <= o->text_lo) return;
+    uintptr_t hi = (o->text_hi - EDGEPROBE__MIRROR_OFFSET + EDGEPROBE__PAGE - 1) & mask; /* entries end by text_hi */
+    if (!EDGEPROBE_FUNC_BULK || o->mirror_span_tried || o->text_hi <= o->text_lo) return;
     o->mirror_span_tried = 1;
     if (edgeprobe__func_mirror_map(r, lo, hi - lo) < 0) return;
     for (pg = lo; pg < hi; pg += EDGEPROBE__PAGE) {
@@ -6166,20 +6170,23 @@ EDGEPROBE__FN void edgeprobe__func_mirror_span_locked(edgeprobe__root *r, edgepr
     }
 }
 /* Make sure the mirror stub of a gcc-form function exists: its page(s)
- * mapped (27.4's span, or one by one) and `jmp stub` written there. A page
- * still zero also gets the stubs of the object's other gcc-form functions
- * that lie in it, written without reading it first: a read would fault the
- * shared zero page in, and the write then fault again. The bytes of a
- * mirror stub never change once written (a reloaded object's may: those
- * are compared first), and nothing jumps to one before its function's
- * site is on. Lock held. */
+ * mapped (the object's span, or one by one) and `jmp stub` written there.
+ * A page still zero also gets the stubs of the object's other gcc-form
+ * functions that lie in it, written without reading it first: a read would
+ * fault the shared zero page in, and the write then fault again. The bytes
+ * of a mirror stub never change once written (a reloaded object's may:
+ * those are compared first), and nothing jumps to one before its
+ * function's site is on. Under strict W^X the pages are opened for the
+ * write and closed again, all of them: each is then recorded closed, as a
+ * page mapped open beside one mapped closed (the policy changed between)
+ * would otherwise be recorded open and read+execute. Lock held. */
 EDGEPROBE__FN int edgeprobe__func_mirror_ready_locked(edgeprobe__root *r, edgeprobe__func_point *fp);
 EDGEPROBE__FN int edgeprobe__func_mirror_ready_locked(edgeprobe__root *r, edgeprobe__func_point *fp) {
     EDGEPROBE__ASSERT_LOCKED(r);
     unsigned char jmp[5], *m = edgeprobe__func_mirror_stub(fp, jmp);
     uintptr_t first = (uintptr_t)m & ~(uintptr_t)(EDGEPROBE__PAGE - 1), pg;
-    uintptr_t end = (((uintptr_t)m + 4) & ~(uintptr_t)(EDGEPROBE__PAGE - 1)) + EDGEPROBE__PAGE;
-    int i, zero = 0, writable = 1;
+    uintptr_t end = (((uintptr_t)m + 4) & ~(uintptr_t)(EDGEPROBE__PAGE - 1)) + EDGEPROBE__PAGE, zero = 0;
+    int i, writable = 1;
     edgeprobe__func_mirror_span_locked(r, fp->obj);
     for (pg = first; pg < end; pg += EDGEPROBE__PAGE) {
         edgeprobe__page *e = edgeprobe__page_slot(r, pg);
@@ -6190,23 +6197,28 @@ EDGEPROBE__FN int edgeprobe__func_mirror_ready_locked(edgeprobe__root *r, edgepr
             e->refs = EDGEPROBE__MIRROR_ZERO;
             e->open = !r->wx_strict;
         }
-        zero |= e->refs == EDGEPROBE__MIRROR_ZERO;
+        if (e->refs == EDGEPROBE__MIRROR_ZERO && !zero) zero = pg; /* the first page still zero */
         writable &= e->open;
     }
     if (!zero && __builtin_memcmp(m, jmp, 5) == 0) return 0;
     if (!writable && EDGEPROBE_OS_PROTECT((void *)first, end - first, 1) < 0) return EDGEPROBE_EPROT;
     __builtin_memcpy(m, jmp, 5);
     /* the object's functions are sorted by address: those whose mirror
-     * stubs lie in the pages start at the first site >= first + OFFSET */
-    for (i = zero ? edgeprobe__func_first_at(fp->obj, first + EDGEPROBE__MIRROR_OFFSET) : fp->obj->n;
+     * stubs lie in the zero pages start at the first site >= zero + OFFSET
+     * (a filled page's stubs are not written again: they may be running) */
+    for (i = zero ? edgeprobe__func_first_at(fp->obj, zero + EDGEPROBE__MIRROR_OFFSET) : fp->obj->n;
          i < fp->obj->n; i++) {
         edgeprobe__func_point *q = &fp->obj->fn[i];
         unsigned char qjmp[5], *qm = edgeprobe__func_mirror_stub(q, qjmp);
         if ((uintptr_t)qm + 5 > end) break;
         if (q->form == EDGEPROBE__FORM_NOPS) __builtin_memcpy(qm, qjmp, 5);
     }
-    for (pg = first; pg < end; pg += EDGEPROBE__PAGE) edgeprobe__page_find(r, pg)->refs = EDGEPROBE__MIRROR_FILLED;
     if (!writable) EDGEPROBE_OS_PROTECT((void *)first, end - first, 0);
+    for (pg = first; pg < end; pg += EDGEPROBE__PAGE) {
+        edgeprobe__page *e = edgeprobe__page_find(r, pg);
+        e->refs = EDGEPROBE__MIRROR_FILLED;
+        if (!writable) e->open = 0;
+    }
     return 0;
 }
 /* Under the default page policy (pages stay writable once opened, section
@@ -6354,12 +6366,14 @@ EDGEPROBE__FN void edgeprobe__func_name_hex(edgeprobe__text *t, uint64_t a) {
 }
 /* Whether a scan rewrites gcc's NOPs at site as one NOP5: only while no
  * thread can be between them, and where no mirror can serve the site or
- * EDGEPROBE_FUNC_SCAN_CONVERT asks for it (not under strict W^X: a page
- * opened and closed per entry would cost more than the mirror). */
+ * EDGEPROBE_FUNC_BULK asks for it (not under strict W^X: a page opened and
+ * closed per entry would cost more than the mirror; not where the five
+ * bytes straddle a cache line: such a NOP5 needs the straddler protocol,
+ * the one-byte form does not). */
 EDGEPROBE__INLINE int edgeprobe__func_converts(const edgeprobe__root *r, const void *site, int single_threaded) {
     if (!single_threaded) return 0;
     if ((uintptr_t)site <= EDGEPROBE__MIRROR_OFFSET + (1u << 24)) return 1;
-    return EDGEPROBE_FUNC_SCAN_CONVERT && !r->wx_strict && edgeprobe__front_len(site, 5) == 5;
+    return EDGEPROBE_FUNC_BULK && !r->wx_strict && edgeprobe__front_len(site, 5) == 5;
 }
 /* Rewrite gcc's five one-byte NOPs at site as one NOP5, where no other
  * thread can be inside them (the caller knows). One 4-byte store of
@@ -6392,9 +6406,12 @@ EDGEPROBE__FN int edgeprobe__func_form(edgeprobe__root *r, edgeprobe__func_point
         edgeprobe__log_bytes(r, "function entry is not 5 bytes of NOP; not patchable", site, 0, 5);
         return EDGEPROBE__FORM_NONE;
     }
-    if (edgeprobe__func_converts(r, site, single_threaded) && edgeprobe__func_nops_to_nop5_locked(r, site) == 0) {
-        fp->nop_last = site[4];
-        return EDGEPROBE__FORM_NOP5;
+    if (edgeprobe__func_converts(r, site, single_threaded)) {
+        if (EDGEPROBE_FUNC_BULK) edgeprobe__func_text_open_locked(r, fp); /* the first: one mprotect for all */
+        if (edgeprobe__func_nops_to_nop5_locked(r, site) == 0) {
+            fp->nop_last = site[4];
+            return EDGEPROBE__FORM_NOP5;
+        }
     }
     return (uintptr_t)site > EDGEPROBE__MIRROR_OFFSET + (1u << 24) ? EDGEPROBE__FORM_NOPS : EDGEPROBE__FORM_NONE;
 }
@@ -6457,10 +6474,6 @@ EDGEPROBE__FN edgeprobe__func_object *edgeprobe__func_object_scan_locked(edgepro
         o->one_text_segment = s->text_segments == 1;
         o->n = (int)n;
         o->loaded = 1;
-        if (n && EDGEPROBE_FUNC_SCAN_CONVERT && single_threaded) { /* one mprotect for the conversions */
-            o->fn[0].obj = o, o->fn[0].pt.site = (void *)addr[0];
-            edgeprobe__func_text_open_locked(r, &o->fn[0]);
-        }
         for (i = 0; i < n; i++) {
             edgeprobe__func_point *fp = &o->fn[i];
             fp->pt.name = t.buf + t.len;

@@ -84,14 +84,16 @@
  * preloaded library, or a program it is linked into) that carries the
  * header's implementation and the provider's hooks. */
 #define EDGEPROBE_IMPLEMENTATION
+/* It switches every function on at start: gcc's entries become NOP5s at a
+ * single-threaded scan (launched: before main), rather than map and fill a
+ * mirror page per text page; attached, with threads running, an object's
+ * mirror pages come in one mmap (RESULTS-real, "start-up without mirror
+ * pages"). */
+#define EDGEPROBE_FUNC_BULK 1
 #ifdef PROF_ATTACHED /* libedgeprobe-attach.so: see ATTACHED at the end */
 #define EDGEPROBE__ROOT_LATER /* no registration in the seized thread: the header, section 19 */
 #else
 #define EDGEPROBE_PROVIDER
-/* it switches every function on at start: gcc's entries become NOP5s at
- * the scan, before main, rather than map and fill a mirror page per text
- * page (RESULTS-real, "Start-up per function") */
-#define EDGEPROBE_FUNC_SCAN_CONVERT 1
 #endif
 #include "edgeprobe.h"
 #include "prof_common.h"

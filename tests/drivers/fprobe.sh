@@ -38,16 +38,27 @@ fprobe_rules() {
 }
 case_ fprobe-rules-gcc-pie-mirror fprobe_rules gcc "" mirror
 case_ fprobe-rules-gcc-pie-mirror-wx-strict fprobe_rules gcc "" mirror strict
-case_ fprobe-rules-gcc-pie-mirror-blocked fprobe_rules gcc "" mirror-blocked
+case_ fprobe-rules-gcc-pie-mirror-bulk fprobe_rules gcc "-DEDGEPROBE_FUNC_BULK=1" mirror-threads
+case_ fprobe-rules-gcc-pie-mirror-blocked fprobe_rules gcc "-DEDGEPROBE_FUNC_BULK=1" mirror-blocked
 case_ fprobe-rules-clang-nop5 fprobe_rules clang "" nop5
 case_ fprobe-rules-gcc-nopie-constructor fprobe_rules gcc "-no-pie" nop5
 case_ fprobe-rules-gcc-nopie-single-threaded fprobe_rules gcc "-no-pie -DEDGEPROBE_FUNC_CTOR_CONVERT=0" single
 case_ fprobe-rules-gcc-nopie-threads-refused fprobe_rules gcc "-no-pie -DEDGEPROBE_FUNC_CTOR_CONVERT=0" threads
 # A program that will switch every function (the profiler) converts PIE
-# entries too, at a single-threaded scan.
-case_ fprobe-rules-gcc-pie-scan-convert fprobe_rules gcc "-DEDGEPROBE_FUNC_SCAN_CONVERT=1" single
-case_ fprobe-rules-gcc-pie-scan-convert-threads fprobe_rules gcc "-DEDGEPROBE_FUNC_SCAN_CONVERT=1" mirror-threads
-case_ fprobe-rules-gcc-pie-scan-convert-wx-strict fprobe_rules gcc "-DEDGEPROBE_FUNC_SCAN_CONVERT=1" mirror strict
+# entries too, at a single-threaded scan; with a thread running, or under
+# strict W^X, they keep the mirror form (mirror-bulk above).
+case_ fprobe-rules-gcc-pie-bulk-convert fprobe_rules gcc "-DEDGEPROBE_FUNC_BULK=1" single
+case_ fprobe-rules-gcc-pie-bulk-wx-strict fprobe_rules gcc "-DEDGEPROBE_FUNC_BULK=1" mirror strict
+
+# Mirror stubs across page boundaries: the page policy changed between two
+# pages of one stub, and a line-straddling entry left in the one-byte form.
+fprobe_mirror_pages() {
+    local mode=$1 flags=$2 exe="$B/fprobe-rules/t_mirror_pages-$1"
+    mkdir -p "$B/fprobe-rules"
+    gcc -O2 $WARN $INC $FP $flags $FPSRC/t_mirror_pages.c $FPSRC/mirror_pages.S -o "$exe" && "./$exe" "$mode"
+}
+case_ fprobe-mirror-pages-policy fprobe_mirror_pages policy ""
+case_ fprobe-mirror-pages-bulk fprobe_mirror_pages bulk "-DEDGEPROBE_FUNC_BULK=1"
 
 # Executors call a function while its entry is switched, every form and split.
 fprobe_stress() {
