@@ -233,9 +233,10 @@ struct prof_func {
     int dormant;
     uint64_t entries_folded; /* entries at the last fold (epoch thread) */
     struct prof_func *next_woken;
-    /* THE SECOND COUNT: the epoch + 1 of one, the calls counted when it
-     * began and the own ticks the threads had lived by then */
-    unsigned second_epoch;
+    /* THE SECOND COUNT: how the epoch's first count ended, decided once
+     * (second_word), the calls counted when the second began and the own
+     * ticks the threads had lived by then */
+    uint64_t second_word;
     uint64_t second_from;
     double second_seen;
 };
@@ -371,6 +372,7 @@ P_FN tstate *tstate_new(void) {
 /* This thread's state (made on its first event), with the event counted;
  * NULL when the arena is full. */
 static uint64_t cal_skip; /* what a call the trampoline skips costs (calibrate) */
+static uint64_t cal_skip_charge; /* what each is charged: cal_skip, but in experiments */
 /* Charge the calls the trampolines skipped on this thread since its last
  * event to its profiler time (SKIPPED COUNTS): their ticks lie between
  * that event and this one, so a timed call's duration, which spans the
@@ -380,7 +382,7 @@ P_FN void charge_skipped(tstate *t) {
     if (now < t->skipped_seen) /* a new record for this thread: a new start */
         t->skipped_seen = now;
     else if (now != t->skipped_seen) {
-        uint64_t d = (uint64_t)(now - t->skipped_seen) * cal_skip;
+        uint64_t d = (uint64_t)(now - t->skipped_seen) * cal_skip_charge;
         t->skipped_seen = now;
         t->ov += d;
         t->ovc += d;
@@ -1191,11 +1193,12 @@ P_FN void skip_arm(prof_func *f, uint64_t n, unsigned epoch) {
 #define PROF_SECOND_DIV 8
 #endif
 static double epoch_own_last; /* the last epoch's own ticks, all threads */
-/* An upper bound of threads_observed(PROF_OBS_ALL, at) that reads no clock:
- * each thread's TSC bound since its last look, or, for a thread with no
- * event yet in this epoch that ran in the last, the wall time since the
- * tick. (The wall time since the tick alone, for the decision below, read
- * lua's estimates 0.93 against 0.97 in two batches of five runs.) */
+/* About an upper bound of threads_observed(PROF_OBS_ALL, at), reading no
+ * clock (only to decide; other threads' fields are read racily): each
+ * thread's TSC bound since its last look, or, for a thread with no event
+ * yet in this epoch that ran in the last, the wall time since the tick.
+ * (The wall time since the tick alone read lua's estimates 0.93 against
+ * 0.97 in two batches of five runs.) */
 P_FN double threads_observed_bound(uint64_t at) {
     unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
     uint64_t tick = __atomic_load_n(&tick_tsc, __ATOMIC_RELAXED);
@@ -1206,24 +1209,42 @@ P_FN double threads_observed_bound(uint64_t at) {
         else if (t->epoch_run > 0 && at > tick) sum += (double)(at - tick);
     return sum;
 }
-/* The calls that end f's count in this epoch: its cap, from the second
- * count's start if one is under way. */
+/* second_word: (epoch + 1) << 2 | one of these, for the epoch whose first
+ * count ended (other epochs' words mean nothing): the first thread to see
+ * the count end decides for all, by compare-and-swap. */
+enum { SECOND_SETUP = 1, /* a second count: being set up (the interval goes on) */
+       SECOND_ON = 2,    /* a second count: second_from and second_seen set */
+       SECOND_NONE = 3 }; /* no second count: the interval ended */
+P_FN uint64_t second_tag(unsigned epoch) { return (uint64_t)(epoch + 1) << 2; }
+/* The calls that end f's count in this epoch: its cap, or, under a second
+ * count, second_from + cap; 0 while a second count is being set up. */
 P_FN uint64_t count_end(const prof_func *f, uint64_t cap, unsigned epoch) {
-    return __atomic_load_n(&f->second_epoch, __ATOMIC_ACQUIRE) == epoch + 1 ? f->second_from + cap : cap;
+    uint64_t w = __atomic_load_n(&f->second_word, __ATOMIC_ACQUIRE);
+    if (w == (second_tag(epoch) | SECOND_SETUP)) return 0;
+    if (w == (second_tag(epoch) | SECOND_ON)) return __atomic_load_n(&f->second_from, __ATOMIC_RELAXED) + cap;
+    return cap;
 }
-/* f's count ended at c calls, now: start a second count if it ended early
- * (an estimate's count by the trampoline, not a full count); 0 if not. */
-P_FN int second_count(prof_func *f, uint64_t c, uint64_t cap, uint64_t now, unsigned epoch) {
-    double last;
+/* f's first count ended at c calls, now: whether its interval goes on
+ * under a second count (1), or ends (0). The first thread here decides; a
+ * thread that comes later follows the decision. The second count is armed
+ * here only once the window has its samples (!want); until then the
+ * entries that take them count, and the one after the last arms it. */
+P_FN int second_count(prof_func *f, uint64_t c, uint64_t cap, uint64_t now, unsigned epoch, int want) {
+    uint64_t tag = second_tag(epoch), w = __atomic_load_n(&f->second_word, __ATOMIC_ACQUIRE), state;
+    double last, seen;
+    if ((w & ~(uint64_t)3) == tag) return (w & 3) != SECOND_NONE; /* decided */
     __atomic_load(&epoch_own_last, &last, __ATOMIC_RELAXED);
-    if (!f->skip_site || !__atomic_load_n(&f->obs_cap, __ATOMIC_RELAXED) ||
-        __atomic_load_n(&f->second_epoch, __ATOMIC_ACQUIRE) == epoch + 1 ||
-        threads_observed_bound(now) >= last / PROF_SECOND_DIV)
-        return 0;
-    f->second_from = c;
-    f->second_seen = threads_observed(PROF_OBS_ALL, now); /* the clocks: where the second count starts */
-    __atomic_store_n(&f->second_epoch, epoch + 1, __ATOMIC_RELEASE); /* after both: the fold reads them after it */
-    skip_arm(f, cap, epoch);
+    state = f->skip_site && __atomic_load_n(&f->obs_cap, __ATOMIC_RELAXED) &&
+                    threads_observed_bound(now) < last / PROF_SECOND_DIV
+                ? SECOND_SETUP : SECOND_NONE;
+    if (!__atomic_compare_exchange_n(&f->second_word, &w, tag | state, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return (w & ~(uint64_t)3) == tag ? (w & 3) != SECOND_NONE : 0; /* another decided (or an old word moved: end) */
+    if (state == SECOND_NONE) return 0;
+    seen = threads_observed(PROF_OBS_ALL, now); /* the clocks: where the second count starts */
+    __atomic_store_n(&f->second_from, c, __ATOMIC_RELAXED);
+    __atomic_store(&f->second_seen, &seen, __ATOMIC_RELAXED);
+    __atomic_store_n(&f->second_word, tag | SECOND_ON, __ATOMIC_RELEASE); /* after both: readers take them after it */
+    if (!want) skip_arm(f, cap, epoch); /* (a tick meanwhile: skip_arm takes it back) */
     return 1;
 }
 /* Push f for the epoch thread to take into its awake set (DORMANT). */
@@ -1257,12 +1278,12 @@ P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now)
     if (!sampling || (counting(f, epoch) && inside_interval(t, now, len))) {
         uint64_t cap = __atomic_load_n(&f->obs_cap, __ATOMIC_RELAXED), c, end;
         if (!cap) cap = len == PROF_OBS_ALL ? __atomic_load_n(&all_cap, __ATOMIC_RELAXED) : PROF_COUNT_CAP;
-        end = count_end(f, cap, epoch);
+        end = count_end(f, cap, epoch); /* 0: a second count being set up (counted here meanwhile) */
         skip_take(f, 0); /* the count used up, or not: its calls into obs_count */
         c = __atomic_add_fetch(&f->obs_count, 1, __ATOMIC_RELAXED);
-        if (sampling && c >= end) {
-            if (end != cap || !second_count(f, c, cap, now, epoch)) end_interval(f, now, epoch);
-        } else if (sampling && !want && len == PROF_OBS_ALL) {
+        if (sampling && end && c >= end) {
+            if (end != cap || !second_count(f, c, cap, now, epoch, want)) end_interval(f, now, epoch);
+        } else if (sampling && end && !want && len == PROF_OBS_ALL) {
             skip_arm(f, end - c, epoch);
         }
         return want;
@@ -1703,9 +1724,9 @@ P_FN void calibrate(void) {
     both = cal_unmeasured(t, 1, &whole);
     cal_exit = both > cal_entry ? both - cal_entry : 0;
     cal_self = cal_func.min;
-    cal_skip = cal_skipped();
-#ifdef PROF_SKIP_CHARGE_SCALE /* -D for experiments: bench/real/prof_charge.sh */
-    cal_skip = (uint64_t)((double)cal_skip * PROF_SKIP_CHARGE_SCALE + 0.5);
+    cal_skip = cal_skip_charge = cal_skipped();
+#ifdef PROF_SKIP_CHARGE_SCALE /* -D for experiments: bench/real/prof_charge.sh (the charge only, not the budgets) */
+    cal_skip_charge = (uint64_t)((double)cal_skip * PROF_SKIP_CHARGE_SCALE + 0.5);
 #endif
     t->skipped_seen = edgeprobe_func_thread_skipped(); /* the calibration's calls are not the program's */
     edgeprobe_func_detach(PROF_CALIBRATION_TARGET);
@@ -1907,12 +1928,18 @@ P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t no
     if (f->obs_open && seen > 0) {
         calls = (double)c * own / seen;
         f->obs_rate = (double)c / seen;
-        if (__atomic_load_n(&f->second_epoch, __ATOMIC_ACQUIRE) == ended + 1 && seen > f->second_seen &&
-            c > f->second_from) { /* THE SECOND COUNT: its rate, for the rest */
-            f->obs_rate = (double)(c - f->second_from) / (seen - f->second_seen);
+        uint64_t from = __atomic_load_n(&f->second_from, __ATOMIC_RELAXED);
+        double from_seen;
+        __atomic_load(&f->second_seen, &from_seen, __ATOMIC_RELAXED);
+        if (__atomic_load_n(&f->second_word, __ATOMIC_ACQUIRE) == (second_tag(ended) | SECOND_ON) &&
+            seen > from_seen && c > from) { /* THE SECOND COUNT: its rate, for the rest */
+            f->obs_rate = (double)(c - from) / (seen - from_seen);
             calls = (double)c + f->obs_rate * (own - seen);
         }
     }
+    /* the epoch's decision closed: an entry of it still under way (the
+     * tick gap) ends its interval, and starts no count to carry over */
+    __atomic_store_n(&f->second_word, second_tag(ended) | SECOND_NONE, __ATOMIC_RELEASE);
     f->est_calls += calls;
     seen = nthreads ? seen / nthreads : seen; /* one thread's interval */
     f->obs_open = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE) & 1;
