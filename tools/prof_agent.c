@@ -1928,13 +1928,14 @@ P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t no
     if (f->obs_open && seen > 0) {
         calls = (double)c * own / seen;
         f->obs_rate = (double)c / seen;
-        uint64_t from = __atomic_load_n(&f->second_from, __ATOMIC_RELAXED);
-        double from_seen;
-        __atomic_load(&f->second_seen, &from_seen, __ATOMIC_RELAXED);
-        if (__atomic_load_n(&f->second_word, __ATOMIC_ACQUIRE) == (second_tag(ended) | SECOND_ON) &&
-            seen > from_seen && c > from) { /* THE SECOND COUNT: its rate, for the rest */
-            f->obs_rate = (double)(c - from) / (seen - from_seen);
-            calls = (double)c + f->obs_rate * (own - seen);
+        if (__atomic_load_n(&f->second_word, __ATOMIC_ACQUIRE) == (second_tag(ended) | SECOND_ON)) {
+            uint64_t from = __atomic_load_n(&f->second_from, __ATOMIC_RELAXED); /* after the word: its writer's */
+            double from_seen;
+            __atomic_load(&f->second_seen, &from_seen, __ATOMIC_RELAXED);
+            if (seen > from_seen && c > from) { /* THE SECOND COUNT: its rate, for the rest */
+                f->obs_rate = (double)(c - from) / (seen - from_seen);
+                calls = (double)c + f->obs_rate * (own - seen);
+            }
         }
     }
     /* the epoch's decision closed: an entry of it still under way (the
