@@ -6067,6 +6067,9 @@ EDGEPROBE__FN int edgeprobe__single_threaded(void) {
  *     ff 25 <rel32>               jmp *slot(%rip)    slot = the entry tramp
  * Mirror stub (gcc form), at fn - 0x6f6f6f6b, in a page mapped on demand:
  *     e9 <rel32>                  jmp stub                                 */
+/* Whether a mirror can serve code at addr: there is room for it below
+ * (non-PIE executables sit below 1.8 GiB, where there is none). */
+EDGEPROBE__INLINE int edgeprobe__has_mirror(uintptr_t addr) { return addr > EDGEPROBE__MIRROR_OFFSET + (1u << 24); }
 EDGEPROBE__INLINE int edgeprobe__reaches(uintptr_t from, uintptr_t to) {
     intptr_t d = (intptr_t)(to - from);
     return d > -(intptr_t)0x7fff0000 && d < (intptr_t)0x7fff0000;
@@ -6075,7 +6078,7 @@ EDGEPROBE__INLINE int edgeprobe__reaches(uintptr_t from, uintptr_t to) {
 EDGEPROBE__FN int edgeprobe__func_stubs_make(edgeprobe__func_object *o, uintptr_t entry_tramp);
 EDGEPROBE__FN int edgeprobe__func_stubs_make(edgeprobe__func_object *o, uintptr_t entry_tramp) {
     size_t len = ((size_t)(o->n + 1) * EDGEPROBE__STUB_BYTES + EDGEPROBE__PAGE - 1) & ~(size_t)(EDGEPROBE__PAGE - 1);
-    int mirror = o->text_lo > EDGEPROBE__MIRROR_OFFSET + (1u << 24);
+    int mirror = edgeprobe__has_mirror(o->text_lo);
     uintptr_t hint = mirror ? o->text_lo - EDGEPROBE__MIRROR_OFFSET / 2 : o->text_lo;
     unsigned char *p = (unsigned char *)EDGEPROBE_OS_MAP_NEAR(hint, len);
     int i;
@@ -6372,7 +6375,7 @@ EDGEPROBE__FN void edgeprobe__func_name_hex(edgeprobe__text *t, uint64_t a) {
  * the one-byte form does not). */
 EDGEPROBE__INLINE int edgeprobe__func_converts(const edgeprobe__root *r, const void *site, int single_threaded) {
     if (!single_threaded) return 0;
-    if ((uintptr_t)site <= EDGEPROBE__MIRROR_OFFSET + (1u << 24)) return 1;
+    if (!edgeprobe__has_mirror((uintptr_t)site)) return 1;
     return EDGEPROBE_FUNC_BULK && !r->wx_strict && edgeprobe__front_len(site, 5) == 5;
 }
 /* Rewrite gcc's five one-byte NOPs at site as one NOP5, where no other
@@ -6386,9 +6389,11 @@ EDGEPROBE__FN int edgeprobe__func_nops_to_nop5_locked(edgeprobe__root *r, unsign
 EDGEPROBE__FN int edgeprobe__func_nops_to_nop5_locked(edgeprobe__root *r, unsigned char *site) {
     EDGEPROBE__ASSERT_LOCKED(r);
     typedef uint32_t edgeprobe__u32_any __attribute__((aligned(1), may_alias));
+    uint32_t first4;
     int rc = edgeprobe__code_open_locked(r, site, 5);
     if (rc < 0) return rc;
-    *(volatile edgeprobe__u32_any *)site = 0x00441f0fu; /* little-endian: 0f 1f 44 00 */
+    __builtin_memcpy(&first4, edgeprobe__nop5, 4);
+    *(volatile edgeprobe__u32_any *)site = first4; /* one store */
     edgeprobe__code_close(r, site, 5);
     return 0;
 }
@@ -6413,7 +6418,7 @@ EDGEPROBE__FN int edgeprobe__func_form(edgeprobe__root *r, edgeprobe__func_point
             return EDGEPROBE__FORM_NOP5;
         }
     }
-    return (uintptr_t)site > EDGEPROBE__MIRROR_OFFSET + (1u << 24) ? EDGEPROBE__FORM_NOPS : EDGEPROBE__FORM_NONE;
+    return edgeprobe__has_mirror((uintptr_t)site) ? EDGEPROBE__FORM_NOPS : EDGEPROBE__FORM_NONE;
 }
 EDGEPROBE__FN int edgeprobe__addr_cmp(const void *a, const void *b);
 EDGEPROBE__FN int edgeprobe__addr_cmp(const void *a, const void *b) {
@@ -6861,7 +6866,7 @@ EDGEPROBE__FN void edgeprobe__func_convert_own(edgeprobe__root *r) {
     if (!EDGEPROBE_FUNC_CTOR_CONVERT) return;
     for (e = __start___patchable_function_entries; e && e < __stop___patchable_function_entries; e++) {
         unsigned char *site = (unsigned char *)*e;
-        if (!site || (uintptr_t)site > EDGEPROBE__MIRROR_OFFSET + (1u << 24) || __builtin_memcmp(site, nops, 5)) continue;
+        if (!site || edgeprobe__has_mirror((uintptr_t)site) || __builtin_memcmp(site, nops, 5)) continue;
         edgeprobe__func_nops_to_nop5_locked(r, site);
     }
 }

@@ -1216,6 +1216,8 @@ enum { SECOND_SETUP = 1, /* a second count: being set up (the interval goes on) 
        SECOND_ON = 2,    /* a second count: second_from and second_seen set */
        SECOND_NONE = 3 }; /* no second count: the interval ended */
 P_FN uint64_t second_tag(unsigned epoch) { return (uint64_t)(epoch + 1) << 2; }
+/* Whether word w says the interval of the epoch tagged tag goes on. */
+P_FN int second_goes_on(uint64_t w, uint64_t tag) { return (w & ~(uint64_t)3) == tag && (w & 3) != SECOND_NONE; }
 /* The calls that end f's count in this epoch: its cap, or, under a second
  * count, second_from + cap; 0 while a second count is being set up. */
 P_FN uint64_t count_end(const prof_func *f, uint64_t cap, unsigned epoch) {
@@ -1232,13 +1234,13 @@ P_FN uint64_t count_end(const prof_func *f, uint64_t cap, unsigned epoch) {
 P_FN int second_count(prof_func *f, uint64_t c, uint64_t cap, uint64_t now, unsigned epoch, int want) {
     uint64_t tag = second_tag(epoch), w = __atomic_load_n(&f->second_word, __ATOMIC_ACQUIRE), state;
     double last, seen;
-    if ((w & ~(uint64_t)3) == tag) return (w & 3) != SECOND_NONE; /* decided */
+    if ((w & ~(uint64_t)3) == tag) return second_goes_on(w, tag); /* decided */
     __atomic_load(&epoch_own_last, &last, __ATOMIC_RELAXED);
     state = f->skip_site && __atomic_load_n(&f->obs_cap, __ATOMIC_RELAXED) &&
                     threads_observed_bound(now) < last / PROF_SECOND_DIV
                 ? SECOND_SETUP : SECOND_NONE;
     if (!__atomic_compare_exchange_n(&f->second_word, &w, tag | state, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        return (w & ~(uint64_t)3) == tag ? (w & 3) != SECOND_NONE : 0; /* another decided (or an old word moved: end) */
+        return second_goes_on(w, tag); /* another decided (or an old word moved: end) */
     if (state == SECOND_NONE) return 0;
     seen = threads_observed(PROF_OBS_ALL, now); /* the clocks: where the second count starts */
     __atomic_store_n(&f->second_from, c, __ATOMIC_RELAXED);
