@@ -595,6 +595,11 @@ typedef struct edgeprobe_func_call {
     const edgeprobe_info *probe;   /* the function: id, name, object file   */
     void *fn;                      /* its patched entry (after an endbr64)   */
     uintptr_t return_address;      /* where it returns to                   */
+    uintptr_t slot;                /* where that address is kept: the call's
+                                      place on its stack (a deeper call's is
+                                      lower; a call made again from the same
+                                      depth has the same), to tell the calls
+                                      a longjmp left from live ones         */
     const uint64_t *args;          /* entry: %rdi %rsi %rdx %rcx %r8 %r9    */
     uint64_t ret[3];               /* exit: %rax, %rdx, %xmm0's low 8 bytes
                                       (a double return value's bits)       */
@@ -2593,7 +2598,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #endif
 
 /* ---- 14. the root: process-wide state                        >>root ---- */
-#define EDGEPROBE__ABI 10u /* 10: an object's mirror span mapped whole */
+#define EDGEPROBE__ABI 11u /* 11: edgeprobe_func_call.slot */
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
 #define EDGEPROBE__HIT_CHUNK_BYTES (EDGEPROBE__STRIPES * EDGEPROBE__CHUNK * sizeof(uint64_t))
 
@@ -5783,6 +5788,7 @@ EDGEPROBE__FN void edgeprobe__func_entry_c(edgeprobe__func_point *fp, uint64_t *
         call.probe = &b->info;
         call.fn = fp->pt.site;
         call.return_address = *slot;
+        call.slot = (uintptr_t)slot;
         call.args = regs + 1;
         call.ret[0] = call.ret[1] = call.ret[2] = 0;
         call.data = 0;
@@ -5838,6 +5844,7 @@ EDGEPROBE__FN uintptr_t edgeprobe__func_exit_c(uint64_t *regs, uintptr_t slot) {
             call.probe = &b->info;
             call.fn = f.fp->pt.site;
             call.return_address = f.ret;
+            call.slot = f.slot;
             call.args = 0;
             call.ret[0] = regs[0];
             call.ret[1] = regs[1];

@@ -57,6 +57,9 @@ static const char prof_usage[] =
     "  --sort KEY           the table's order: total (default) | self | calls\n"
     "  -k K                 samples per function per epoch (default " PROF_STR(PROF_DEFAULT_K) ")\n"
     "  --epoch MS           re-activation period in ms (default " PROF_STR(PROF_DEFAULT_EPOCH_MS) ")\n"
+    "  --settle N           after N samples of a function, K/5 a window (fewer\n"
+    "                       handler calls; a burst after them in an epoch is\n"
+    "                       weighed as they are: README; default 0, never)\n"
     "  --top N              report rows (default " PROF_STR(PROF_DEFAULT_TOP) "; 0: all)\n"
     "  --summary FILE       append a one-line machine-readable summary\n"
     "  --mode MODE          sample (default) | on: never switch off |\n"
@@ -251,7 +254,7 @@ static int prof_report_now(const struct prof_pid *o) {
 
 int cmd_prof(int argc, char **argv) {
     const char *report = "edgeprobe-prof.txt", *svg = 0, *summary = 0, *mode = 0;
-    long k = PROF_DEFAULT_K, epoch = PROF_DEFAULT_EPOCH_MS, top = PROF_DEFAULT_TOP;
+    long k = PROF_DEFAULT_K, epoch = PROF_DEFAULT_EPOCH_MS, top = PROF_DEFAULT_TOP, settle = PROF_DEFAULT_SETTLE;
     struct prof_pid running = {0, 0, 10, 0, 0, 0, 0, 0};
     struct prof_views views = {0, 0, 0, 0, ""};
     int i, quiet = 0, status, report_now = 0, taken;
@@ -300,6 +303,8 @@ int cmd_prof(int argc, char **argv) {
             mode = v;
         } else if (!strcmp(a, "-k")) {
             if ((k = non_negative(v)) < 1) return usage_error("-k needs a positive number, not", v);
+        } else if (!strcmp(a, "--settle")) {
+            if ((settle = non_negative(v)) < 0) return usage_error("--settle needs a number of samples, not", v);
         } else if (!strcmp(a, "--epoch")) {
             if ((epoch = non_negative(v)) < 1) return usage_error("--epoch needs a positive number of ms, not", v);
         } else if (!strcmp(a, "--top")) {
@@ -312,7 +317,8 @@ int cmd_prof(int argc, char **argv) {
     snprintf(views.folded_tmp, sizeof views.folded_tmp, "%s.folded", views.flame ? views.flame : report);
     if (running.pid) {
         if (i < argc) return usage_error("-p profiles a running process: no PROGRAM, not", argv[i]);
-        if (mode || summary) return usage_error("not with -p:", mode ? "--mode" : "--summary");
+        if (mode || summary || settle != PROF_DEFAULT_SETTLE)
+            return usage_error("not with -p:", mode ? "--mode" : summary ? "--summary" : "--settle");
         running.k = k, running.epoch = epoch, running.report = report, running.svg = svg, running.views = &views;
         (void)quiet, (void)top;
         return report_now ? prof_report_now(&running) : prof_running_process(&running);
@@ -342,6 +348,8 @@ int cmd_prof(int argc, char **argv) {
         setenv(PROF_ENV_K, buf, 1);
         snprintf(buf, sizeof buf, "%ld", epoch);
         setenv(PROF_ENV_EPOCH_MS, buf, 1);
+        snprintf(buf, sizeof buf, "%ld", settle);
+        setenv(PROF_ENV_SETTLE, buf, 1);
         snprintf(buf, sizeof buf, "%ld", top);
         setenv(PROF_ENV_TOP, buf, 1);
         views_env(&views);

@@ -18,6 +18,7 @@
 
 /* Set by the command, read by the agent. */
 #define PROF_ENV_K "EDGEPROBE_PROF_K"
+#define PROF_ENV_SETTLE "EDGEPROBE_PROF_SETTLE"
 #define PROF_ENV_EPOCH_MS "EDGEPROBE_PROF_EPOCH_MS"
 #define PROF_ENV_TOP "EDGEPROBE_PROF_TOP"
 #define PROF_ENV_MODE "EDGEPROBE_PROF_MODE"
@@ -32,6 +33,7 @@
 #define PROF_ENV_PID "EDGEPROBE_PROF_PID"
 
 #define PROF_DEFAULT_K 10        /* samples per function per window */
+#define PROF_DEFAULT_SETTLE 0    /* a function's samples after which its windows take K / 5; 0: never */
 #define PROF_DEFAULT_EPOCH_MS 10 /* re-activation period */
 #define PROF_DEFAULT_TOP 25      /* report rows; 0: all */
 #define PROF_STR_(x) #x

@@ -559,3 +559,49 @@ prof_bursts() {
         }' "$d/truth.txt" "$d/report.txt"
 }
 case_ prof-bursts prof_bursts
+
+# Timed calls that a longjmp leaves (tests/prof/yields.c: a coroutine's
+# resume, body and yield, none of which returns) beside a function that
+# returns. The profiler's stack of timed calls filled with the calls left
+# (lua: its coroutine switches) and no call was timed from then on:
+# steady_work had about 50 samples in 90 epochs. It must have at least two
+# an epoch (K=10), and its calls must be right. Then with --settle 100
+# (SETTLED FUNCTIONS: K/5 = 2 a window after 100 samples): at least 100
+# samples, and no more than 100 + 2 an epoch (and the K still being
+# taken when the 100th came).
+prof_longjmp_frames() {
+    local d=$B/prof-longjmp-frames
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/yields.c -o "$d/yields" || return 1
+    ./build/edgeprobe prof -q -o "$d/report.txt" --top 0 -- "./$d/yields" 120000 >"$d/truth.txt" || return 1
+    cat "$d/truth.txt"
+    head -8 "$d/report.txt"
+    awk '
+        FNR == NR { truth[$1] = $2; next }
+        /epochs:/ { for (i = 1; i <= NF; i++) if ($i == "epochs:") epochs = $(i + 1) }
+        $1 == "function" { for (i = 1; i <= NF; i++) { if ($i == "calls") c = i; if ($i == "sampled") n = i }; next }
+        c && $1 == "steady_work" { samples = $n; calls = $c }
+        END {
+            if (!epochs || !c || !n) { print "FAIL no epochs, calls or sampled column in the report"; exit 1 }
+            bad = samples < 2 * epochs
+            printf "%s steady_work: %d samples in %d epochs (at least %d)\n", bad ? "FAIL" : "ok", samples, epochs, 2 * epochs
+            off = calls < truth["steady_work"] * 0.9 || calls > truth["steady_work"] * 1.1
+            printf "%s steady_work: %d calls reported, %d made (within 10%%)\n", off ? "FAIL" : "ok", calls, truth["steady_work"]
+            exit bad + off != 0
+        }' "$d/truth.txt" "$d/report.txt" || return 1
+    ./build/edgeprobe prof -q --settle 100 -o "$d/settled.txt" --top 0 -- "./$d/yields" 60000 >/dev/null || return 1
+    head -3 "$d/settled.txt"
+    awk '
+        /epochs:/ { for (i = 1; i <= NF; i++) if ($i == "epochs:") epochs = $(i + 1) }
+        /^=== edgeprobe profiler/ { said = /K=10 \(2 after 100 samples\)/ }
+        $1 == "function" { for (i = 1; i <= NF; i++) if ($i == "sampled") n = i; next }
+        n && $1 == "steady_work" { samples = $n }
+        END {
+            most = 100 + 2 * epochs + 10
+            bad = !said || samples < 100 || samples > most
+            printf "%s --settle 100: steady_work %d samples in %d epochs (100 to %d); header says so: %s\n",
+                   bad ? "FAIL" : "ok", samples, epochs, most, said ? "yes" : "no"
+            exit bad
+        }' "$d/settled.txt"
+}
+case_ prof-longjmp-frames prof_longjmp_frames

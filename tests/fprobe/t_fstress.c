@@ -58,8 +58,16 @@ static volatile long started[2];
 static unsigned long thread_skipped[2];
 /* A variadic function: its caller passes the number of vector registers
  * used in %al, which gcc's prologue tests before saving %xmm0-7. The skip
- * path must keep %rax (it loads the thread's record through it). */
-__attribute__((noinline, patchable_function_entry(5, 0))) double fs_vsum(int n, ...) {
+ * path must keep %rax (it loads the thread's record through it). noipa:
+ * with the attribute alone (not the flag), gcc's -fipa-ra let the caller
+ * keep (double)(n & 7) in %xmm2 across the call, which the function leaves
+ * alone and the exit path's C code need not (README, "Function probes"). */
+#if defined(__clang__)
+#define FS_NOIPA noinline /* clang has no -fipa-ra to turn off */
+#else
+#define FS_NOIPA noipa
+#endif
+__attribute__((FS_NOIPA, patchable_function_entry(5, 0))) double fs_vsum(int n, ...) {
     va_list ap;
     double s = 0;
     int i;
