@@ -1545,7 +1545,7 @@ P_FN uint64_t account(tstate *t, uint64_t t0, uint64_t unmeasured) {
  * found by its start; frames above it were left by longjmp or exceptions. */
 P_FN frame *timed_push(tstate *t, prof_func *f, uintptr_t slot) {
     frame *fr;
-    if (t->depth == MAX_DEPTH) return 0; /* deeper calls: their outer calls go unseen */
+    if (t->depth == MAX_DEPTH) stack_overflow(t); /* dead frames it could not judge, or deep recursion */
     fr = &t->stack[t->depth++];
     fr->f = f;
     fr->own = 0;
@@ -1560,22 +1560,34 @@ P_FN frame *timed_push(tstate *t, prof_func *f, uintptr_t slot) {
  * on: the windows kept wanting samples and sent up to 8K calls an epoch
  * each to the handlers (lua: 247,000 of 305,000 handler calls, with the
  * samples stopped). So each entry drops the frames it shows dead, by the
- * header's rule: a frame whose return slot lies below this call's, on the
- * same stack, was left; so was one at this very slot, unless this call is
- * its tail call (the slot holds the return trampoline). */
-P_FN uintptr_t return_trampoline(void) {
-    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
-    struct edgeprobe__func_state *fs = r ? __atomic_load_n(&r->fstate, __ATOMIC_ACQUIRE) : 0;
-    return fs ? fs->ret_tramp : 0;
+ * header's rule without its window: a frame whose return slot lies below
+ * this call's was left, and so was one at this very slot, unless this call
+ * is its tail call (the slot holds the return trampoline). The header must
+ * not drop a live frame (its return would abort) and so judges only within
+ * 256 KiB; here a live frame dropped only loses its sample, while a dead
+ * frame kept marks every later sample of its function nested (a longjmp
+ * out of 400 KiB of recursion, or a siglongjmp out of a handler on an
+ * alternate stack mapped below the thread's, left `work` reading a total
+ * of 0). What it drops that was live: frames of a stack below the one a
+ * call runs on (a signal handler on an alternate stack above the thread's,
+ * a coroutine's own stack above its scheduler's). What it cannot judge is
+ * bounded by the stack: a full one is dropped whole (timed_push). */
+static uintptr_t ret_tramp; /* the header's return trampoline, once known */
+P_FN int is_return_trampoline(uintptr_t a) {
+    if (!ret_tramp) {
+        edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
+        struct edgeprobe__func_state *fs = r ? __atomic_load_n(&r->fstate, __ATOMIC_ACQUIRE) : 0;
+        ret_tramp = fs ? fs->ret_tramp : 0; /* set once, never changed */
+    }
+    return a == ret_tramp;
 }
 P_FN void drop_dead_timed(tstate *t, const edgeprobe_func_call *call) {
     int d = t->depth;
     uintptr_t at = call->slot;
     for (; d > 0; d--) {
         uintptr_t f = t->stack[d - 1].slot;
-        if (!f || f > at || at - f >= EDGEPROBE__FUNC_SAME_STACK ||
-            (f == at && call->return_address == return_trampoline()))
-            break;
+        if (!f || f > at || (f == at && is_return_trampoline(call->return_address)))
+            break; /* the provider's frame; above this call, or its tail call: live */
     }
     t->depth = d;
 }
@@ -1777,6 +1789,9 @@ P_FN void calibrate(void) {
     cal_exit = both > cal_entry ? both - cal_entry : 0;
     cal_self = cal_func.min;
     cal_skip = cal_skip_charge = cal_skipped();
+#ifdef PROF_SKIP_BUDGET_SCALE /* -D for experiments: the budgets only, not the charge */
+    cal_skip = (uint64_t)((double)cal_skip * PROF_SKIP_BUDGET_SCALE + 0.5);
+#endif
 #ifdef PROF_SKIP_CHARGE_SCALE /* -D for experiments: bench/real/prof_charge.sh (the charge only, not the budgets) */
     cal_skip_charge = (uint64_t)((double)cal_skip * PROF_SKIP_CHARGE_SCALE + 0.5);
 #endif
@@ -3044,11 +3059,11 @@ P_FN void write_call_graph(FILE *o, const row *rows, int n, const graph *g, cons
 /* The one-line summary (prof_common.h): last line of the report, and
  * appended to $EDGEPROBE_PROF_SUMMARY. */
 P_FN void write_summary(FILE *o, const run_totals *rt) {
-    fprintf(o, PROF_SUMMARY_TAG " mode=%s k=%u epoch_ms=%u wall_s=%.4f cpu_s=%.4f toggles=%llu "
+    fprintf(o, PROF_SUMMARY_TAG " mode=%s k=%u settle=%lu epoch_ms=%u wall_s=%.4f cpu_s=%.4f toggles=%llu "
                "toggles_per_s=%.0f handler_calls=%llu handler_calls_per_s=%.0f samples=%llu samples_per_s=%.0f "
                "toggle_ms=%.3f toggle_pct_cpu=%.4f " PROF_KEY_SITES "=%llu tail_sites=%llu functions=%llu "
                PROF_KEY_EXIT_HIDDEN "=%llu unmatched=%llu stale=%llu arena_bytes=%llu\n",
-            prof_mode_name(prof_mode), prof_k, prof_epoch_ms, rt->secs, rt->cpu_ns / 1e9, rt->toggles,
+            prof_mode_name(prof_mode), prof_k, prof_settle, prof_epoch_ms, rt->secs, rt->cpu_ns / 1e9, rt->toggles,
             rt->toggles / rt->secs, rt->events, rt->events / rt->secs, rt->samples, rt->samples / rt->secs,
             rt->toggle_ns / 1e6, 100 * rt->toggle_ns / rt->cpu_ns, sites_discovered, sites_tail, rt->nfuncs,
             rt->exit_hidden, rt->unmatched, rt->stale, (unsigned long long)arena_used);

@@ -565,7 +565,13 @@ case_ prof-bursts prof_bursts
 # returns. The profiler's stack of timed calls filled with the calls left
 # (lua: its coroutine switches) and no call was timed from then on:
 # steady_work had about 50 samples in 90 epochs. It must have at least two
-# an epoch (K=10), and its calls must be right. Then with --settle 100
+# an epoch (K=10), and its calls must be right. outer_work (timed around
+# probed callees) and tail_outer (whose callee is a tail call) are live
+# frames that a wrong rule drops: their mean must be at least 90% of the
+# least their call lasts (their samples lost: a mean of 0). deep_work,
+# whose first calls longjmp out of 400 KiB of recursion, must have a total
+# of at least 90% of its calls x its mean (its later samples marked nested:
+# a total of 0). Then with --settle 100
 # (SETTLED FUNCTIONS: K/5 = 2 a window after 100 samples): at least 100
 # samples, and no more than 100 + 2 an epoch (and the K still being
 # taken when the 100th came).
@@ -577,16 +583,29 @@ prof_longjmp_frames() {
     cat "$d/truth.txt"
     head -8 "$d/report.txt"
     awk '
-        FNR == NR { truth[$1] = $2; next }
+        FNR == NR { truth[$1] = $2; least[$1] = $3; next }
         /epochs:/ { for (i = 1; i <= NF; i++) if ($i == "epochs:") epochs = $(i + 1) }
-        $1 == "function" { for (i = 1; i <= NF; i++) { if ($i == "calls") c = i; if ($i == "sampled") n = i }; next }
+        $1 == "function" { for (i = 1; i <= NF; i++) { if ($i == "calls") c = i; if ($i == "sampled") n = i; if ($i == "mean(tk)") m = i
+                                                          if ($i == "mean(ns)") mns = i; if ($i == "total(ms)") tot = i }; next }
         c && $1 == "steady_work" { samples = $n; calls = $c }
+        c && ($1 == "outer_work" || $1 == "tail_outer") { mean[$1] = $m }
+        c && $1 == "deep_work" { deep_calls = $c; deep_total = $tot; deep_mean = $mns }
         END {
-            if (!epochs || !c || !n) { print "FAIL no epochs, calls or sampled column in the report"; exit 1 }
+            if (!epochs || !c || !n || !m || !mns || !tot) { print "FAIL a column is missing in the report"; exit 1 }
             bad = samples < 2 * epochs
             printf "%s steady_work: %d samples in %d epochs (at least %d)\n", bad ? "FAIL" : "ok", samples, epochs, 2 * epochs
             off = calls < truth["steady_work"] * 0.9 || calls > truth["steady_work"] * 1.1
             printf "%s steady_work: %d calls reported, %d made (within 10%%)\n", off ? "FAIL" : "ok", calls, truth["steady_work"]
+            for (f in mean) {
+                low = mean[f] < 0.9 * least[f]
+                printf "%s %s: mean %d ticks, its call lasts at least %d\n", low ? "FAIL" : "ok", f, mean[f], least[f]
+                bad += low
+            }
+            if (length(mean) != 2) { print "FAIL outer_work or tail_outer is not in the report"; bad++ }
+            want = 0.9 * deep_calls * deep_mean / 1e6
+            low = !deep_calls || deep_total < want
+            printf "%s deep_work: total %.3f ms, its %d calls x its mean %.3f ms\n", low ? "FAIL" : "ok", deep_total, deep_calls, want / 0.9
+            bad += low
             exit bad + off != 0
         }' "$d/truth.txt" "$d/report.txt" || return 1
     ./build/edgeprobe prof -q --settle 100 -o "$d/settled.txt" --top 0 -- "./$d/yields" 60000 >/dev/null || return 1
