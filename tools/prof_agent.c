@@ -1728,11 +1728,19 @@ P_FN uint64_t cal_time_calls(void) {
     for (i = 0; i < CAL_CALLS; i++) target();
     return rdtsc() - t0;
 }
-/* The best (lowest) unmeasured ticks per call over the rounds; the best
- * whole cost of a call's events into *whole. */
+/* Each figure is the least of its rounds (the machine may be busy), taken
+ * apart: the least time with the probe on (less what the handlers
+ * measured) less the least time off. The least of each round's difference
+ * took the round whose time off an interrupt had stretched: single runs
+ * read the exit's unmeasured cost 0 to 53 ticks. */
+P_FN uint64_t cal_per_call(uint64_t on, uint64_t off, unsigned round_half) {
+    return on != ~0ull && off != ~0ull && on > off ? (on - off + round_half) / CAL_CALLS : 0;
+}
+/* Unmeasured ticks per call; the whole cost of a call's events into
+ * *whole. Timed calls: every call gets its window's sample and a slot. */
 P_FN uint64_t cal_unmeasured(tstate *t, int timed, uint64_t *whole) {
     void (*volatile target)(void) = edgeprobe_prof_calibration_target;
-    uint64_t best = ~0ull, best_whole = ~0ull;
+    uint64_t least_off = ~0ull, least_on = ~0ull, least_unmeasured = ~0ull;
     int r, i;
     for (r = 0; r < CAL_ROUNDS; r++) {
         uint64_t t0, off = cal_time_calls(), total, measured;
@@ -1741,22 +1749,26 @@ P_FN uint64_t cal_unmeasured(tstate *t, int timed, uint64_t *whole) {
         t0 = rdtsc();
         for (i = 0; i < CAL_CALLS; i++) {
             cal_func.win_samples = timed ? 0 : prof_k; /* timed, or counted only */
+            cal_func.win_entries = 0; /* past 8K entries a window times no call */
+            if (timed && cal_func.lat) /* and a bank holds cap slots an epoch: a free one for each */
+                cal_func.lat->bank[tick_seq & 1] = (uint64_t)tick_seq << 32;
             target();
         }
         total = rdtsc() - t0;
         measured = t->ov - measured;
         edgeprobe_func_off(cal_id);
-        if (total > off + measured && total - off - measured < best) best = total - off - measured;
-        if (total > off && total - off < best_whole) best_whole = total - off;
+        if (off < least_off) least_off = off;
+        if (total < least_on) least_on = total;
+        if (total > measured && total - measured < least_unmeasured) least_unmeasured = total - measured;
     }
-    *whole = best_whole == ~0ull ? 0 : best_whole / CAL_CALLS;
-    return best == ~0ull ? 0 : best / CAL_CALLS;
+    *whole = cal_per_call(least_on, least_off, 0);
+    return cal_per_call(least_unmeasured, least_off, 0);
 }
 /* What a call skipped by the trampoline costs (SKIPPED COUNTS): the
- * calls of the empty function, armed, less the same calls off; best of
- * the rounds, rounded to the nearest tick. */
+ * calls of the empty function, armed, less the same calls off, rounded to
+ * the nearest tick. */
 P_FN uint64_t cal_skipped(void) {
-    uint64_t best = ~0ull;
+    uint64_t least_off = ~0ull, least_on = ~0ull;
     int r;
     for (r = 0; r < CAL_ROUNDS; r++) {
         uint64_t off = cal_time_calls(), total;
@@ -1764,13 +1776,14 @@ P_FN uint64_t cal_skipped(void) {
         total = cal_time_calls();
         edgeprobe_func_skip(cal_id, 0);
         edgeprobe_func_off(cal_id);
-        if (total > off && total - off < best) best = total - off;
+        if (off < least_off) least_off = off;
+        if (total < least_on) least_on = total;
     }
-    return best == ~0ull ? 0 : (best + CAL_CALLS / 2) / CAL_CALLS;
+    return cal_per_call(least_on, least_off, CAL_CALLS / 2);
 }
 P_FN void calibrate(void) {
     tstate *t = count_event();
-    uint64_t both, whole;
+    uint64_t whole;
     cal_func.name = PROF_CALIBRATION_TARGET;
     cal_func.seq = 1; /* window open */
     cal_func.obs_len = PROF_OBS_ALL;
@@ -1785,8 +1798,9 @@ P_FN void calibrate(void) {
 #ifdef PROF_CHARGE_SCALE /* -D for experiments: bench/real/prof_charge.sh */
     cal_entry = (uint64_t)((double)cal_entry * PROF_CHARGE_SCALE);
 #endif
-    both = cal_unmeasured(t, 1, &whole);
-    cal_exit = both > cal_entry ? both - cal_entry : 0;
+    /* the timed calls' entries were charged cal_entry (account): what is
+     * left unmeasured of them is the exit's */
+    cal_exit = cal_unmeasured(t, 1, &whole);
     cal_self = cal_func.min;
     cal_skip = cal_skip_charge = cal_skipped();
 #ifdef PROF_SKIP_BUDGET_SCALE /* -D for experiments: the budgets only, not the charge */
