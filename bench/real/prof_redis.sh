@@ -9,6 +9,8 @@
 # client's figures), and the server's CPU time (user + system of its
 # process tree, the profiler's epoch thread and report included). The
 # figures are medians of the per-round ratios prof / plain.
+# PROF_REDIS_ALT="ARGS" adds a third configuration, `edgeprobe prof ARGS`
+# (e.g. "--settle 200"), in the rotation, reported against plain and prof.
 # Output: bench/out/prof-redis/{runs.tsv,summary.md}.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,6 +37,7 @@ trap cleanup EXIT
 one() {
     local config=$1 round=$2 pre=()
     [[ $config == prof ]] && pre=("$EP" prof -q -o "$OUT/report-$round.txt" --)
+    [[ $config == alt ]] && pre=("$EP" prof -q $ALT -o "$OUT/report-alt-$round.txt" --)
     /usr/bin/time -f '%U %S' -o "$OUT/server-time" "${pre[@]}" "$RBIN/redis-server" --port "$PORT" --save '' \
         --appendonly no --logfile "$OUT/redis.log" >/dev/null 2>&1 &
     server_pid=$!
@@ -60,9 +63,13 @@ PY
 { echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# redis-benchmark -n $N -c 10 -t set,get; $ROUNDS rounds"; } >"$OUT/summary.md"
 echo -e "config\tround\trps_set\tp99_set_ms\trps_get\tp99_get_ms\tserver_cpu_s" >"$OUT/runs.tsv"
+ALT=${PROF_REDIS_ALT:-}
+configs=(plain prof)
+[[ -z $ALT ]] || { configs+=(alt); echo "# alt: edgeprobe prof $ALT" >>"$OUT/summary.md"; }
 for r in $(seq "$ROUNDS"); do
-    if ((r % 2)); then one plain "$r"; one prof "$r"; else one prof "$r"; one plain "$r"; fi
-    echo "round $r: $(tail -2 "$OUT/runs.tsv" | tr '\t\n' ' ')"
+    n=${#configs[@]}
+    for i in $(seq 0 $((n - 1))); do one "${configs[$(((i + r) % n))]}" "$r"; done # rotated
+    echo "round $r: $(tail -"$n" "$OUT/runs.tsv" | tr '\t\n' ' ')"
 done
 grep -q '^edgeprobe-prof-summary:' "$OUT/report-1.txt" || { echo "prof_redis: no report from the profiled server" >&2; exit 1; }
 python3 - "$OUT/runs.tsv" <<'PY' | tee -a "$OUT/summary.md"
@@ -71,10 +78,14 @@ rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
 by = {(r[0], r[1]): list(map(float, r[2:])) for r in rows}
 rounds = sorted({r[1] for r in rows}, key=int)
 names = ["requests/s SET", "p99 SET (ms)", "requests/s GET", "p99 GET (ms)", "server CPU (s)"]
-print("\n| | plain (median) | prof (median) | prof / plain (median of per-round ratios) |\n|---|---:|---:|---:|")
+alt = ("alt", rounds[0]) in by
+med = lambda c, i: statistics.median(by[(c, r)][i] for r in rounds)
+ratio = lambda c, d, i: statistics.median(by[(c, r)][i] / by[(d, r)][i] for r in rounds if by[(d, r)][i])
+print("\n| | plain (median) | prof (median) | prof / plain (median of per-round ratios) |"
+      + (" alt (median) | alt / plain | alt / prof |" if alt else "") + "\n|---|---:|---:|---:|" + ("---:|---:|---:|" if alt else ""))
 for i, n in enumerate(names):
-    pl = statistics.median(by[("plain", r)][i] for r in rounds)
-    pr = statistics.median(by[("prof", r)][i] for r in rounds)
-    ratio = statistics.median(by[("prof", r)][i] / by[("plain", r)][i] for r in rounds if by[("plain", r)][i])
-    print(f"| {n} | {pl:g} | {pr:g} | {ratio:.3f} |")
+    row = f"| {n} | {med('plain', i):g} | {med('prof', i):g} | {ratio('prof', 'plain', i):.3f} |"
+    if alt:
+        row += f" {med('alt', i):g} | {ratio('alt', 'plain', i):.3f} | {ratio('alt', 'prof', i):.3f} |"
+    print(row)
 PY
