@@ -1,7 +1,7 @@
 /* edgeprobe prof - run a program under the sampling latency profiler.
  *
  *     edgeprobe prof [-o REPORT] [--svg FILE] [--flame FILE] [--folded FILE] [--graph]
- *                    [--sort total|self|calls] [-k K] [--epoch MS] -- PROGRAM [ARGS...]
+ *                    [--sort total|self|calls] [-k K] [--epoch MS] [--settle N] -- PROGRAM [ARGS...]
  *
  * Runs PROGRAM with libedgeprobe-prof.so preloaded (the paper's section 9
  * profiler, tools/prof_agent.c) and exits with PROGRAM's

@@ -21,7 +21,7 @@
 #include "tool.h"
 
 static const struct tool_command commands[] = {
-    {"prof", cmd_prof, "prof [-o REPORT] [--svg FILE] [-k K] [--epoch MS] -- PROGRAM [ARGS...]\n"
+    {"prof", cmd_prof, "prof [-o REPORT] [--svg FILE] [-k K] [--epoch MS] [--settle N] -- PROGRAM [ARGS...]\n"
                        "      edgeprobe prof -p PID [-d SECONDS] [-o REPORT] [--svg FILE] [--stay]",
      "run PROGRAM under the sampling latency profiler, or profile a running process for SECONDS"},
     {"ps", cmd_ps, USAGE_PS, "processes serving a control endpoint (removes stale sockets)"},
