@@ -1574,12 +1574,14 @@ P_FN frame *timed_push(tstate *t, prof_func *f, uintptr_t slot) {
  * bounded by the stack: a full one is dropped whole (timed_push). */
 static uintptr_t ret_tramp; /* the header's return trampoline, once known */
 P_FN int is_return_trampoline(uintptr_t a) {
-    if (!ret_tramp) {
+    uintptr_t known = __atomic_load_n(&ret_tramp, __ATOMIC_RELAXED);
+    if (!known) { /* set once in the registry, never changed: any thread may copy it */
         edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
         struct edgeprobe__func_state *fs = r ? __atomic_load_n(&r->fstate, __ATOMIC_ACQUIRE) : 0;
-        ret_tramp = fs ? fs->ret_tramp : 0; /* set once, never changed */
+        known = fs ? fs->ret_tramp : 0;
+        __atomic_store_n(&ret_tramp, known, __ATOMIC_RELAXED);
     }
-    return a == ret_tramp;
+    return a == known;
 }
 P_FN void drop_dead_timed(tstate *t, const edgeprobe_func_call *call) {
     int d = t->depth;
@@ -1623,8 +1625,8 @@ NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
         want = window_after_entry(f, t, seq, now);
     }
     /* before account(): its cost is the profiler's. A call timed needs its
-     * frame for its ticket: a call deeper than MAX_DEPTH timed calls, or one
-     * with no slot left in its epoch, is not timed. */
+     * frame for its ticket (a full stack is dropped whole, DEAD FRAMES): one
+     * with no slot left in its epoch is not timed. */
     drop_dead_timed(t, call);
     fr = want ? timed_push(t, f, call->slot) : 0;
     if (fr && !lat_begin(f, &fr->lat, now)) {
@@ -1750,8 +1752,10 @@ P_FN uint64_t cal_unmeasured(tstate *t, int timed, uint64_t *whole) {
         for (i = 0; i < CAL_CALLS; i++) {
             cal_func.win_samples = timed ? 0 : prof_k; /* timed, or counted only */
             cal_func.win_entries = 0; /* past 8K entries a window times no call */
-            if (timed && cal_func.lat) /* and a bank holds cap slots an epoch: a free one for each */
-                cal_func.lat->bank[tick_seq & 1] = (uint64_t)tick_seq << 32;
+            if (timed && cal_func.lat) { /* and a bank holds cap slots an epoch: a free one for each */
+                unsigned e = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
+                cal_func.lat->bank[e & 1] = (uint64_t)e << 32;
+            }
             target();
         }
         total = rdtsc() - t0;
@@ -1807,7 +1811,7 @@ P_FN void calibrate(void) {
     cal_skip = (uint64_t)((double)cal_skip * PROF_SKIP_BUDGET_SCALE + 0.5);
 #endif
 #ifdef PROF_SKIP_CHARGE_SCALE /* -D for experiments: bench/real/prof_charge.sh (the charge only, not the budgets) */
-    cal_skip_charge = (uint64_t)((double)cal_skip * PROF_SKIP_CHARGE_SCALE + 0.5);
+    cal_skip_charge = (uint64_t)((double)cal_skip_charge * PROF_SKIP_CHARGE_SCALE + 0.5);
 #endif
     t->skipped_seen = edgeprobe_func_thread_skipped(); /* the calibration's calls are not the program's */
     edgeprobe_func_detach(PROF_CALIBRATION_TARGET);
