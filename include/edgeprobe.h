@@ -640,9 +640,9 @@ EDGEPROBE__X86_ONLY int edgeprobe_func_off(int id);
  * (it holds EDGEPROBE_FUNC_DEPTH frames), summed over all threads. */
 EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_lost_exits(void);
 /* Counting without handlers. While function probe `id` is on, its next
- * n - 1 calls are counted by the entry trampoline and go on at once: no
+ * n - 1 calls are counted by the stubs' head (27.4) and go on at once: no
  * handler runs, no exit is hooked, no register but the flags changes
- * (bench/RESULTS.md: +4.4 ticks a call in a tight loop, 6-7 inside lua,
+ * (bench/RESULTS.md: +4.4 ticks a call in a tight loop, 4.2 inside lua,
  * against +23.5 and 55 for a call that reaches an empty handler). The
  * n-th call, and every call after, runs the handlers as before: a handler
  * thus learns that the count ran out.
@@ -2429,6 +2429,7 @@ int edgeprobe__libc_mprotect(void *, size_t, int) __asm__("mprotect");
 void *edgeprobe__libc_mmap(void *, size_t, int, int, int, long) __asm__("mmap");
 int edgeprobe__libc_munmap(void *, size_t) __asm__("munmap");
 int edgeprobe__libc_madvise(void *, size_t, int) __asm__("madvise");
+#define EDGEPROBE__MADV_POPULATE_WRITE 23
 void *edgeprobe__libc_calloc(size_t, size_t) __asm__("calloc");
 void edgeprobe__libc_free(void *) __asm__("free");
 int edgeprobe__libc_sched_yield(void) __asm__("sched_yield");
@@ -2598,7 +2599,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #endif
 
 /* ---- 14. the root: process-wide state                        >>root ---- */
-#define EDGEPROBE__ABI 11u /* 11: edgeprobe_func_call.slot */
+#define EDGEPROBE__ABI 12u /* 12: the stub head (func_state.tls_offset) */
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
 #define EDGEPROBE__HIT_CHUNK_BYTES (EDGEPROBE__STRIPES * EDGEPROBE__CHUNK * sizeof(uint64_t))
 
@@ -5487,7 +5488,7 @@ typedef struct edgeprobe__func_object {
     int n, loaded, single_threaded_scan;
     int one_text_segment;      /* [text_lo, text_hi) is one PF_X segment     */
     int mirror_span_tried;     /* its mirror pages' one mmap was tried (27.4) */
-    unsigned char *stubs;      /* slot (8 bytes) + n stubs                    */
+    unsigned char *stubs;      /* slot, head and n stubs (27.4)               */
     size_t stubs_len;
     edgeprobe__func_point *fn;     /* n points                                     */
 } edgeprobe__func_object;
@@ -5519,14 +5520,11 @@ typedef struct edgeprobe__func_thread {
     int live;
     unsigned depth;
     unsigned long lost;
-    unsigned long skipped;     /* calls its trampolines counted, ever        */
     edgeprobe__func_frame frames[EDGEPROBE_FUNC_DEPTH];
 } edgeprobe__func_thread;
-/* The entry trampoline's skip path (27.1) reads these at fixed offsets. */
+/* The stub head's skip path (27.4) reads it at a fixed offset. */
 #define EDGEPROBE__SKIP_LEFT_AT 80
-#define EDGEPROBE__SKIPPED_AT 24
 EDGEPROBE__ASSERT(__builtin_offsetof(edgeprobe__func_point, skip_left) == EDGEPROBE__SKIP_LEFT_AT, "skip_left moved");
-EDGEPROBE__ASSERT(__builtin_offsetof(edgeprobe__func_thread, skipped) == EDGEPROBE__SKIPPED_AT, "skipped moved");
 
 struct edgeprobe__func_state {
     edgeprobe__func_object *objects;
@@ -5534,16 +5532,24 @@ struct edgeprobe__func_state {
     unsigned long long adds, subs; /* loader counters at the last sync        */
     uintptr_t entry_tramp, ret_tramp;
     /* this thread's skipped calls, as the trampolines' object counts them
-     * (its TLS: every other copy of the header asks it) */
+     * (its TLS: every other copy of the header asks it; 27.2) */
     unsigned long (*thread_skipped)(void);
     unsigned thread_key;
     unsigned vec_bytes;            /* the trampolines' vector slot size      */
+    /* edgeprobe__func_skipped_tls of the trampolines' object, as an offset
+     * from the thread pointer (initial-exec: the same in every thread);
+     * 0 when it does not fit the stub head's 32 bits (27.4) */
+    int32_t tls_offset;
+    /* the unwinder's __register_frame, if the trampolines' object found
+     * one: the stubs' unwind tables go to it (27.4) */
+    void (*register_frame)(void *);
 };
 
 /* ---- 27.1 the trampolines                                 >>ftramp ----
  * Entry: a site calls its stub, which loads its point into %r11 and jumps
- * here. On entry [rsp] = fn+5 (back into the function), [rsp+8] = the
- * caller's return address (the slot). Saved: %rax (varargs count), the six
+ * to its object's stub head (27.4); a call that the head does not count
+ * comes on here. On entry [rsp] = fn+5 (back into the function), [rsp+8] =
+ * the caller's return address (the slot). Saved: %rax (varargs count), the six
  * argument registers, %r10 (static chain), %xmm/ymm/zmm0-7; the stack is
  * realigned to 64 for the C call.
  *
@@ -5568,27 +5574,6 @@ struct edgeprobe__func_state {
  * Intel machine of bench/RESULTS.md, an entry probe cost +306 ticks, not +21,
  * and SSE code after the probed call ~300 more per call. Registers 16-31
  * and the mask registers have no such cost. */
-/* The skip path (edgeprobe_func_skip): while the point's skip_left is
- * positive, a call takes one from it (locked: threads calling the function
- * at once take one each) and returns to the function at once, adding one
- * to its thread's `skipped`; no register but the flags and %r11 changes
- * (%rax, live in a variadic function, is saved around the TLS load). The
- * call that takes skip_left to 0, and a thread that has no shadow-stack
- * record yet, go on to the full path (0:), which runs the handlers.
- *
- *     cmpq $0, left(%r11) ; jg 5f        the common case: falls through
- *   5: push %rax ; %rax = this thread's record (initial-exec TLS)
- *      lock decq left(%r11) ; jle 6f     the last one: handlers run
- *      incq skipped(%rax) ; pop %rax ; ret
- *   6: pop %rax ; jmp 0b */
-#define EDGEPROBE__SKIP_PATH                                                   \
-    "5: push %rax\n.cfi_adjust_cfa_offset 8\n"                                  \
-    "movq edgeprobe__func_thread_tls@gottpoff(%rip), %rax\n"                    \
-    "movq %fs:(%rax), %rax\ntestq %rax, %rax\njz 6f\n"                           \
-    "lock decq " EDGEPROBE__STR(EDGEPROBE__SKIP_LEFT_AT) "(%r11)\njle 6f\n"     \
-    "incq " EDGEPROBE__STR(EDGEPROBE__SKIPPED_AT) "(%rax)\n"                    \
-    "pop %rax\n.cfi_adjust_cfa_offset -8\nret\n"                                 \
-    "6: .cfi_adjust_cfa_offset 8\npop %rax\n.cfi_adjust_cfa_offset -8\njmp 0b\n"
 #define EDGEPROBE__FRAME_VEC 8       /* entry frame: words before %xmm0     */
 #define EDGEPROBE__FRAME_RET_VEC 24  /* return frame: words before %xmm0    */
 #define EDGEPROBE__TEXT(sym)                                                   \
@@ -5597,9 +5582,6 @@ struct edgeprobe__func_state {
 #define EDGEPROBE__ENTRY_TRAMP(sym, size, save, restore)                       \
     EDGEPROBE__TEXT(sym)                                                       \
     ".p2align 4\n" #sym ":\n.cfi_startproc\n"                                  \
-    "cmpq $0, " EDGEPROBE__STR(EDGEPROBE__SKIP_LEFT_AT) "(%r11)\n"              \
-    "jg 5f\n"                                                                  \
-    "0:\n"                                                                     \
     "push %rbp\n.cfi_adjust_cfa_offset 8\n.cfi_offset %rbp, -16\n"             \
     "mov %rsp, %rbp\n.cfi_def_cfa_register %rbp\n"                             \
     "and $-64, %rsp\nsub $" #size "+64, %rsp\n"                                \
@@ -5612,7 +5594,7 @@ struct edgeprobe__func_state {
     "mov 24(%rsp), %rdx\nmov 32(%rsp), %rcx\nmov 40(%rsp), %r8\n"              \
     "mov 48(%rsp), %r9\nmov 56(%rsp), %r10\n"                                  \
     "mov %rbp, %rsp\npop %rbp\n.cfi_def_cfa %rsp, 8\n.cfi_restore %rbp\nret\n" \
-    EDGEPROBE__SKIP_PATH ".cfi_endproc\n.size " #sym ", .-" #sym "\n.popsection\n"
+    ".cfi_endproc\n.size " #sym ", .-" #sym "\n.popsection\n"
 #define EDGEPROBE__RET_TRAMP(sym, save, restore)                               \
     EDGEPROBE__TEXT(sym)                                                       \
     ".p2align 4\n.cfi_startproc\n"                                             \
@@ -5687,16 +5669,24 @@ extern const char edgeprobe__func_ret_avx512[] __attribute__((visibility("hidden
 
 /* ---- 27.2 the per-thread shadow stack                    >>fshadow ---- */
 __attribute__((weak, used, visibility("hidden"), tls_model("initial-exec"))) __thread edgeprobe__func_thread *edgeprobe__func_thread_tls;
-/* The calls the skip path counted on this thread's record (edgeprobe_func_
- * thread_skipped asks the copy that made the trampolines). A record is
- * reused by a later thread with the count at 0; one thread may also get a
- * second record when a probed function runs in a destructor after the
- * header's: the count then starts again from 0, and a reader that keeps
- * the last value must take a lower one as a new start. */
+/* The calls the stub heads' skip path (27.4) counted on this thread, ever:
+ * the head adds one at %fs:edgeprobe__func_tls_offset() of the object that
+ * made the trampolines (edgeprobe_func_thread_skipped asks that copy). A
+ * new thread starts at 0; a reader that keeps the last value must take a
+ * lower one as a new start. */
+__attribute__((weak, used, visibility("hidden"), tls_model("initial-exec"))) __thread unsigned long edgeprobe__func_skipped_tls;
+/* Where edgeprobe__func_skipped_tls lies from the thread pointer (%fs:0
+ * holds it, by the x86-64 ABI); 0 if that does not fit 32 bits. */
+EDGEPROBE__FN int32_t edgeprobe__func_tls_offset(void);
+EDGEPROBE__FN int32_t edgeprobe__func_tls_offset(void) {
+    uintptr_t tp;
+    __asm__("mov %%fs:0, %0" : "=r"(tp));
+    intptr_t off = (intptr_t)((uintptr_t)&edgeprobe__func_skipped_tls - tp);
+    return off == (int32_t)off ? (int32_t)off : 0;
+}
 EDGEPROBE__FN unsigned long edgeprobe__func_thread_skipped_here(void);
 EDGEPROBE__FN unsigned long edgeprobe__func_thread_skipped_here(void) {
-    const edgeprobe__func_thread *t = edgeprobe__func_thread_tls;
-    return t ? __atomic_load_n(&t->skipped, __ATOMIC_RELAXED) : 0;
+    return __atomic_load_n(&edgeprobe__func_skipped_tls, __ATOMIC_RELAXED);
 }
 
 EDGEPROBE__FN void edgeprobe__func_thread_exit(void *p);
@@ -5716,10 +5706,7 @@ EDGEPROBE__FN edgeprobe__func_thread *edgeprobe__func_thread_new(void) {
     if (!fs) return 0;
     for (t = __atomic_load_n(&fs->threads, __ATOMIC_ACQUIRE); t; t = t->next) {
         int free_ = 0;
-        if (__atomic_compare_exchange_n(&t->live, &free_, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-            t->skipped = 0; /* this thread's count */
-            break;
-        }
+        if (__atomic_compare_exchange_n(&t->live, &free_, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) break;
     }
     if (!t) {
         void *m = edgeprobe__libc_mmap(0, sizeof *t, 3 /* RW */, EDGEPROBE__MAP_ANON_PRIVATE | EDGEPROBE__MAP_NORESERVE, -1, 0);
@@ -5894,6 +5881,12 @@ EDGEPROBE__FN int edgeprobe__func_ret_personality(int version, int actions, uint
     }
     return (actions & 1) ? FATAL_PHASE1 : FATAL_PHASE2;
 }
+/* The unwinder's __register_frame where the process has it at its start
+ * (libgcc_s: any C++ program, and C programs that unwind), bound by the
+ * dynamic linker: no lookup then, under the registry lock, that would take
+ * the loader's lock. Where LLVM's libunwind has the name instead, it
+ * expects one FDE, finds a CIE, and registers nothing. */
+extern void edgeprobe__unwind_register_frame(void *) __asm__("__register_frame") __attribute__((weak));
 
 /* ---- 27.3 finding the entries: ELF section headers and symbols >>felf ---- */
 typedef struct {
@@ -6069,11 +6062,47 @@ EDGEPROBE__FN int edgeprobe__single_threaded(void) {
 }
 
 /* ---- 27.4 stubs and mirror pages                          >>fstub ----
- * Stub (16 bytes, one per function, written once when the object is found):
- *     49 bb <fpoint, 8 bytes>     movabs $fpoint, %r11
- *     ff 25 <rel32>               jmp *slot(%rip)    slot = the entry tramp
+ * An object's stubs lie in one mapping within 2 GiB of its text (and of
+ * its mirror), written once when the object is found:
+ *
+ *     0    slot: the entry trampoline's address (8 bytes)
+ *     16   head: the skip path (32 bytes)
+ *     48   unwind table of the whole mapping (64 bytes)
+ *     128  stubs, 16 bytes each:
+ *            49 bb <fpoint, 8 bytes>   movabs $fpoint, %r11
+ *            e9 <rel32>                jmp head
+ *            cc
+ *
  * Mirror stub (gcc form), at fn - 0x6f6f6f6b, in a page mapped on demand:
- *     e9 <rel32>                  jmp stub                                 */
+ *     e9 <rel32>                  jmp stub
+ *
+ * The head counts a call without handlers while the point's skip_left is
+ * positive (edgeprobe_func_skip): it takes one from it (locked: threads
+ * calling the function at once take one each), adds one to the thread's
+ * edgeprobe__func_skipped_tls at its initial-exec offset from %fs (an
+ * immediate: the same in every thread) and returns into the function. The
+ * call that takes skip_left to 0, and every call while it is not
+ * positive, goes on to the trampoline, which runs the handlers. No
+ * register but the flags and %r11 changes, nor the stack: where the
+ * trampoline did this, behind the same jump through the slot, lua paid
+ * about 5.3 ticks a counted call; here 3.7 (bench/real/skip_cost.sh).
+ *
+ *     +0   49 83 7b 50 00          cmpq $0, left(%r11)
+ *     +5   7e 11                   jle +24
+ *     +7   f0 49 ff 4b 50          lock decq left(%r11)
+ *     +12  7e 0a                   jle +24                the last: handlers
+ *     +14  64 48 ff 04 25 <off32>  incq %fs:off           (off 0: a 9-byte nop)
+ *     +23  c3                      ret                    back into the function
+ *     +24  ff 25 <rel32>           jmp *slot(%rip)        the trampoline
+ *
+ * Everywhere in the mapping the return address is at %rsp, as at the
+ * function's first byte; the unwind table says so (CFA = %rsp + 8, return
+ * address at CFA - 8), and is given to libgcc's unwinder when the process
+ * has it (fs->register_frame), so that a signal's backtrace from a stub or
+ * the head goes on into the function. */
+#define EDGEPROBE__STUB_HEAD_AT 16u
+#define EDGEPROBE__STUB_UNWIND_AT 48u
+#define EDGEPROBE__STUBS_AT 128u
 /* Whether a mirror can serve code at addr: there is room for it below
  * (non-PIE executables sit below 1.8 GiB, where there is none). */
 EDGEPROBE__INLINE int edgeprobe__has_mirror(uintptr_t addr) { return addr > EDGEPROBE__MIRROR_OFFSET + (1u << 24); }
@@ -6081,10 +6110,48 @@ EDGEPROBE__INLINE int edgeprobe__reaches(uintptr_t from, uintptr_t to) {
     intptr_t d = (intptr_t)(to - from);
     return d > -(intptr_t)0x7fff0000 && d < (intptr_t)0x7fff0000;
 }
+/* The head (above) at p + EDGEPROBE__STUB_HEAD_AT, for the slot at p. */
+EDGEPROBE__FN void edgeprobe__func_head_make(unsigned char *p, int32_t tls_offset);
+EDGEPROBE__FN void edgeprobe__func_head_make(unsigned char *p, int32_t tls_offset) {
+    static const unsigned char head[30] = {
+        0x49, 0x83, 0x7b, EDGEPROBE__SKIP_LEFT_AT, 0x00, 0x7e, 0x11,      /* cmpq, jle */
+        0xf0, 0x49, 0xff, 0x4b, EDGEPROBE__SKIP_LEFT_AT, 0x7e, 0x0a,      /* lock decq, jle */
+        0x64, 0x48, 0xff, 0x04, 0x25, 0, 0, 0, 0, 0xc3,                   /* incq %fs:off, ret */
+        0xff, 0x25, 0, 0, 0, 0};                                          /* jmp *slot(%rip) */
+    static const unsigned char nop9[9] = {0x66, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0};
+    unsigned char *h = p + EDGEPROBE__STUB_HEAD_AT;
+    int32_t rel = (int32_t)((intptr_t)p - (intptr_t)(h + 30));
+    __builtin_memcpy(h, head, sizeof head);
+    if (tls_offset) __builtin_memcpy(h + 19, &tls_offset, 4);
+    else __builtin_memcpy(h + 14, nop9, sizeof nop9); /* counts, but no thread's */
+    __builtin_memcpy(h + 26, &rel, 4);
+}
+/* The unwind table (.eh_frame format) of the mapping [p, p + len), at
+ * p + EDGEPROBE__STUB_UNWIND_AT: one CIE whose rule holds everywhere, one
+ * FDE over the whole mapping, and the 0 that ends the table.
+ *
+ *     0   CIE: length 20, id 0, version 1, "zR", code align 1, data align -8,
+ *              return address r16, augmentation: pointers absolute;
+ *              def_cfa r7 (%rsp) + 8, r16 at CFA - 8
+ *     24  FDE: length 28, CIE at 28 bytes back, start p, size len
+ *     56  0                                                              */
+EDGEPROBE__FN void edgeprobe__func_unwind_make(unsigned char *p, size_t len);
+EDGEPROBE__FN void edgeprobe__func_unwind_make(unsigned char *p, size_t len) {
+    static const unsigned char cie[24] = {20, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x00,
+                                          0x0c, 7, 8, 0x90, 1, 0, 0};
+    static const unsigned char fde_head[8] = {28, 0, 0, 0, 28, 0, 0, 0};
+    unsigned char *u = p + EDGEPROBE__STUB_UNWIND_AT;
+    uint64_t start = (uint64_t)(uintptr_t)p, size = (uint64_t)len;
+    __builtin_memcpy(u, cie, sizeof cie);
+    __builtin_memcpy(u + 24, fde_head, sizeof fde_head);
+    __builtin_memcpy(u + 32, &start, 8);
+    __builtin_memcpy(u + 40, &size, 8);
+    __builtin_memset(u + 48, 0, 12); /* no augmentation, no instructions; the end */
+}
 /* Map the stubs of an object where both its text and its mirror reach. */
-EDGEPROBE__FN int edgeprobe__func_stubs_make(edgeprobe__func_object *o, uintptr_t entry_tramp);
-EDGEPROBE__FN int edgeprobe__func_stubs_make(edgeprobe__func_object *o, uintptr_t entry_tramp) {
-    size_t len = ((size_t)(o->n + 1) * EDGEPROBE__STUB_BYTES + EDGEPROBE__PAGE - 1) & ~(size_t)(EDGEPROBE__PAGE - 1);
+EDGEPROBE__FN int edgeprobe__func_stubs_make(edgeprobe__func_object *o, const struct edgeprobe__func_state *fs);
+EDGEPROBE__FN int edgeprobe__func_stubs_make(edgeprobe__func_object *o, const struct edgeprobe__func_state *fs) {
+    size_t len = (EDGEPROBE__STUBS_AT + (size_t)o->n * EDGEPROBE__STUB_BYTES + EDGEPROBE__PAGE - 1) & ~(size_t)(EDGEPROBE__PAGE - 1);
     int mirror = edgeprobe__has_mirror(o->text_lo);
     uintptr_t hint = mirror ? o->text_lo - EDGEPROBE__MIRROR_OFFSET / 2 : o->text_lo;
     unsigned char *p = (unsigned char *)EDGEPROBE_OS_MAP_NEAR(hint, len);
@@ -6096,18 +6163,22 @@ EDGEPROBE__FN int edgeprobe__func_stubs_make(edgeprobe__func_object *o, uintptr_
         edgeprobe__libc_munmap(p, len);
         return EDGEPROBE_ERANGE;
     }
-    __builtin_memcpy(p, &entry_tramp, 8);
+    __builtin_memcpy(p, &fs->entry_tramp, 8);
+    edgeprobe__func_head_make(p, fs->tls_offset);
+    edgeprobe__func_unwind_make(p, len);
     for (i = 0; i < o->n; i++) {
-        unsigned char *s = p + (size_t)(i + 1) * EDGEPROBE__STUB_BYTES;
+        unsigned char *s = p + EDGEPROBE__STUBS_AT + (size_t)i * EDGEPROBE__STUB_BYTES;
         uintptr_t fp = (uintptr_t)&o->fn[i];
-        int32_t rel = (int32_t)((intptr_t)p - (intptr_t)(s + 16));
+        int32_t rel = (int32_t)((intptr_t)(p + EDGEPROBE__STUB_HEAD_AT) - (intptr_t)(s + 15));
         s[0] = 0x49, s[1] = 0xbb;
         __builtin_memcpy(s + 2, &fp, 8);
-        s[10] = 0xff, s[11] = 0x25;
-        __builtin_memcpy(s + 12, &rel, 4);
+        s[10] = EDGEPROBE__OP_JMP32;
+        __builtin_memcpy(s + 11, &rel, 4);
+        s[15] = 0xcc;
         o->fn[i].stub = s;
     }
     EDGEPROBE_OS_PROTECT(p, len, 0);
+    if (fs->register_frame) fs->register_frame(p + EDGEPROBE__STUB_UNWIND_AT); /* kept: never unmapped */
     o->stubs = p;
     o->stubs_len = len;
     return 0;
@@ -6248,6 +6319,13 @@ EDGEPROBE__FN void edgeprobe__func_text_open_locked(edgeprobe__root *r, const ed
     edgeprobe__page *e = edgeprobe__page_find(r, (uintptr_t)fp->pt.site & mask);
     if (r->wx_strict || !o->one_text_segment || (e && e->open) || hi <= lo) return;
     if (EDGEPROBE_OS_PROTECT((void *)lo, hi - lo, 1) < 0) return;
+    /* a program that switches every function writes nearly every text
+     * page of an object with at least a function a page: copy them all in
+     * one call, not a fault each (Linux 5.14; an older kernel refuses, and
+     * the faults come as before). Not an object of a few functions (the
+     * profiler's own, 28 pages for its calibration's two) */
+    if (EDGEPROBE_FUNC_BULK && (uintptr_t)o->n * EDGEPROBE__PAGE >= hi - lo)
+        edgeprobe__libc_madvise((void *)lo, hi - lo, EDGEPROBE__MADV_POPULATE_WRITE);
     for (pg = lo; pg < hi; pg += EDGEPROBE__PAGE)
         if ((e = edgeprobe__page_slot(r, pg)) != 0) e->open = 1;
 }
@@ -6503,7 +6581,7 @@ EDGEPROBE__FN edgeprobe__func_object *edgeprobe__func_object_scan_locked(edgepro
             fp->obj = o;
             fp->form = (unsigned char)edgeprobe__func_form(r, fp, single_threaded);
         }
-        if (n && edgeprobe__func_stubs_make(o, r->fstate->entry_tramp) < 0) {
+        if (n && edgeprobe__func_stubs_make(o, r->fstate) < 0) {
             edgeprobe__log(r, "no room for function stubs within 2 GiB of the code; its functions are not patchable");
             for (i = 0; i < n; i++) o->fn[i].form = EDGEPROBE__FORM_NONE;
         }
@@ -6587,6 +6665,8 @@ EDGEPROBE__FN struct edgeprobe__func_state *edgeprobe__func_state_get_locked(edg
     fs->entry_tramp = (uintptr_t)(width == 64 ? edgeprobe__func_entry_avx512 : width == 32 ? edgeprobe__func_entry_avx : edgeprobe__func_entry_sse);
     fs->ret_tramp = (uintptr_t)(width == 64 ? edgeprobe__func_ret_avx512 : width == 32 ? edgeprobe__func_ret_avx : edgeprobe__func_ret_sse);
     fs->vec_bytes = width == 64 || width == 32 ? (unsigned)width : 16u;
+    fs->tls_offset = edgeprobe__func_tls_offset();
+    fs->register_frame = edgeprobe__unwind_register_frame;
     fs->thread_skipped = edgeprobe__func_thread_skipped_here;
     if (edgeprobe__libc_key_create(&fs->thread_key, edgeprobe__func_thread_exit)) {
         EDGEPROBE_OS_FREE(fs);

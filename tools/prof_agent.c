@@ -1145,7 +1145,7 @@ P_FN int counting(const prof_func *f, unsigned epoch) {
  * Its interval is therefore the whole epoch (PROF_OBS_ALL) ended by a
  * count: all_cap for a full count, skip_target (obs_cap) for an estimate.
  * The fold takes whatever is counted at every tick. A skipped call costs
- * cal_skip ticks (4-5 here, in a tight loop; 7 inside lua) against
+ * cal_skip ticks (4-5 here, in a tight loop; about 4 inside lua) against
  * cal_count for one that reaches the handler (about 73): so a full
  * count's budget covers about fifteen times the calls.
  * Those ticks are charged to the calling thread's profiler time at its
@@ -1984,7 +1984,8 @@ static double count_target = PROF_COUNT_TARGET;
 static double skip_target; /* the same for counts the trampoline takes */
 /* Those share 1 / PROF_SKIP_SHARE of the span, at cal_skip a call: 0.5%,
  * which a skipped call's cost in a real program (bench/real/skip_cost.sh:
- * 7 ticks in lua against 4-5 calibrated) makes about 0.7%. */
+ * 4.2 ticks in lua against 4-5 calibrated; 7.7 before the stubs' head)
+ * leaves about as it is. */
 #ifndef PROF_SKIP_SHARE /* -D for experiments */
 #define PROF_SKIP_SHARE 200
 #endif
