@@ -210,6 +210,16 @@
  *                          built by gcc with -fpatchable-function-entry=5,
  *                          the constructor rewrites each entry's five 1-byte
  *                          NOPs as one NOP5 (section 6); 0: leave them (tests).
+ *   EDGEPROBE_FUNC_UNWIND_TABLE  [impl] 1: give each object's stub mapping's
+ *                          unwind table to libgcc's __register_frame, so that
+ *                          a backtrace from a signal that lands in a stub or
+ *                          in the head that counts calls goes on into the
+ *                          function (27.4). 0 (default): it stops there.
+ *                          Not with libgcc before gcc 13 where any thread
+ *                          unwinds in a signal handler: one registered table
+ *                          makes every unwind take libgcc's lock, and a
+ *                          handler that unwinds on a thread inside an unwind
+ *                          waits for ever.
  *   EDGEPROBE_FUNC_BULK    [impl] 1: this program switches (nearly) every
  *                          function probe, as the profiler does. A scan made
  *                          while the process is single-threaded rewrites
@@ -298,6 +308,9 @@
 #endif
 #ifndef EDGEPROBE_FUNC_BULK
 #define EDGEPROBE_FUNC_BULK 0
+#endif
+#ifndef EDGEPROBE_FUNC_UNWIND_TABLE
+#define EDGEPROBE_FUNC_UNWIND_TABLE 0
 #endif
 #ifndef EDGEPROBE_SINK
 #define EDGEPROBE_SINK(...) edgeprobe_printf(__VA_ARGS__)
@@ -654,8 +667,8 @@ EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_lost_exits(void);
  * Lock-free and async-signal-safe; calls for one id must not overlap (a
  * profiler arms from one handler and takes from one thread at a time).
  * edgeprobe_func_thread_skipped: the calls skipped on this thread so far
- * (a profiler charges their cost to the thread's clock; it can start again
- * from 0 on one thread: see 27.2). */
+ * (a profiler charges their cost to the thread's clock; a new thread
+ * starts at 0: see 27.2). */
 EDGEPROBE__X86_ONLY long edgeprobe_func_skip(int id, long n);
 EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_thread_skipped(void);
 #define EDGEPROBE_FUNC_DEPTH 65536
@@ -5470,7 +5483,7 @@ enum {
 struct edgeprobe__func_object;
 typedef struct edgeprobe__func_point {
     edgeprobe__point pt;       /* kind FUNCTION; file = the object's path     */
-    long skip_left;            /* > 0: calls the entry trampoline counts
+    long skip_left;            /* > 0: calls the stubs' head (27.4) counts
                                   without handlers (edgeprobe_func_skip)     */
     long skip_armed;           /* what skip_left was last set to            */
     struct edgeprobe__func_object *obj;
@@ -5540,8 +5553,8 @@ struct edgeprobe__func_state {
      * from the thread pointer (initial-exec: the same in every thread);
      * 0 when it does not fit the stub head's 32 bits (27.4) */
     int32_t tls_offset;
-    /* the unwinder's __register_frame, if the trampolines' object found
-     * one: the stubs' unwind tables go to it (27.4) */
+    /* the unwinder's __register_frame, if the trampolines' object was
+     * built to give it the stubs' unwind tables (27.4) */
     void (*register_frame)(void *);
 };
 
@@ -5881,12 +5894,17 @@ EDGEPROBE__FN int edgeprobe__func_ret_personality(int version, int actions, uint
     }
     return (actions & 1) ? FATAL_PHASE1 : FATAL_PHASE2;
 }
+#if EDGEPROBE_FUNC_UNWIND_TABLE
 /* The unwinder's __register_frame where the process has it at its start
  * (libgcc_s: any C++ program, and C programs that unwind), bound by the
  * dynamic linker: no lookup then, under the registry lock, that would take
  * the loader's lock. Where LLVM's libunwind has the name instead, it
  * expects one FDE, finds a CIE, and registers nothing. */
 extern void edgeprobe__unwind_register_frame(void *) __asm__("__register_frame") __attribute__((weak));
+#define EDGEPROBE__REGISTER_FRAME edgeprobe__unwind_register_frame
+#else
+#define EDGEPROBE__REGISTER_FRAME 0
+#endif
 
 /* ---- 27.3 finding the entries: ELF section headers and symbols >>felf ---- */
 typedef struct {
@@ -6084,8 +6102,8 @@ EDGEPROBE__FN int edgeprobe__single_threaded(void) {
  * call that takes skip_left to 0, and every call while it is not
  * positive, goes on to the trampoline, which runs the handlers. No
  * register but the flags and %r11 changes, nor the stack: where the
- * trampoline did this, behind the same jump through the slot, lua paid
- * about 5.3 ticks a counted call; here 3.7 (bench/real/skip_cost.sh).
+ * trampoline did this, behind a jump through the slot, lua paid 7.7 ticks
+ * a counted call; here 4.2 (bench/real/skip_cost.sh, bench/RESULTS.md).
  *
  *     +0   49 83 7b 50 00          cmpq $0, left(%r11)
  *     +5   7e 11                   jle +24
@@ -6097,9 +6115,17 @@ EDGEPROBE__FN int edgeprobe__single_threaded(void) {
  *
  * Everywhere in the mapping the return address is at %rsp, as at the
  * function's first byte; the unwind table says so (CFA = %rsp + 8, return
- * address at CFA - 8), and is given to libgcc's unwinder when the process
- * has it (fs->register_frame), so that a signal's backtrace from a stub or
- * the head goes on into the function. */
+ * address at CFA - 8). It is given to libgcc's unwinder only under
+ * EDGEPROBE_FUNC_UNWIND_TABLE (fs->register_frame), and then a signal's
+ * backtrace from a stub or the head goes on into the function; by default
+ * it stops there, cleanly (no table claims the address). Registering is
+ * not the default because libgcc before gcc 13, once any table is
+ * registered, takes a lock in every unwind's lookups (and allocates in the
+ * first after a registration): a signal handler that unwinds on a thread
+ * already inside an unwind then waits for ever (a sampler calling
+ * backtrace() in SIGPROF while the program throws or calls backtrace()
+ * itself). The trampolines' own code, in their object's .eh_frame, needs
+ * no registering. The mirror's one `jmp` is covered by no table. */
 #define EDGEPROBE__STUB_HEAD_AT 16u
 #define EDGEPROBE__STUB_UNWIND_AT 48u
 #define EDGEPROBE__STUBS_AT 128u
@@ -6666,7 +6692,7 @@ EDGEPROBE__FN struct edgeprobe__func_state *edgeprobe__func_state_get_locked(edg
     fs->ret_tramp = (uintptr_t)(width == 64 ? edgeprobe__func_ret_avx512 : width == 32 ? edgeprobe__func_ret_avx : edgeprobe__func_ret_sse);
     fs->vec_bytes = width == 64 || width == 32 ? (unsigned)width : 16u;
     fs->tls_offset = edgeprobe__func_tls_offset();
-    fs->register_frame = edgeprobe__unwind_register_frame;
+    fs->register_frame = EDGEPROBE__REGISTER_FRAME;
     fs->thread_skipped = edgeprobe__func_thread_skipped_here;
     if (edgeprobe__libc_key_create(&fs->thread_key, edgeprobe__func_thread_exit)) {
         EDGEPROBE_OS_FREE(fs);

@@ -11,6 +11,9 @@
 # figures are medians of the per-round ratios prof / plain.
 # PROF_REDIS_ALT="ARGS" adds a third configuration, `edgeprobe prof ARGS`
 # (e.g. "--settle 200"), in the rotation, reported against plain and prof.
+# PROF_REDIS_ALT_LIB=AGENT.so runs that configuration with another agent
+# (EDGEPROBE_PROF_LIB; e.g. an older commit's, as bench/real/prof_ab.sh
+# builds it); PROF_REDIS_ALT may then be empty ("" ARGS: the defaults).
 # Output: bench/out/prof-redis/{runs.tsv,summary.md}.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,7 +40,8 @@ trap cleanup EXIT
 one() {
     local config=$1 round=$2 pre=()
     [[ $config == prof ]] && pre=("$EP" prof -q -o "$OUT/report-$round.txt" --)
-    [[ $config == alt ]] && pre=("$EP" prof -q $ALT -o "$OUT/report-alt-$round.txt" --)
+    [[ $config == alt ]] && pre=(env "EDGEPROBE_PROF_LIB=${ALT_LIB:-$ROOT/build/libedgeprobe-prof.so}" "$EP" prof -q $ALT
+        -o "$OUT/report-alt-$round.txt" --)
     /usr/bin/time -f '%U %S' -o "$OUT/server-time" "${pre[@]}" "$RBIN/redis-server" --port "$PORT" --save '' \
         --appendonly no --logfile "$OUT/redis.log" >/dev/null 2>&1 &
     server_pid=$!
@@ -63,9 +67,9 @@ PY
 { echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# redis-benchmark -n $N -c 10 -t set,get; $ROUNDS rounds"; } >"$OUT/summary.md"
 echo -e "config\tround\trps_set\tp99_set_ms\trps_get\tp99_get_ms\tserver_cpu_s" >"$OUT/runs.tsv"
-ALT=${PROF_REDIS_ALT:-}
+ALT=${PROF_REDIS_ALT:-} ALT_LIB=${PROF_REDIS_ALT_LIB:-}
 configs=(plain prof)
-[[ -z $ALT ]] || { configs+=(alt); echo "# alt: edgeprobe prof $ALT" >>"$OUT/summary.md"; }
+[[ -z $ALT$ALT_LIB ]] || { configs+=(alt); echo "# alt: edgeprobe prof $ALT${ALT_LIB:+ (agent $ALT_LIB)}" >>"$OUT/summary.md"; }
 for r in $(seq "$ROUNDS"); do
     n=${#configs[@]}
     for i in $(seq 0 $((n - 1))); do one "${configs[$(((i + r) % n))]}" "$r"; done # rotated

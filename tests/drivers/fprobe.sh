@@ -66,6 +66,20 @@ fprobe_stress() {
 }
 case_ fprobe-stress-gcc fprobe_stress gcc
 case_ fprobe-stress-clang fprobe_stress clang
+# The same with the stubs' unwind table registered (EDGEPROBE_FUNC_UNWIND_TABLE):
+# signals that land in a stub or the skip path unwind into the function.
+fprobe_stress_unwind() {
+    gcc -O2 $WARN $INC -DEDGEPROBE_FUNC_UNWIND_TABLE=1 -pthread $FPSRC/t_fstress.c -o "$B/t_fstress-unwind" &&
+        timeout 120 "./$B/t_fstress-unwind"
+}
+case_ fprobe-stress-unwind-table fprobe_stress_unwind
+# A backtrace in a SIGPROF handler while the program unwinds too, with
+# function probes in use (libgcc_s linked): must not hang (tests/fprobe/t_bt_signal.c).
+fprobe_bt_signal() {
+    gcc -O2 $WARN $INC $FP $FPSRC/t_bt_signal.c -Wl,--no-as-needed -lgcc_s -Wl,--as-needed -o "$B/t_bt_signal" &&
+        timeout 60 "./$B/t_bt_signal"
+}
+case_ fprobe-backtrace-in-signal-handler fprobe_bt_signal
 
 # C++ exceptions through functions whose exit is probed.
 fprobe_exc() {
