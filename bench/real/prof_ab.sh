@@ -15,20 +15,12 @@ ROUNDS=${2:-7}
 PROGRAMS=${PROF_AB_PROGRAMS:-lua zstd bzip2}
 OUT=bench/out/prof-ab
 EP=build/edgeprobe
-mkdir -p "$OUT/base"
+source bench/real/common.sh
+real_inputs "$OUT"
 make -s tools >/dev/null
-[[ -x build/real/fpe/lua ]] || { bash bench/real/fetch.sh && bash bench/real/build.sh fpe; }
-[[ -x build/real/gen_text ]] || gcc -O2 -o build/real/gen_text bench/real/gen_text.c
-[[ -s $OUT/text8.txt ]] || build/real/gen_text 8 >"$OUT/text8.txt"
+mkdir -p "$OUT/base"
 for f in include/edgeprobe.h tools/prof_agent.c tools/prof_common.h; do git show "$BASE:$f" >"$OUT/base/${f##*/}"; done
 cc -O2 -Wall -Wextra -I"$OUT/base" -fPIC -shared "$OUT/base/prof_agent.c" -o "$OUT/agent-base.so" -pthread -ldl
-cmd_of() {
-    case $1 in
-    lua) echo "build/real/fpe/lua bench/real/bench.lua ${PROF_AB_LUA_N:-5}" ;;
-    zstd) echo "build/real/fpe/zstd -q -T1 -9 -c $OUT/text8.txt" ;;
-    bzip2) echo "build/real/fpe/bzip2 -c $OUT/text8.txt" ;;
-    esac
-}
 run_one() { # CONFIG PROGRAM -> CPU seconds
     local pre=()
     case $1 in
@@ -36,7 +28,7 @@ run_one() { # CONFIG PROGRAM -> CPU seconds
     tree) pre=(env "EDGEPROBE_PROF_LIB=$ROOT/build/libedgeprobe-prof.so" "$EP" prof -q -o /dev/null --) ;;
     esac
     # shellcheck disable=SC2046
-    /usr/bin/time -f '%U %S' -o "$OUT/t" "${pre[@]}" $(cmd_of "$2") >/dev/null 2>"$OUT/err"
+    /usr/bin/time -f '%U %S' -o "$OUT/t" "${pre[@]}" $(real_workload "$2" "$OUT" "${PROF_AB_LUA_N:-5}") >/dev/null 2>"$OUT/err"
     awk '{print $1 + $2}' "$OUT/t"
 }
 configs=(plain base tree)

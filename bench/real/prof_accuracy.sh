@@ -16,23 +16,14 @@ RUNS=${1:-3}
 MIN_CALLS=${PROF_ACC_MIN_CALLS:-1000}
 OUT=bench/out/prof-accuracy
 EP=build/edgeprobe
-mkdir -p "$OUT"
+source bench/real/common.sh
+real_inputs "$OUT"
 make -s tools >/dev/null
-[[ -x build/real/fpe/lua ]] || { bash bench/real/fetch.sh && bash bench/real/build.sh fpe; }
-[[ -x build/real/gen_text ]] || gcc -O2 -o build/real/gen_text bench/real/gen_text.c
-[[ -s $OUT/text8.txt ]] || build/real/gen_text 8 >"$OUT/text8.txt"
-workload() { # PROGRAM: its command line, one process
-    case $1 in
-    bzip2) echo "build/real/fpe/bzip2 -c $OUT/text8.txt" ;;
-    lua) echo "build/real/fpe/lua bench/real/bench.lua 2" ;;
-    zstd) echo "build/real/fpe/zstd -q -T2 -9 -c $OUT/text8.txt" ;;
-    esac
-}
 { echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg); $RUNS runs; functions with >= $MIN_CALLS exact calls, estimated in the sampling report"
   echo; echo "| program | functions compared (all runs) | median estimate / exact | within 10% | within 25% | lowest | highest |"
   echo "|---|---:|---:|---:|---:|---:|---:|"; } >"$OUT/summary.md"
 for p in bzip2 lua zstd; do
-    read -r -a cmd <<<"$(workload $p)"
+    read -r -a cmd <<<"$(real_workload $p "$OUT" 2 2)"
     for r in $(seq "$RUNS"); do
         $EP prof --top 0 -q -o "$OUT/$p-on-$r.txt" --mode on -- "${cmd[@]}" >/dev/null
         $EP prof --top 0 -q -o "$OUT/$p-sample-$r.txt" -- "${cmd[@]}" >/dev/null

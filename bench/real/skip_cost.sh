@@ -15,10 +15,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 ROUNDS=${1:-7}
 OUT=bench/out/skip-cost
-mkdir -p "$OUT"
-[[ -x build/real/fpe/lua ]] || { bash bench/real/fetch.sh && bash bench/real/build.sh fpe; }
-[[ -x build/real/gen_text ]] || gcc -O2 -o build/real/gen_text bench/real/gen_text.c
-[[ -s $OUT/text8.txt ]] || build/real/gen_text 8 >"$OUT/text8.txt"
+source bench/real/common.sh
+real_inputs "$OUT"
 flags=(-O2 -Wall -fPIC -shared)
 [[ ${SKIP_COST_BULK:-0} == 1 ]] && flags+=(-DEDGEPROBE_FUNC_BULK=1)
 gcc "${flags[@]}" -Iinclude bench/real/skip_cost.c -o "$OUT/skip_cost.so" -pthread -ldl
@@ -35,11 +33,7 @@ echo "| program | header | plain CPU s (median) | every call skipped, CPU s | ca
 echo "|---|---|---:|---:|---:|---:|---:|"
 tsc_ghz=$(awk '/^cpu MHz/ {print $4 / 1000; exit}' /proc/cpuinfo)
 for p in bzip2 lua zstd; do
-    case $p in
-    bzip2) cmd=(build/real/fpe/bzip2 -c "$OUT/text8.txt") ;;
-    lua) cmd=(build/real/fpe/lua bench/real/bench.lua 2) ;;
-    zstd) cmd=(build/real/fpe/zstd -q -T1 -9 -c "$OUT/text8.txt") ;;
-    esac
+    read -r -a cmd <<<"$(real_workload $p "$OUT")"
     plain=() now=() base_=() calls=0
     for r in $(seq "$ROUNDS"); do
         /usr/bin/time -f '%U %S' -o "$OUT/t" "${cmd[@]}" >/dev/null

@@ -1,0 +1,23 @@
+# bench/real/common.sh - sourced by the scripts that run the Debian programs
+# built with -fpatchable-function-entry=5 (bench/real/build.sh fpe), from
+# the repository's root.
+
+# real_inputs OUT: the programs built (fetched first if need be), and
+# OUT/text8.txt, 8 MiB of generated text for bzip2 and zstd.
+real_inputs() {
+    mkdir -p "$1"
+    [[ -x build/real/fpe/lua ]] || { bash bench/real/fetch.sh && bash bench/real/build.sh fpe; }
+    [[ -x build/real/gen_text ]] || gcc -O2 -o build/real/gen_text bench/real/gen_text.c
+    [[ -s $1/text8.txt ]] || build/real/gen_text 8 >"$1/text8.txt"
+}
+
+# real_workload PROGRAM OUT [LUA_N] [ZSTD_THREADS]: the command line of a
+# program's workload, one process (bench.lua LUA_N rounds, default 2;
+# zstd -9 with ZSTD_THREADS workers, default 1).
+real_workload() {
+    case $1 in
+    bzip2) echo "build/real/fpe/bzip2 -c $2/text8.txt" ;;
+    lua) echo "build/real/fpe/lua bench/real/bench.lua ${3:-2}" ;;
+    zstd) echo "build/real/fpe/zstd -q -T${4:-1} -9 -c $2/text8.txt" ;;
+    esac
+}
