@@ -1953,7 +1953,9 @@ P_FN void open_windows(void) {
 #ifndef PROF_COUNT_ALL_RATIO
 #define PROF_COUNT_ALL_RATIO 16
 #endif
+#ifndef PROF_COUNT_ALL_SHARE /* -D for experiments (bench/real/prof_ab.sh PROF_AB_DEFS) */
 #define PROF_COUNT_ALL_SHARE 50
+#endif
 static double all_budget; /* ticks the next epoch's full counts may cost */
 /* What counting a call costs, in ticks: calibrated (function probes), else
  * the profiler's ticks over its events so far, all threads (the epoch
