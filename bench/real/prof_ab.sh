@@ -6,6 +6,8 @@
 # BASE's agent, this tree's, in an order rotated every round. Per program:
 # median CPU seconds (user + system) of each, and the medians of the
 # per-round ratios against plain, and of the tree's against BASE's.
+# PROF_AB_DEFS="-DNAME=VALUE ...": BASE's agent is built with these (an
+# experiment: BASE = HEAD and a macro of tools/prof_agent.c changed).
 # Output: bench/out/prof-ab/summary.md.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,7 +22,8 @@ real_inputs "$OUT"
 make -s tools >/dev/null
 mkdir -p "$OUT/base"
 for f in include/edgeprobe.h tools/prof_agent.c tools/prof_common.h; do git show "$BASE:$f" >"$OUT/base/${f##*/}"; done
-cc -O2 -Wall -Wextra -I"$OUT/base" -fPIC -shared "$OUT/base/prof_agent.c" -o "$OUT/agent-base.so" -pthread -ldl
+# shellcheck disable=SC2086
+cc -O2 -Wall -Wextra ${PROF_AB_DEFS:-} -I"$OUT/base" -fPIC -shared "$OUT/base/prof_agent.c" -o "$OUT/agent-base.so" -pthread -ldl
 run_one() { # CONFIG PROGRAM -> CPU seconds
     local pre=()
     case $1 in
@@ -41,7 +44,7 @@ for r in $(seq "$ROUNDS"); do
         done
     done
 done
-{ echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS rotated rounds; base $BASE ($(git rev-parse --short "$BASE"))"
+{ echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS rotated rounds; base $BASE ($(git rev-parse --short "$BASE"))${PROF_AB_DEFS:+ built with $PROF_AB_DEFS}"
   echo
   echo "| program | plain CPU s | base agent | this tree's agent | base vs plain | tree vs plain | tree vs base |"
   echo "|---|---:|---:|---:|---:|---:|---:|"
