@@ -6085,7 +6085,8 @@ EDGEPROBE__FN int edgeprobe__single_threaded(void) {
  *
  *     0    slot: the entry trampoline's address (8 bytes)
  *     16   head: the skip path (32 bytes)
- *     48   unwind table of the whole mapping (64 bytes)
+ *     48   unwind table of the whole mapping (64 bytes; written only
+ *          to be registered, under EDGEPROBE_FUNC_UNWIND_TABLE)
  *     128  stubs, 16 bytes each:
  *            49 bb <fpoint, 8 bytes>   movabs $fpoint, %r11
  *            e9 <rel32>                jmp head
@@ -6191,7 +6192,7 @@ EDGEPROBE__FN int edgeprobe__func_stubs_make(edgeprobe__func_object *o, const st
     }
     __builtin_memcpy(p, &fs->entry_tramp, 8);
     edgeprobe__func_head_make(p, fs->tls_offset);
-    edgeprobe__func_unwind_make(p, len);
+    if (fs->register_frame) edgeprobe__func_unwind_make(p, len);
     for (i = 0; i < o->n; i++) {
         unsigned char *s = p + EDGEPROBE__STUBS_AT + (size_t)i * EDGEPROBE__STUB_BYTES;
         uintptr_t fp = (uintptr_t)&o->fn[i];

@@ -25,7 +25,7 @@
  * is over and it has K samples (EDGEPROBE_PROF_K, default 10), an entry
  * closes the window and switches every probe of the function off (entry
  * and exit together). A function probe's calls between its K samples and
- * that end are counted by the header's trampoline, with no handler
+ * that end are counted by the header's skip path, with no handler
  * (SKIPPED COUNTS). A background thread wakes every epoch
  * (EDGEPROBE_PROF_EPOCH_MS, default 10), re-opens every closed window
  * (probes on first, then the window), folds the calls counted in each
@@ -376,7 +376,7 @@ P_FN tstate *tstate_new(void) {
 }
 /* This thread's state (made on its first event), with the event counted;
  * NULL when the arena is full. */
-static uint64_t cal_skip; /* what a call the trampoline skips costs (calibrate) */
+static uint64_t cal_skip; /* what a call the skip path counts costs (calibrate) */
 static uint64_t cal_skip_charge; /* what each is charged: cal_skip, but in experiments */
 /* Charge the calls the trampolines skipped on this thread since its last
  * event to its profiler time (SKIPPED COUNTS): their ticks lie between
@@ -1137,8 +1137,8 @@ P_FN int counting(const prof_func *f, unsigned epoch) {
     return __atomic_load_n(&f->obs_end_mark, __ATOMIC_ACQUIRE) != epoch + 1;
 }
 /* SKIPPED COUNTS. A function with a function probe has its calls counted
- * by the header's entry trampoline, without a handler, once its window
- * has its K samples: the entry that finds the samples taken arms a count
+ * by the header's skip path (the stubs' head), without a handler, once
+ * its window has its K samples: the entry that finds them taken arms a count
  * of what its cap leaves (edgeprobe_func_skip), and the call that uses the
  * count up reaches the handler again, which takes the count and ends the
  * interval at the cap (end_interval reads the span the threads lived).
@@ -1172,7 +1172,7 @@ P_FN void skip_take(prof_func *f, int wait) {
     f->skip_armed = 0;
     __atomic_store_n(&f->skip_busy, 0, __ATOMIC_RELEASE);
 }
-/* Let the trampoline count f's next n - 1 calls. */
+/* Let the skip path count f's next n - 1 calls. */
 P_FN void skip_arm(prof_func *f, uint64_t n, unsigned epoch) {
     if (!f->skip_site || n < 2 || __atomic_load_n(&f->skip_armed, __ATOMIC_RELAXED) || !skip_lock(f, 0)) return;
     if (!f->skip_armed && edgeprobe_func_skip(f->skip_site - 1, (long)n) >= 0) f->skip_armed = f->skip_site;
@@ -1768,7 +1768,7 @@ P_FN uint64_t cal_unmeasured(tstate *t, int timed, uint64_t *whole) {
     *whole = cal_per_call(least_on, least_off, 0);
     return cal_per_call(least_unmeasured, least_off, 0);
 }
-/* What a call skipped by the trampoline costs (SKIPPED COUNTS): the
+/* What a call counted by the skip path costs (SKIPPED COUNTS): the
  * calls of the empty function, armed, less the same calls off, rounded to
  * the nearest tick. */
 P_FN uint64_t cal_skipped(void) {
@@ -1983,7 +1983,7 @@ P_FN void measure_event_ticks(void) {
 #define PROF_COUNT_SHARE 100
 #define PROF_COUNT_TARGET_MIN 16
 static double count_target = PROF_COUNT_TARGET;
-static double skip_target; /* the same for counts the trampoline takes */
+static double skip_target; /* the same for counts the skip path takes */
 /* Those share 1 / PROF_SKIP_SHARE of the span, at cal_skip a call: 0.5%,
  * which a skipped call's cost in a real program (bench/real/skip_cost.sh:
  * 4.2 ticks in lua against 4-5 calibrated; 7.7 before the stubs' head)
@@ -3002,7 +3002,7 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
     if (fentry_mode)
         fprintf(o, "profiler's own cost per event, taken out of latencies and counting intervals: handlers as "
                    "measured, plus trampolines %llu ticks (entry) and %llu (exit), %llu inside a timed call; "
-                   "counting a call: %llu ticks, %llu when the trampoline counts it (%llu calls so)\n",
+                   "counting a call: %llu ticks, %llu when the skip path counts it (%llu calls so)\n",
                 (unsigned long long)cal_entry, (unsigned long long)cal_exit, (unsigned long long)cal_self,
                 (unsigned long long)cal_count, (unsigned long long)cal_skip, rt->skipped);
     fprintf(o, "profiler memory: %.1f KiB (sites, functions, histograms, thread stacks)\n\n",
