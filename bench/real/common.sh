@@ -1,6 +1,6 @@
-# bench/real/common.sh - sourced by the scripts that run the Debian programs
-# built with -fpatchable-function-entry=5 (bench/real/build.sh fpe), from
-# the repository's root.
+# bench/real/common.sh - sourced, from the repository's root, by the scripts
+# that run the Debian programs built with -fpatchable-function-entry=5
+# (bench/real/build.sh fpe) or compare the profiler of another commit.
 
 # real_inputs OUT: the programs built (fetched first if need be), and
 # OUT/text8.txt, 8 MiB of generated text for bzip2 and zstd.
@@ -20,4 +20,15 @@ real_workload() {
     lua) echo "build/real/fpe/lua bench/real/bench.lua ${3:-2}" ;;
     zstd) echo "build/real/fpe/zstd -q -T${4:-1} -9 -c $2/text8.txt" ;;
     esac
+}
+
+# base_agent BASE OUT [CFLAGS...]: OUT/agent-base.so, the profiler library
+# of commit BASE (its tools/prof_agent.c, tools/prof_common.h and
+# include/edgeprobe.h), built with CFLAGS (-DNAME=VALUE experiments).
+base_agent() {
+    local base=$1 out=$2 f
+    shift 2
+    mkdir -p "$out/base"
+    for f in include/edgeprobe.h tools/prof_agent.c tools/prof_common.h; do git show "$base:$f" >"$out/base/${f##*/}"; done
+    cc -O2 -Wall -Wextra "$@" -I"$out/base" -fPIC -shared "$out/base/prof_agent.c" -o "$out/agent-base.so" -pthread -ldl
 }

@@ -20,10 +20,8 @@ EP=build/edgeprobe
 source bench/real/common.sh
 real_inputs "$OUT"
 make -s tools >/dev/null
-mkdir -p "$OUT/base"
-for f in include/edgeprobe.h tools/prof_agent.c tools/prof_common.h; do git show "$BASE:$f" >"$OUT/base/${f##*/}"; done
 # shellcheck disable=SC2086
-cc -O2 -Wall -Wextra ${PROF_AB_DEFS:-} -I"$OUT/base" -fPIC -shared "$OUT/base/prof_agent.c" -o "$OUT/agent-base.so" -pthread -ldl
+base_agent "$BASE" "$OUT" ${PROF_AB_DEFS:-}
 run_one() { # CONFIG PROGRAM -> CPU seconds
     local pre=()
     case $1 in
