@@ -317,6 +317,7 @@ typedef struct frame {
     uintptr_t pos;           /* stack position of the entry */
     uintptr_t slot;          /* function probes: where its return address
                                 is (DEAD FRAMES; 0: the provider's frame) */
+    struct prof_func *tail_of; /* the timed call it is a tail call of (TAIL CALLS) */
     const struct prof_site *site; /* the entry site */
     uint64_t tsc;
     uint64_t own;            /* tsc less the thread's profiler ticks */
@@ -1587,6 +1588,7 @@ P_FN frame *timed_push(tstate *t, prof_func *f, uintptr_t slot) {
     fr->f = f;
     fr->own = 0;
     fr->slot = slot;
+    fr->tail_of = 0;
     return fr;
 }
 /* DEAD FRAMES. A timed call that a longjmp leaves (a Lua coroutine's
@@ -1630,17 +1632,33 @@ P_FN void drop_dead_timed(tstate *t, const edgeprobe_func_call *call) {
     }
     t->depth = d;
 }
-/* Pop the frame of f's call that started at start, its ticket into tk;
- * whether f has another timed call under way below it. */
-P_FN int timed_pop(tstate *t, const prof_func *f, uint64_t start, lat_ticket *tk) {
+/* TAIL CALLS. A call's caller is the function its return address lies in,
+ * found at report time. A tail call's return address is its caller's
+ * caller's (the caller jumped to it, leaving its own frame), so the time
+ * of lua's luaD_callnoyield, f_call's only call, went to no edge of
+ * f_call: f_call read 96% self for about 0. When the caller's call is
+ * timed, its return address is the return trampoline and its frame is at
+ * the tail call's very slot (DEAD FRAMES keeps it): that frame's function
+ * is the caller. A tail call from a call not timed still goes to the
+ * caller's caller. */
+P_FN prof_func *tail_caller(const tstate *t, const edgeprobe_func_call *call) {
+    const frame *top = t->depth ? &t->stack[t->depth - 1] : 0;
+    return top && top->slot == call->slot && is_return_trampoline(call->return_address) ? top->f : 0;
+}
+/* Pop the frame of f's call that started at start, its ticket into tk and
+ * its tail caller into tail; whether f has another timed call under way
+ * below it. */
+P_FN int timed_pop(tstate *t, const prof_func *f, uint64_t start, lat_ticket *tk, prof_func **tail) {
     int i;
     for (i = t->depth - 1; i >= 0 && !(t->stack[i].f == f && t->stack[i].own == start); i--) {}
+    *tail = 0;
     if (i < 0) { /* gone (longjmp, exceptions): its sample is lost (WEIGHTS) */
         tk->slot = -1;
         tk->epoch = 0;
         return stack_holds(t, f, t->depth);
     }
     *tk = t->stack[i].lat;
+    *tail = t->stack[i].tail_of;
     t->depth = i;
     return stack_holds(t, f, i);
 }
@@ -1652,6 +1670,7 @@ NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
     unsigned seq;
     int want = 0;
     frame *fr;
+    prof_func *tail;
     if (!t) return 0;
     seq = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
     if (!prof_running) {
@@ -1665,11 +1684,13 @@ NOI int fentry_on_entry(edgeprobe_func_call *call, void *user) {
      * frame for its ticket (a full stack is dropped whole, DEAD FRAMES): one
      * with no slot left in its epoch is not timed. */
     drop_dead_timed(t, call);
+    tail = want ? tail_caller(t, call) : 0;
     fr = want ? timed_push(t, f, call->slot) : 0;
     if (fr && !lat_begin(f, &fr->lat, now)) {
         t->depth--;
         fr = 0;
     }
+    if (fr) fr->tail_of = tail;
     want = fr != 0;
     /* the call's start on the thread's own clock: its callees' events
      * will not count in its time */
@@ -1688,8 +1709,7 @@ NOI void fentry_on_exit(const edgeprobe_func_call *call, void *user) {
     own = own_since(t, now, call->data);
     d = own > cal_self ? own - cal_self : 0;
     from.ra = call->return_address;
-    from.caller = 0; /* resolved from ra at report time */
-    from.nested = timed_pop(t, site->func, call->data, &tk);
+    from.nested = timed_pop(t, site->func, call->data, &tk, &from.caller); /* else resolved from ra at report time */
     record_sample(site->func, t, (uintptr_t)call->fn, now - own, now, d, &from, &tk);
     account(t, now, cal_exit);
 }

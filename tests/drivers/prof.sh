@@ -386,10 +386,12 @@ prof_sorted_by() {
 # 5% of total(a), and self(b) = total(b) (no callees). self(a)/total(a) is
 # printed against its truth, 0.4, not asserted: totals are calls x mean, and
 # one preemption in a sampled call moves a mean (0.31 and 0.63 seen on a
-# busy machine, where p50s held). --sort self and --sort calls order the
-# table by those columns.
+# busy machine, where p50s held). The same for graph_t, whose only call,
+# graph_u, is a tail call (a jmp: graph_u returns to main), within 10%
+# (TAIL CALLS: before, self(t) = total(t)). --sort self and --sort calls
+# order the table by those columns.
 prof_self_time() {
-    local d="$B/prof-self-time" ta tb sa sb
+    local d="$B/prof-self-time" ta tb sa sb tt tu st
     prof_views_run "$d" "" --sort self || return 1
     ta=$(prof_col "$d/report.txt" graph_a "total(ms)") tb=$(prof_col "$d/report.txt" graph_b "total(ms)")
     sa=$(prof_col "$d/report.txt" graph_a "self(ms)") sb=$(prof_col "$d/report.txt" graph_b "self(ms)")
@@ -400,6 +402,13 @@ prof_self_time() {
                "self(b)/total(b) = %.3f (truth 1)\n", d, 0.05 * ta, r, sb / tb
         exit !(ta > 0 && sa > 0 && d <= 0.05 * ta && d >= -0.05 * ta && sb / tb > 0.95) }' ||
         { echo "FAIL self time"; return 1; }
+    tt=$(prof_col "$d/report.txt" graph_t "total(ms)") tu=$(prof_col "$d/report.txt" graph_u "total(ms)")
+    st=$(prof_col "$d/report.txt" graph_t "self(ms)")
+    awk -v tt="$tt" -v tu="$tu" -v st="$st" 'BEGIN {
+        d = st - (tt - tu)
+        printf "graph_t total %s ms self %s ms, graph_u (its tail call) total %s ms: self(t) - (total(t) - total(u)) = %.3f ms (limit %.3f)\n", \
+               tt, st, tu, d, 0.1 * tt
+        exit !(tt > 0 && tu > 0 && d <= 0.1 * tt && d >= -0.1 * tt) }' || { echo "FAIL self time of a tail call's caller"; return 1; }
     # the rows in the order of their own column (which function comes first
     # depends on the means, so on the machine's load)
     prof_sorted_by "$d/report.txt" "self(ms)" || { echo "FAIL --sort self: rows not by self time"; return 1; }

@@ -12,7 +12,9 @@
  *     that over 2 on average, which counted level by level pass the run;
  *   - graph_ping(DEPTH / 2): recursion through another function: ping calls
  *     pong, which calls ping one level down; OWN_PING ticks per call of
- *     either, so an outermost ping lasts DEPTH * OWN_PING.
+ *     either, so an outermost ping lasts DEPTH * OWN_PING;
+ *   - graph_t: spins OWN_A ticks of its own, then jumps to graph_u (a tail
+ *     call), which spins OWN_B: self(t)/total(t) = 0.4, as for graph_a.
  * The spins are TSC ticks, so the ratios hold whatever the machine does:
  * self(a)/total(a) = 0.4, total(b)/total(a) = 0.6, total(rec)/total(a) =
  * 0.8. */
@@ -38,6 +40,14 @@ NOINLINE void graph_rec(int n) {
     spin(OWN_REC / 2);
 }
 
+/* graph_u's return address is main's: only the profiler's frame of a timed
+ * graph_t tells that graph_t called it */
+NOINLINE void graph_u(void) { spin(OWN_B); }
+NOINLINE void graph_t(void) {
+    spin(OWN_A);
+    graph_u(); /* -O2: a jmp (sibling call) */
+}
+
 void graph_pong(int n);
 NOINLINE void graph_ping(int n) {
     spin(OWN_PING / 2);
@@ -57,6 +67,7 @@ int main(int argc, char **argv) {
         graph_a();
         graph_rec(depth);
         graph_ping(depth / 2);
+        graph_t();
     }
     return 0;
 }
