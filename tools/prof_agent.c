@@ -220,6 +220,7 @@ struct prof_func {
                                 from the arena at its first timed call: most
                                 functions are never sampled, and touching
                                 25 KiB each at start-up costs page faults */
+    unsigned lat_used;       /* the last epoch a call of it went for a slot */
     double wsum, wn;         /* sum of weight x duration, sum of weights */
     double lat_calls;        /* the calls of the epoch being folded (WEIGHTS) */
     double lat_carry;        /* calls of epochs without samples, not yet weighed */
@@ -566,6 +567,8 @@ P_FN int lat_begin(prof_func *f, lat_ticket *tk, uint64_t now) {
     tk->slot = -1;
     if (!l) return 0;
     if (prof_mode != PROF_MODE_SAMPLE) return 1; /* weight 1, added at once */
+    if (__atomic_load_n(&f->lat_used, __ATOMIC_RELAXED) != tk->epoch) /* before the slot: lat_fold */
+        __atomic_store_n(&f->lat_used, tk->epoch, __ATOMIC_RELAXED);
     bank = &l->bank[tk->epoch & 1];
     w = __atomic_load_n(bank, __ATOMIC_RELAXED);
     do {
@@ -726,11 +729,18 @@ P_FN void lat_fold(prof_func *f, unsigned e, uint64_t end, unsigned nthreads) {
     float wf;
     uint32_t bits;
     if (!l || prof_mode != PROF_MODE_SAMPLE) return;
-    w = __atomic_exchange_n(&l->bank[e & 1], (uint64_t)(e + 2) << 32, __ATOMIC_ACQ_REL);
-    n = (unsigned)(w >> 32) == e ? (uint32_t)w : 0;
     /* an epoch with calls and no sample (its window shut): its calls go to
      * the next samples, the nearest in time that will be */
     f->lat_carry += f->lat_calls;
+    /* No call went for a slot (most awake functions, most epochs): its bank
+     * stays as it is, which lat_begin renews (its cold line, exchanged for
+     * every awake function, was a fifth of the epoch thread's time in lua).
+     * An entry that read the tick before it moved and marks lat_used after
+     * this read loses its sample, as one that takes its slot after the
+     * exchange below does (RACES WITH THE FOLD). */
+    if (__atomic_load_n(&f->lat_used, __ATOMIC_RELAXED) != e) return;
+    w = __atomic_exchange_n(&l->bank[e & 1], (uint64_t)(e + 2) << 32, __ATOMIC_ACQ_REL);
+    n = (unsigned)(w >> 32) == e ? (uint32_t)w : 0;
     if (!(k = lat_marked(l, e, n < l->cap ? n : l->cap, idx))) return;
     f->lat_carry = lat_span_weights(l, e, idx, k, f->lat_carry, end, nthreads ? nthreads : 1, wt, &cap);
     base = &l->slot[(e & 1) * l->cap];
@@ -742,6 +752,10 @@ P_FN void lat_fold(prof_func *f, unsigned e, uint64_t end, unsigned nthreads) {
     l->ring_longest[e % LAT_RING] = (float)(cap / wf); /* before the ring's word: read after it */
     /* the ring first: an exit that finds its slot taken reads it */
     __atomic_store_n(&l->ring[e % LAT_RING], (uint64_t)e << 32 | bits, __ATOMIC_RELEASE);
+    for (i = 0; i < k; i++) { /* the histogram's lines, missed one at a time below: all at once */
+        uint64_t d = __atomic_load_n(&base[idx[i]].word, __ATOMIC_RELAXED) & LAT_VAL_MASK;
+        if (d != LAT_EMPTY && d < LAT_TAKEN) __builtin_prefetch(&l->hist[bucket_of(d - 1)], 1);
+    }
     for (i = 0; i < k; i++) {
         lat_slot *s = &base[idx[i]];
         uint64_t v = __atomic_exchange_n(&s->word, lat_pack(e, LAT_TAKEN), __ATOMIC_ACQ_REL), d = v & LAT_VAL_MASK;
