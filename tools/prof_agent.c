@@ -763,22 +763,43 @@ P_FN void lat_fold(prof_func *f, unsigned e, uint64_t end, unsigned nthreads) {
         lat_add(f, l, d - 1, __atomic_load_n(&s->edge, __ATOMIC_RELAXED), wt[i]);
     }
 }
-/* The weighted pct-th percentile of f's durations. */
-P_FN double hist_pct(const prof_func *f, double pct) {
-    const prof_lat *l = f->lat;
-    double total = 0, want, acc = 0;
-    unsigned b, last = 0;
-    if (!l) return 0;
-    for (b = 0; b < NBUCKETS; b++) total += l->hist[b];
-    if (total <= 0) return 0;
-    want = pct / 100.0 * total;
-    for (b = 0; b < NBUCKETS; b++) {
-        if (l->hist[b] <= 0) continue;
-        acc += l->hist[b];
-        last = b;
-        if (acc > want) return bucket_mid(b);
+/* The weight in a histogram, added in four lanes (one chain of 2,752
+ * dependent adds, twice for every sampled function, was 0.4-0.5% of a
+ * 0.25 s zstd run under prof, at report time). */
+P_FN double hist_total(const prof_lat *l) {
+    double l0 = 0, l1 = 0, l2 = 0, l3 = 0;
+    unsigned b;
+    for (b = 0; b + 3 < NBUCKETS; b += 4) { /* NBUCKETS: a multiple of HB */
+        l0 += l->hist[b];
+        l1 += l->hist[b + 1];
+        l2 += l->hist[b + 2];
+        l3 += l->hist[b + 3];
     }
-    return bucket_mid(last);
+    return l0 + l1 + l2 + l3;
+}
+/* The weighted pct-th percentile of f's durations (total: hist_total): the
+ * lowest bucket that, with those below it, holds more than pct% of the
+ * weight; looked for from the nearer end (a p99 from the top). */
+P_FN double hist_pct(const prof_func *f, double total, double pct) {
+    const prof_lat *l = f->lat;
+    double want = pct / 100.0 * total, acc;
+    unsigned b, found = NBUCKETS;
+    if (!l || total <= 0) return 0;
+    if (pct <= 50) {
+        for (acc = 0, b = 0; b < NBUCKETS; b++) {
+            if (l->hist[b] <= 0) continue;
+            found = b;
+            if ((acc += l->hist[b]) > want) break;
+        }
+    } else {
+        for (acc = total, b = NBUCKETS; b-- > 0;) { /* acc: the weight at b and below */
+            if (l->hist[b] <= 0) continue;
+            if (acc <= want && found < NBUCKETS) break;
+            found = b;
+            acc -= l->hist[b];
+        }
+    }
+    return found < NBUCKETS ? bucket_mid(found) : 0;
 }
 
 /* ---- toggling ------------------------------------------------------------ */
@@ -3047,12 +3068,14 @@ P_FN row *make_rows(const run_totals *rt, int *n) {
     *n = 0;
     for (f = fn_all; f; f = f->next_all) {
         row *r;
+        double total;
         if (!f->samples) continue;
         r = &rows[(*n)++];
         r->f = f;
         r->mean = f->wn > 0 ? f->wsum / f->wn : 0; /* weighted (WEIGHTS) */
-        r->p50 = hist_pct(f, 50);
-        r->p99 = hist_pct(f, 99);
+        total = f->lat ? hist_total(f->lat) : 0;
+        r->p50 = hist_pct(f, total, 50);
+        r->p99 = hist_pct(f, total, 99);
         r->est_calls = f->est_calls;
         r->est_total = f->outer_ticks;
         r->est_self = f->self_ticks;
