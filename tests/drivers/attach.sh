@@ -211,6 +211,34 @@ attach_under_load() {
 }
 case_ attach-under-load attach_under_load
 
+# Two profiles of one process (tests/attach/phases.c): the first while
+# hot() runs in a tight loop, the second while it runs once every 50 ms.
+# The first profile's last epoch left its unobserved rest (THE REST OF AN
+# EPOCH in tools/prof_agent.c) to be settled at the next observed epoch,
+# which was the second profile's first: hot read -226,395 calls, labelled
+# exact (an independent review). The second report's calls of hot must be
+# between 0 and the calls the rare phase can have made in it (one per 50
+# ms, 3 s, plus 10).
+attach_second_profile() {
+    local d=$B/attach-second-profile pid rc=0 calls
+    attach_ready "$d" || return
+    gcc -O2 -fpatchable-function-entry=5 tests/attach/phases.c -o "$d/phases" || return 1
+    "./$d/phases" 2.5 4 2>"$d/out.txt" &
+    pid=$!
+    for _ in $(seq 50); do grep -q ready "$d/out.txt" && break; sleep 0.1; done
+    $EP attach $pid >"$d/attach.txt" && $EP prof -p $pid -d 1 --stay -o "$d/report-1.txt" 2>"$d/prof-1.txt" || rc=1
+    for _ in $(seq 50); do grep -q rare "$d/out.txt" && break; sleep 0.1; done
+    [[ $rc == 0 ]] && $EP prof -p $pid -d 3 -o "$d/report-2.txt" 2>"$d/prof-2.txt" || rc=1
+    wait $pid || rc=1
+    cat "$d/out.txt"
+    [[ $rc == 0 ]] || { echo "attach or prof failed"; cat "$d"/*.txt; return 1; }
+    calls=$(awk '$1 == "function" { for (i = 1; i <= NF; i++) if ($i == "calls") c = i; next } c && $1 == "hot" { print $c }' "$d/report-2.txt")
+    echo "first profile: $(grep '^hot ' "$d/report-1.txt" | cut -c1-60)"
+    echo "second profile: hot $calls calls (bound 0-70)"
+    [[ -n $calls ]] && awk -v c="$calls" 'BEGIN { exit !(c >= 0 && c <= 70) }'
+}
+case_ attach-second-profile attach_second_profile
+
 # enable, top, trace and disable over the function probes of an attached
 # process, then detach: everything off again, hits no longer move.
 attach_commands_by_pid() {
