@@ -312,6 +312,13 @@ finish() {
         fail=$((fail + 1))
         failed="$failed $name"
         echo "FAIL $name"
+        # a long log's first lines too: a program's first failed checks come
+        # before its summaries (fprobe-stress-unwind-table failed once so, its
+        # first check lost)
+        if (($(wc -l <"$B/$name.log") > 45)); then
+            head -n 15 "$B/$name.log" | sed 's/^/     | /'
+            echo "     | ..."
+        fi
         tail -n 25 "$B/$name.log" | sed 's/^/     | /'
         [[ -s $B/$name.crash ]] && head -n 80 "$B/$name.crash" | sed 's/^/     ! /'
     fi
