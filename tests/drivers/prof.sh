@@ -616,21 +616,24 @@ case_ prof-alternating prof_alternating
 # calls of 100 ticks on another thread. Its exit took the weight the fold
 # gave the running calls, a score of calls as long as itself: the report's
 # mean read 12-17 times the mean the program measured. It must be within
-# 0.4-2 of it (0.62-1.0 here: a long call that no window timed leaves the
-# mean low; the calls, estimated, read 0.68-1.0).
+# 0.3-3 of it: 0.9-1.0 on an idle machine. Under load it spreads (0.35-2.7
+# with two busy loops beside it: preempted short calls weigh as samples, and
+# the estimated calls read up to 1.7 times the truth), so it runs holding the
+# lock "cpu" (both its threads spin); a long call that no window timed leaves
+# the mean at 0.1, the bug at 12 or more.
 prof_straddle() {
     local d=$B/prof-straddle
     mkdir -p "$d"
     prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 -pthread tests/prof/straddle.c -o "$d/straddle" || return 1
-    ./build/edgeprobe prof -q -k 1000 -o "$d/report.txt" --top 0 -- "./$d/straddle" 20 >"$d/truth.txt" || return 1
+    shared cpu ./build/edgeprobe prof -q -k 1000 -o "$d/report.txt" --top 0 -- "./$d/straddle" 20 >"$d/truth.txt" || return 1
     awk '
         FNR == NR { calls = $2; mean = $3 / $2; next }
         $1 == "function" { for (i = 1; i <= NF; i++) { if ($i == "calls") c = i; if ($i == "mean(tk)") m = i }; next }
         c && m && $1 == "shared_work" { got = $m; n = $c }
         END {
             if (!mean || got == "") { print "FAIL shared_work: no truth or not in the report"; exit 1 }
-            bad = got < 0.4 * mean || got > 2 * mean
-            printf "%s shared_work: mean %.0f ticks over %d calls, reported %.0f over %.0f (x%.2f; must be x0.4-2)\n",
+            bad = got < 0.3 * mean || got > 3 * mean
+            printf "%s shared_work: mean %.0f ticks over %d calls, reported %.0f over %.0f (x%.2f; must be x0.3-3)\n",
                    bad ? "FAIL" : "ok", mean, calls, got, n, got / mean
             exit bad
         }' "$d/truth.txt" "$d/report.txt"
