@@ -4283,32 +4283,57 @@ EDGEPROBE__FN void edgeprobe__on_sigtrap(int sig, void *si_, void *uc_) {
         else EDGEPROBE_OS_YIELD(); /* not emulable: wait for the patch */
     }
 }
-/* Install the handler once per process (its object is pinned: see the
- * callers). Lock held. */
-/* Does a thread of this process block SIGTRAP now? One that meets our int3
- * with SIGTRAP blocked is not stopped by our handler: the kernel forces
- * the default action, and the whole process dies. Read from each thread's
- * /proc/self/task/TID/status ("SigBlk:", SIGTRAP is bit 4). Returns that
- * thread's id, 0 if none does, or -1 if /proc could not tell (then the
- * patch goes on, as it always did). Racy by nature: a thread may block
- * SIGTRAP just after the check (README, "Straddlers and blocked SIGTRAP"). */
-EDGEPROBE__FN int edgeprobe__status_blocks_sigtrap(int tid);
-EDGEPROBE__FN int edgeprobe__status_blocks_sigtrap(int tid) {
-    char path[64], buf[4096], *p;
+/* Thread tid's /proc/self/task/TID/NAME into buf (NUL-terminated): its
+ * length, or -1 when the thread is gone. */
+EDGEPROBE__FN long edgeprobe__read_task_file(int tid, const char *name, char *buf, long size);
+EDGEPROBE__FN long edgeprobe__read_task_file(int tid, const char *name, char *buf, long size) {
+    char path[64];
     long n;
     int fd;
     edgeprobe__text t = {path, sizeof path, 0};
     edgeprobe__puts(&t, "/proc/self/task/");
     edgeprobe__putdec(&t, tid);
-    edgeprobe__puts(&t, "/status");
-    if ((fd = edgeprobe__libc_open(path, 0x80000 /* O_RDONLY | O_CLOEXEC */)) < 0) return 0; /* gone */
-    n = edgeprobe__libc_read(fd, buf, sizeof buf - 1);
+    edgeprobe__puts(&t, "/");
+    edgeprobe__puts(&t, name);
+    if ((fd = edgeprobe__libc_open(path, 0x80000 /* O_RDONLY | O_CLOEXEC */)) < 0) return -1;
+    n = edgeprobe__libc_read(fd, buf, size - 1);
     edgeprobe__libc_close(fd);
     buf[n > 0 ? n : 0] = 0;
+    return n > 0 ? n : 0;
+}
+/* Has thread tid entered the kernel's do_exit (PF_EXITING, 0x4, in field 9
+ * of /proc/self/task/TID/stat)? Such a thread never runs user code again,
+ * so the mask it exits with is no reason to refuse: glibc blocks every
+ * signal before a thread's exit call, and pthread_join returns (the kernel
+ * clears the thread id in exit_mm) before the thread leaves
+ * /proc/self/task. A thread descheduled in between, on a loaded machine,
+ * outlasted the retries below, and the first switch of a straddling entry
+ * after a join was refused (tests/signal/t_join_straddle.c). 1 when it
+ * has, or is gone already. */
+EDGEPROBE__FN int edgeprobe__task_exiting(int tid);
+EDGEPROBE__FN int edgeprobe__task_exiting(int tid) {
+    char buf[1024], *p, *last_paren = 0;
+    unsigned long flags = 0;
+    int field = 2;
+    if (edgeprobe__read_task_file(tid, "stat", buf, sizeof buf) < 0) return 1; /* gone */
+    /* "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": comm may
+     * hold spaces and ')', so the fields count from its last ')' */
+    for (p = buf; *p; p++)
+        if (*p == ')') last_paren = p;
+    if (!last_paren) return 0;
+    for (p = last_paren + 1; *p && field < 9; p++)
+        if (*p == ' ') field++;
+    while (*p >= '0' && *p <= '9') flags = flags * 10 + (unsigned long)(*p++ - '0');
+    return field == 9 && (flags & 0x4) != 0;
+}
+EDGEPROBE__FN int edgeprobe__status_blocks_sigtrap(int tid);
+EDGEPROBE__FN int edgeprobe__status_blocks_sigtrap(int tid) {
+    char buf[4096], *p;
+    if (edgeprobe__read_task_file(tid, "status", buf, sizeof buf) < 0) return 0; /* gone */
     for (p = buf; *p; p++)
         if (p[0] == 'S' && !__builtin_memcmp(p, "SigBlk:\t", 8)) {
             char d = p[8 + 14]; /* 16 hex digits; the 15th holds signals 5-8 */
-            return ((d >= 'a' ? d - 'a' + 10 : d - '0') & 1) != 0; /* SIGTRAP = 5 */
+            return ((d >= 'a' ? d - 'a' + 10 : d - '0') & 1) != 0 /* SIGTRAP = 5 */ && !edgeprobe__task_exiting(tid);
         }
     return 0;
 }
@@ -4319,6 +4344,14 @@ typedef struct edgeprobe__dirent64 {
     unsigned char type;
     char name[1];
 } edgeprobe__dirent64;
+/* Does a thread of this process block SIGTRAP now? One that meets our int3
+ * with SIGTRAP blocked is not stopped by our handler: the kernel forces
+ * the default action, and the whole process dies. Read from each thread's
+ * /proc/self/task/TID/status ("SigBlk:", SIGTRAP is bit 4). Returns that
+ * thread's id, 0 if none does (a thread that is exiting does not count),
+ * or -1 if /proc could not tell (then the patch goes on, as it always
+ * did). Racy by nature: a thread may block
+ * SIGTRAP just after the check (README, "Straddlers and blocked SIGTRAP"). */
 EDGEPROBE__FN int edgeprobe__sigtrap_blocker(void);
 EDGEPROBE__FN int edgeprobe__sigtrap_blocker(void) {
     const edgeprobe__dirent64 *d;
@@ -4351,6 +4384,8 @@ EDGEPROBE__FN int edgeprobe__sigtrap_blocked_for_good(void) {
     }
     return tid;
 }
+/* Install the handler once per process (its object is pinned: see the
+ * callers). Lock held. */
 EDGEPROBE__FN int edgeprobe__trap_install_locked(edgeprobe__root *r);
 EDGEPROBE__FN int edgeprobe__trap_install_locked(edgeprobe__root *r) {
     EDGEPROBE__ASSERT_LOCKED(r);
