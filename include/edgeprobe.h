@@ -4333,7 +4333,8 @@ EDGEPROBE__FN int edgeprobe__status_blocks_sigtrap(int tid) {
     for (p = buf; *p; p++)
         if (p[0] == 'S' && !__builtin_memcmp(p, "SigBlk:\t", 8)) {
             char d = p[8 + 14]; /* 16 hex digits; the 15th holds signals 5-8 */
-            return ((d >= 'a' ? d - 'a' + 10 : d - '0') & 1) != 0 /* SIGTRAP = 5 */ && !edgeprobe__task_exiting(tid);
+            int blocked = ((d >= 'a' ? d - 'a' + 10 : d - '0') & 1) != 0; /* SIGTRAP = 5 */
+            return blocked && !edgeprobe__task_exiting(tid);
         }
     return 0;
 }
@@ -4350,8 +4351,8 @@ typedef struct edgeprobe__dirent64 {
  * /proc/self/task/TID/status ("SigBlk:", SIGTRAP is bit 4). Returns that
  * thread's id, 0 if none does (a thread that is exiting does not count),
  * or -1 if /proc could not tell (then the patch goes on, as it always
- * did). Racy by nature: a thread may block
- * SIGTRAP just after the check (README, "Straddlers and blocked SIGTRAP"). */
+ * did). Racy by nature: a thread may block SIGTRAP just after the check
+ * (README, "Reliability": "A thread with SIGTRAP blocked"). */
 EDGEPROBE__FN int edgeprobe__sigtrap_blocker(void);
 EDGEPROBE__FN int edgeprobe__sigtrap_blocker(void) {
     const edgeprobe__dirent64 *d;

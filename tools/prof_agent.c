@@ -2424,8 +2424,9 @@ P_FN int bg_start(void) {
  * boot for its own time. In the first epoch that look stood (tick_seq had
  * not moved), and a full count that reached all_cap there read a span of
  * days, was cut to the epoch and kept its label `exact`: a function of
- * about 450 ticks in a loop read 0.92-0.97 of its calls. So every thread looks again
- * at its first event, and its profiler ticks so far are no epoch's. An
+ * about 450 ticks in a loop read 0.92-0.97 of its calls. So every thread
+ * looks again at its first event, and its profiler ticks so far are no
+ * epoch's. An
  * attached profile (attached_begin) also calls it before its probes go on:
  * a handler still under way at the second call may keep its look, which
  * then counts from a tick moments old, not from the last profile's. */

@@ -27,6 +27,7 @@ static int exited(const siginfo_t *si) {
 int main(int argc, char **argv) {
     long delay;
     pid_t child;
+    int st;
     if (argc < 3) {
         fprintf(stderr, "usage: slowreap DELAY_US PROGRAM [ARG...]\n");
         return 2;
@@ -35,23 +36,26 @@ int main(int argc, char **argv) {
     if ((child = fork()) == 0) {
         if (ptrace(PTRACE_TRACEME, 0, 0, 0)) {
             printf("skipped: ptrace(PTRACE_TRACEME) failed: %s\n", strerror(errno));
+            fflush(stdout); /* _exit flushes nothing */
             _exit(77);
         }
         raise(SIGSTOP); /* until the tracer has set its options */
         execvp(argv[2], argv + 2);
         _exit(127);
     }
-    if (waitpid(child, 0, __WALL) < 0 ||
-        ptrace(PTRACE_SETOPTIONS, child, 0, PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)) {
-        int st;
-        if (waitpid(child, &st, WNOHANG) == child && WIFEXITED(st)) return WEXITSTATUS(st);
+    if (waitpid(child, &st, __WALL) < 0) {
+        perror("slowreap: waitpid");
+        return 1;
+    }
+    if (WIFEXITED(st)) return WEXITSTATUS(st); /* not traced: it said why */
+    if (ptrace(PTRACE_SETOPTIONS, child, 0, PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)) {
         printf("skipped: cannot trace: %s\n", strerror(errno));
+        kill(child, SIGKILL);
         return 77;
     }
     ptrace(PTRACE_CONT, child, 0, 0);
     for (;;) {
         siginfo_t si;
-        int st;
         memset(&si, 0, sizeof si);
         if (waitid(P_ALL, 0, &si, WEXITED | WSTOPPED | WNOWAIT | __WALL) < 0) {
             if (errno == EINTR) continue;
