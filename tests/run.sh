@@ -107,6 +107,7 @@ matrix() {
 matrix core tests/t_core.c
 matrix tamper tests/t_tamper.c
 matrix concurrency tests/t_concurrency.c
+matrix sort tests/t_sort.c
 for t in patch handlers; do
     [[ -f tests/t_$t.c ]] && matrix "$t" "tests/t_$t.c"
 done

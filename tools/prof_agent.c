@@ -148,12 +148,25 @@ P_FN uint64_t rdtsc(void) { return __builtin_ia32_rdtsc(); }
  * instrumented, and the discovery callback runs under the registry lock. */
 static char *arena;
 static size_t arena_used;
+#define ARENA_ROUND(n) (((n) + 15) & ~(size_t)15)
 P_FN void *arena_alloc(size_t n) {
     size_t off;
-    n = (n + 15) & ~(size_t)15;
+    n = ARENA_ROUND(n);
     off = __atomic_fetch_add(&arena_used, n, __ATOMIC_RELAXED);
     if (off + n > ARENA_BYTES) return 0;
     return arena + off;
+}
+/* Page in the arena's next `bytes` with one call (Linux 5.14; an older
+ * kernel refuses, and the pages fault in one at a time): start-up makes a
+ * record and a site for every function, about 430 bytes, and a page cost
+ * a third more here faulted in than populated (bench/RESULTS-real.md). */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+P_FN void arena_populate(size_t bytes) {
+    uintptr_t used = (uintptr_t)arena + __atomic_load_n(&arena_used, __ATOMIC_RELAXED);
+    uintptr_t lo = (used + 4095) & ~(uintptr_t)4095, hi = (used + bytes) & ~(uintptr_t)4095;
+    if (hi > lo && hi <= (uintptr_t)arena + ARENA_BYTES) madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 }
 /* Reserved well below the loaded objects (a hint the kernel takes when
  * the range is free): not where the kernel would put it, just under them,
@@ -1757,6 +1770,7 @@ NOI void fentry_on_exit(const edgeprobe_func_call *call, void *user) {
  * functions' windows open (odd seq) with them. Not from a handler. */
 P_FN int fentry_adopt(void) {
     int id, n = edgeprobe_point_count(), adopted = 0;
+    if (n > fentry_seen) arena_populate((size_t)(n - fentry_seen) * (ARENA_ROUND(sizeof(prof_func)) + ARENA_ROUND(sizeof(prof_site))));
     for (id = fentry_seen; id < n && (unsigned)id < MAX_IDS; id++) {
         edgeprobe_info info;
         prof_site *ps;
@@ -2748,15 +2762,23 @@ P_FN prof_func *func_around(const fn_at *by, size_t n, uintptr_t ra) {
 /* The caller of each edge that carries a return address. An edge is keyed
  * by (ra, caller): one resolved here is found no more by a later sample,
  * which makes a new one; the graph merges them by caller. */
+P_FN int callers_unresolved(void) {
+    const prof_func *f;
+    const prof_edge *e;
+    for (f = fn_all; f; f = f->next_all)
+        for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next)
+            if (e->ra && !e->caller) return 1;
+    return 0;
+}
 P_FN void resolve_callers(void) {
     size_t n = 0;
-    fn_at *by = (fn_at *)calloc(fn_count + 1, sizeof *by);
+    fn_at *by;
     prof_func *f;
     prof_edge *e;
-    if (!by) return;
+    if (!callers_unresolved() || !(by = (fn_at *)calloc(fn_count + 1, sizeof *by))) return;
     for (f = fn_all; f && n < fn_count; f = f->next_all)
         if ((by[n].start = func_start(f))) by[n++].f = f;
-    qsort(by, n, sizeof *by, fn_at_cmp);
+    if (edgeprobe__sort_by_key(by, n, sizeof *by, offsetof(fn_at, start))) qsort(by, n, sizeof *by, fn_at_cmp);
     for (f = fn_all; f; f = f->next_all)
         for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next)
             if (e->ra && !e->caller) e->caller = func_around(by, n, e->ra);
