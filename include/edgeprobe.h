@@ -2836,51 +2836,6 @@ EDGEPROBE__INLINE int edgeprobe__same_bytes(const unsigned char *a, const unsign
     while (n && *a == *b) a++, b++, n--;
     return n == 0;
 }
-/* Sort n records of `size` bytes by the uint64_t at byte offset `key` of
- * each, ascending and stable: a radix sort, a byte of the key a pass from
- * the lowest, passing over the bytes every key shares (the addresses of
- * one object's functions differ in three or four). The function-probe scan
- * and the profiler's report sort thousands of symbols and entries; qsort's
- * merge sort called its comparison about a dozen times a record, which
- * cost a tenth of a microsecond a function at start-up. 0, or ENOMEM with
- * the records unchanged. */
-EDGEPROBE__INLINE uint64_t edgeprobe__key_at(const unsigned char *records, size_t i, size_t size, size_t key) {
-    uint64_t k;
-    __builtin_memcpy(&k, records + i * size + key, 8);
-    return k;
-}
-EDGEPROBE__FN int edgeprobe__sort_by_key(void *base, size_t n, size_t size, size_t key);
-EDGEPROBE__FN int edgeprobe__sort_by_key(void *base, size_t n, size_t size, size_t key) {
-    unsigned char *from = (unsigned char *)base, *to, *spare;
-    uint64_t first, differ = 0;
-    size_t i, at[256];
-    int shift, d;
-    if (n < 2) return 0;
-    first = edgeprobe__key_at(from, 0, size, key);
-    for (i = 1; i < n; i++) differ |= edgeprobe__key_at(from, i, size, key) ^ first;
-    if (!differ) return 0;
-    if (!(spare = (unsigned char *)EDGEPROBE_OS_ALLOC(n * size))) return EDGEPROBE_ENOMEM;
-    to = spare;
-    for (shift = 0; shift < 64; shift += 8) {
-        size_t sum = 0;
-        unsigned char *was = from;
-        if (!((differ >> shift) & 0xff)) continue;
-        __builtin_memset(at, 0, sizeof at);
-        for (i = 0; i < n; i++) at[(edgeprobe__key_at(from, i, size, key) >> shift) & 0xff]++;
-        for (d = 0; d < 256; d++) { /* counts to each digit's first place */
-            size_t c = at[d];
-            at[d] = sum;
-            sum += c;
-        }
-        for (i = 0; i < n; i++)
-            __builtin_memcpy(to + at[(edgeprobe__key_at(from, i, size, key) >> shift) & 0xff]++ * size, from + i * size, size);
-        from = to;
-        to = was;
-    }
-    if (from != (unsigned char *)base) __builtin_memcpy(base, from, n * size);
-    EDGEPROBE_OS_FREE(spare);
-    return 0;
-}
 
 /* ---- 15.1 glob patterns                                     >>glob ---- */
 EDGEPROBE__INLINE int edgeprobe__is_glob(const char *p) {
@@ -6014,12 +5969,60 @@ typedef struct {
     uint64_t value, size;
 } edgeprobe__sym;
 
-/* A whole region of a file, or NULL. */
-EDGEPROBE__FN void *edgeprobe__read_at(int fd, uint64_t off, uint64_t len);
-EDGEPROBE__FN void *edgeprobe__read_at(int fd, uint64_t off, uint64_t len) {
+/* Sort n records of `size` bytes by the uint64_t at byte offset `key` of
+ * each, ascending and stable: a radix sort, a byte of the key a pass from
+ * the lowest, passing over the bytes every key shares (the addresses of
+ * one object's functions differ in three or four). The scan and the
+ * profiler's report sort thousands of symbols and entries; qsort's merge
+ * sort called its comparison about a dozen times a record, which cost a
+ * tenth of a microsecond a function at start-up. spare: n * size bytes
+ * the sort may use, or NULL to allocate them. 0, or ENOMEM (spare NULL and
+ * no memory) with the records unchanged. */
+EDGEPROBE__INLINE uint64_t edgeprobe__key_at(const unsigned char *records, size_t i, size_t size, size_t key) {
+    uint64_t k;
+    __builtin_memcpy(&k, records + i * size + key, 8);
+    return k;
+}
+EDGEPROBE__FN int edgeprobe__sort_by_key(void *base, size_t n, size_t size, size_t key, void *spare);
+EDGEPROBE__FN int edgeprobe__sort_by_key(void *base, size_t n, size_t size, size_t key, void *spare) {
+    unsigned char *from = (unsigned char *)base, *to, *allocated = 0;
+    uint64_t first, differ = 0;
+    size_t i, at[256];
+    int shift, d;
+    if (n < 2) return 0;
+    first = edgeprobe__key_at(from, 0, size, key);
+    for (i = 1; i < n; i++) differ |= edgeprobe__key_at(from, i, size, key) ^ first;
+    if (!differ) return 0;
+    if (!spare && !(spare = allocated = (unsigned char *)EDGEPROBE_OS_ALLOC(n * size))) return EDGEPROBE_ENOMEM;
+    to = (unsigned char *)spare;
+    for (shift = 0; shift < 64; shift += 8) {
+        size_t sum = 0;
+        unsigned char *was = from;
+        if (!((differ >> shift) & 0xff)) continue;
+        __builtin_memset(at, 0, sizeof at);
+        for (i = 0; i < n; i++) at[(edgeprobe__key_at(from, i, size, key) >> shift) & 0xff]++;
+        for (d = 0; d < 256; d++) { /* counts to each digit's first place */
+            size_t c = at[d];
+            at[d] = sum;
+            sum += c;
+        }
+        for (i = 0; i < n; i++)
+            __builtin_memcpy(to + at[(edgeprobe__key_at(from, i, size, key) >> shift) & 0xff]++ * size, from + i * size, size);
+        from = to;
+        to = was;
+    }
+    if (from != (unsigned char *)base) __builtin_memcpy(base, from, n * size);
+    if (allocated) EDGEPROBE_OS_FREE(allocated);
+    return 0;
+}
+/* A whole region of a file, in a buffer with `room` bytes more after it
+ * (and one for a terminating NUL), or NULL. */
+EDGEPROBE__FN void *edgeprobe__read_at(int fd, uint64_t off, uint64_t len, uint64_t room);
+EDGEPROBE__FN void *edgeprobe__read_at(int fd, uint64_t off, uint64_t len, uint64_t room) {
     char *buf;
     uint64_t got = 0;
-    if (len > ((uint64_t)1 << 32) || !(buf = (char *)EDGEPROBE_OS_ALLOC(len + 1))) return 0;
+    if (len > ((uint64_t)1 << 32) || room > ((uint64_t)1 << 32) || !(buf = (char *)EDGEPROBE_OS_ALLOC(len + room + 1)))
+        return 0;
     while (got < len) {
         long n = edgeprobe__libc_pread(fd, buf + got, len - got, (long)(off + got));
         if (n <= 0) {
@@ -6051,8 +6054,9 @@ EDGEPROBE__FN int edgeprobe__elf_symbols(int fd, const edgeprobe__shdr *sh, unsi
     size_t n, i, kept = 0;
     if (sh[idx].link >= nsh || sh[idx].entsize != sizeof(edgeprobe__sym)) return -1;
     n = sh[idx].size / sizeof(edgeprobe__sym);
-    if (!(all = (edgeprobe__sym *)edgeprobe__read_at(fd, sh[idx].offset, n * sizeof *all))) return -1;
-    if (!(e->strtab = (char *)edgeprobe__read_at(fd, sh[sh[idx].link].offset, sh[sh[idx].link].size))) {
+    /* read with room for the sort's spare: it cannot then fail */
+    if (!(all = (edgeprobe__sym *)edgeprobe__read_at(fd, sh[idx].offset, n * sizeof *all, n * sizeof *all))) return -1;
+    if (!(e->strtab = (char *)edgeprobe__read_at(fd, sh[sh[idx].link].offset, sh[sh[idx].link].size, 0))) {
         EDGEPROBE_OS_FREE(all);
         return -1;
     }
@@ -6066,10 +6070,7 @@ EDGEPROBE__FN int edgeprobe__elf_symbols(int fd, const edgeprobe__shdr *sh, unsi
             all[kept++] = all[i];
         }
     }
-    if (edgeprobe__sort_by_key(all, kept, sizeof *all, __builtin_offsetof(edgeprobe__sym, value))) {
-        EDGEPROBE_OS_FREE(all);
-        return -1;
-    }
+    edgeprobe__sort_by_key(all, kept, sizeof *all, __builtin_offsetof(edgeprobe__sym, value), all + n);
     e->syms = all;
     e->nsyms = kept;
     return 0;
@@ -6089,14 +6090,14 @@ EDGEPROBE__FN int edgeprobe__elf_read(const char *path, edgeprobe__elf *e) {
         eh.machine != 62 || eh.shentsize != sizeof(edgeprobe__shdr) || !eh.shoff)
         goto out;
     nsh = eh.shnum;
-    if (!(sh = (edgeprobe__shdr *)edgeprobe__read_at(fd, eh.shoff, (nsh ? nsh : 1) * sizeof *sh))) goto out;
+    if (!(sh = (edgeprobe__shdr *)edgeprobe__read_at(fd, eh.shoff, (nsh ? nsh : 1) * sizeof *sh, 0))) goto out;
     if (!nsh) { /* more than 0xff00 sections: the count is in section 0 */
         nsh = (unsigned)sh[0].size;
         EDGEPROBE_OS_FREE(sh);
-        if (!(sh = (edgeprobe__shdr *)edgeprobe__read_at(fd, eh.shoff, nsh * sizeof *sh))) goto out;
+        if (!(sh = (edgeprobe__shdr *)edgeprobe__read_at(fd, eh.shoff, nsh * sizeof *sh, 0))) goto out;
     }
     i = eh.shstrndx == 0xffff ? sh[0].link : eh.shstrndx;
-    if (i >= nsh || !(names = (char *)edgeprobe__read_at(fd, sh[i].offset, sh[i].size))) goto out;
+    if (i >= nsh || !(names = (char *)edgeprobe__read_at(fd, sh[i].offset, sh[i].size, 0))) goto out;
     names[sh[i].size] = 0;
     for (i = 1; i < nsh; i++) {
         const char *nm = sh[i].name < sh[eh.shstrndx == 0xffff ? sh[0].link : eh.shstrndx].size ? names + sh[i].name : "";
@@ -6641,7 +6642,7 @@ EDGEPROBE__FN edgeprobe__func_object *edgeprobe__func_object_scan_locked(edgepro
             name_of = addr + count;
             for (i = 0; i < count; i++) /* drop entries of discarded functions */
                 if (table[i] >= s->text_lo && table[i] + 5 <= s->text_hi) addr[n++] = table[i];
-            if (edgeprobe__sort_by_key(addr, n, sizeof *addr, 0)) n = 0;
+            edgeprobe__sort_by_key(addr, n, sizeof *addr, 0, name_of); /* name_of: not yet written */
             for (i = count = 0; i < n; i++)
                 if (!i || addr[i] != addr[i - 1]) addr[count++] = addr[i];
             n = count;

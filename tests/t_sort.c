@@ -1,9 +1,10 @@
-/* t_sort.c - edgeprobe__sort_by_key (include/edgeprobe.h section 15), the
+/* t_sort.c - edgeprobe__sort_by_key (include/edgeprobe.h section 27.3), the
  * radix sort the function-probe scan sorts symbols and entries with, and
  * the profiler its functions: ascending by a uint64_t key at any offset of
  * records of 8 to 48 bytes, stable, for keys that differ in every byte, in
  * a few low bytes only (text addresses), in the high bytes only, or not at
- * all; 0 and 1 records. Each result is checked against insertion sort. */
+ * all; 0 and 1 records; with a spare buffer given, or its own. Each result
+ * is checked against insertion sort. */
 #include "check.h"
 #define EDGEPROBE_IMPLEMENTATION
 #include "edgeprobe.h"
@@ -46,8 +47,8 @@ static uint64_t make_key(int kind) {
     default: return rnd() % 7; /* many ties: stability shows */
     }
 }
-static unsigned char a[MAX_N * MAX_SIZE], b[MAX_N * MAX_SIZE];
-static void one_case(size_t n, size_t size, size_t key, int kind) {
+static unsigned char a[MAX_N * MAX_SIZE], b[MAX_N * MAX_SIZE], spare[MAX_N * MAX_SIZE];
+static void one_case(size_t n, size_t size, size_t key, int kind, int spare_given) {
     size_t i, j;
     for (i = 0; i < n; i++) {
         uint64_t k = make_key(kind);
@@ -55,10 +56,11 @@ static void one_case(size_t n, size_t size, size_t key, int kind) {
         memcpy(a + i * size + key, &k, 8);
     }
     memcpy(b, a, n * size);
-    CHECK_EQ(edgeprobe__sort_by_key(a, n, size, key), 0);
+    CHECK_EQ(edgeprobe__sort_by_key(a, n, size, key, spare_given ? spare : 0), 0);
     insertion_sort(b, n, size, key);
     if (memcmp(a, b, n * size) != 0) {
-        fprintf(stderr, "n=%zu size=%zu key=%zu kind=%d: differs from insertion sort\n", n, size, key, kind);
+        fprintf(stderr, "n=%zu size=%zu key=%zu kind=%d spare=%d: differs from insertion sort\n", n, size, key, kind,
+                spare_given);
         CHECK(0);
     }
 }
@@ -66,9 +68,10 @@ int main(void) {
     static const size_t shapes[][2] = {{8, 0}, {16, 0}, {16, 8}, {24, 8}, {48, 40}, {48, 16}};
     static const size_t sizes[] = {0, 1, 2, 3, 255, 256, 257, 1000, MAX_N};
     size_t s, n;
-    int kind;
+    int kind, given;
     for (s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (n = 0; n < sizeof sizes / sizeof sizes[0]; n++)
-            for (kind = KEYS_ANY; kind <= KEYS_FEW; kind++) one_case(sizes[n], shapes[s][0], shapes[s][1], kind);
+            for (kind = KEYS_ANY; kind <= KEYS_FEW; kind++)
+                for (given = 0; given < 2; given++) one_case(sizes[n], shapes[s][0], shapes[s][1], kind, given);
     return check_done("sort");
 }

@@ -89,6 +89,13 @@ static const needed_call needed[] = {
     {"write", SYS_write, {FD, ADDR, 64}},
     {"exit", SYS_exit, {0}},
 };
+/* Calls whose caller goes on when they fail: an ERRNO action does no harm,
+ * only one that kills or traps. Pages brought in ahead with one call (the
+ * profiler's records, a text to switch): refused, they fault in one at a
+ * time. */
+static const needed_call may_fail[] = {
+    {"madvise", SYS_madvise, {ADDR, LEN, 23 /* MADV_POPULATE_WRITE */}},
+};
 
 int seccomp_mode(pid_t pid) {
     char path[64], line[256];
@@ -245,14 +252,16 @@ static void describe(int64_t action, char *out, size_t n) {
     else if (a == SECCOMP_RET_TRACE) snprintf(out, n, "is handed to a tracer");
     else snprintf(out, n, "gets action 0x%08x", (unsigned)action);
 }
+/* An ERRNO action: the call fails, and the process goes on. */
+static int fails(int64_t action) { return action >= 0 && ((uint32_t)action & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO; }
 /* clone3 may fail with ENOSYS where clone is allowed: glibc then uses
  * clone (container runtimes' default profiles do this). */
 static int clone_allowed(const filter_stack *s, int64_t clone3_action, uint64_t ip) {
     static const needed_call clone_call = {
         "clone", SYS_clone, {0x3d0f00 /* CLONE_VM|FS|FILES|SIGHAND|THREAD|SYSVSEM|SETTLS|PARENT_SETTID|CHILD_CLEARTID */}};
     if (allowed(clone3_action)) return 1;
-    return ((uint32_t)clone3_action & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ERRNO &&
-           ((uint32_t)clone3_action & SECCOMP_RET_DATA) == ENOSYS && allowed(action_for(s, &clone_call, ip));
+    return fails(clone3_action) && ((uint32_t)clone3_action & SECCOMP_RET_DATA) == ENOSYS &&
+           allowed(action_for(s, &clone_call, ip));
 }
 
 int seccomp_allows_agent(pid_t tid, uint64_t ip, char *why, size_t n) {
@@ -270,12 +279,13 @@ int seccomp_allows_agent(pid_t tid, uint64_t ip, char *why, size_t n) {
                  strerror(err));
         return 1;
     }
-    for (i = 0; i < sizeof needed / sizeof *needed && !rc; i++) {
-        int64_t act = action_for(&s, &needed[i], ip);
-        if (needed[i].nr == SYS_clone3 ? clone_allowed(&s, act, ip) : allowed(act)) continue;
+    for (i = 0; i < sizeof needed / sizeof *needed + sizeof may_fail / sizeof *may_fail && !rc; i++) {
+        int tolerant = i >= sizeof needed / sizeof *needed;
+        const needed_call *c = tolerant ? &may_fail[i - sizeof needed / sizeof *needed] : &needed[i];
+        int64_t act = action_for(&s, c, ip);
+        if (c->nr == SYS_clone3 ? clone_allowed(&s, act, ip) : allowed(act) || (tolerant && fails(act))) continue;
         describe(act, what, sizeof what);
-        snprintf(why, n, "its seccomp filter forbids %s, which loading the agent needs (the filter %s)",
-                 needed[i].name, what);
+        snprintf(why, n, "its seccomp filter forbids %s, which loading the agent needs (the filter %s)", c->name, what);
         rc = 1;
     }
     filters_free(&s);

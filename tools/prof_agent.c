@@ -2778,7 +2778,7 @@ P_FN void resolve_callers(void) {
     if (!callers_unresolved() || !(by = (fn_at *)calloc(fn_count + 1, sizeof *by))) return;
     for (f = fn_all; f && n < fn_count; f = f->next_all)
         if ((by[n].start = func_start(f))) by[n++].f = f;
-    if (edgeprobe__sort_by_key(by, n, sizeof *by, offsetof(fn_at, start))) qsort(by, n, sizeof *by, fn_at_cmp);
+    if (edgeprobe__sort_by_key(by, n, sizeof *by, offsetof(fn_at, start), 0)) qsort(by, n, sizeof *by, fn_at_cmp);
     for (f = fn_all; f; f = f->next_all)
         for (e = __atomic_load_n(&f->callers, __ATOMIC_ACQUIRE); e; e = e->next)
             if (e->ra && !e->caller) e->caller = func_around(by, n, e->ra);

@@ -479,7 +479,8 @@ case_ attach-exit-or-exec attach_exit_or_exec
 # MODE's seccomp policy, its main thread in read(); attach (both run by AS,
 # a command prefix, when given). A policy that forbids what loading the
 # agent needs: the error names seccomp and why, no agent is mapped. clone3
-# (ENOSYS, glibc falls back to clone): the agent loads. Either way the
+# (ENOSYS, glibc falls back to clone), or MADV_POPULATE_WRITE failing (the
+# pages fault in one at a time): the agent loads. Either way the
 # process lives on untraced and its read() gets the line.
 attach_sandboxed_one() {
     local d=$1 mode=$2 fifo=$1/$2.fifo pid st rc=0 want
@@ -487,6 +488,7 @@ attach_sandboxed_one() {
     case $mode in
     eperm) want='seccomp filter forbids openat, .*(the filter fails with Operation not permitted)' ;;
     kill) want='seccomp filter forbids openat, .*(the filter kills the process)' ;;
+    populate-kill) want='seccomp filter forbids madvise, .*(the filter kills the process)' ;;
     strict) want='seccomp strict mode' ;;
     unreadable) want='seccomp filters cannot be read .*CAP_SYS_ADMIN' ;;
     esac
@@ -498,8 +500,8 @@ attach_sandboxed_one() {
         >"$d/$mode-attach.txt" 2>&1
     st=$?
     cat "$d/$mode-attach.txt"
-    if [[ $mode == clone3 ]]; then
-        ((st == 0)) && grep -q '/libedgeprobe-attach.so' "/proc/$pid/maps" || { echo "clone3: not loaded"; rc=1; }
+    if [[ $mode == clone3 || $mode == populate-eperm ]]; then
+        ((st == 0)) && grep -q '/libedgeprobe-attach.so' "/proc/$pid/maps" || { echo "$mode: not loaded"; rc=1; }
     else
         ((st == 1)) && grep -Eq "$want" "$d/$mode-attach.txt" && grep -q 'nothing changed' "$d/$mode-attach.txt" ||
             { echo "$mode: not the refusal expected (exit status $st)"; rc=1; }
@@ -514,7 +516,7 @@ attach_seccomp() {
     local d=$B/attach-seccomp mode rc=0
     attach_ready "$d" || return
     gcc -O2 -Wall -Wextra -Werror tests/attach/sandboxed.c -o "$d/sandboxed" || return 1
-    for mode in eperm kill clone3 strict; do
+    for mode in eperm kill clone3 populate-eperm populate-kill strict; do
         attach_sandboxed_one "$d" $mode || { echo "$mode: FAILED"; rc=1; }
     done
     # not root: the filters cannot be read (PTRACE_SECCOMP_GET_FILTER needs
