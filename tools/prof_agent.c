@@ -159,7 +159,8 @@ P_FN void *arena_alloc(size_t n) {
 /* Page in the arena's next `bytes` with one call (Linux 5.14; an older
  * kernel refuses, and the pages fault in one at a time): start-up makes a
  * record and a site for every function, about 430 bytes, and a page cost
- * a third more here faulted in than populated (bench/RESULTS-real.md). */
+ * a sixth more here faulted in than populated (bench/real/populate_cost.c;
+ * RESULTS-real, "ninth session"). */
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif

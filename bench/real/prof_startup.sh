@@ -15,7 +15,8 @@
 # processes' CPU time (user + system), the command's own included.
 # Then the floor under it: what the page faults of switching every function
 # cost on this machine (bench/real/fault_cost.c: a copied text page and a
-# filled mirror page per text page).
+# filled mirror page per text page), and what the agent's records' pages
+# cost touched, populated ahead or as a huge page (bench/real/populate_cost.c).
 # Output: bench/out/prof-startup/summary.md.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -33,6 +34,7 @@ for n in 100 4000; do
     gcc -O2 -fpatchable-function-entry=5 "$OUT/main.c" "$OUT/many$n.c" -o "$OUT/many$n"
 done
 gcc -O2 bench/real/fault_cost.c -o "$OUT/fault_cost"
+gcc -O2 bench/real/populate_cost.c -o "$OUT/populate_cost"
 tools="now=$ROOT/build/edgeprobe"
 for rev in $REVS; do # each revision's tools, built once in a worktree of its own
     sha=$(git rev-parse --short "$rev")
@@ -94,3 +96,5 @@ for p, (cmd, n) in progs.items():
     per_fn = lambda key: int(f["pages"]) * float(f[key]) / n
     print(f"| {p} | {f['pages']} | {f['cow']} | {per_fn('floor_us_per_page'):.2f} | {f['zero']} | {f['read+zero']} | {per_fn('mirror_us_per_page'):.2f} |")
 PY
+{ echo; echo "The profiler's records (about 430 bytes a function): anonymous pages brought in three ways (bench/real/populate_cost.c)."
+  echo; "$OUT/populate_cost" 21; } | tee -a "$OUT/summary.md"
