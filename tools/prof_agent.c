@@ -229,7 +229,7 @@ struct prof_func {
                                 close it (window_after_entry) */
     int estimated;           /* an epoch's calls were scaled, not all counted */
     /* statistics */
-    uint64_t samples, entries, windows, closes, ignored, min;
+    uint64_t samples, entries, windows, closes, ignored, min, max; /* min, max: of the samples */
     struct prof_lat *lat;    /* its samples' weights and histogram (WEIGHTS),
                                 from the arena at its first timed call: most
                                 functions are never sampled, and touching
@@ -912,9 +912,10 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
     if (!(__atomic_load_n(&f->thread_mask, __ATOMIC_RELAXED) & t->bit))
         __atomic_fetch_or(&f->thread_mask, t->bit, __ATOMIC_RELAXED);
     {
-        uint64_t m = __atomic_load_n(&f->min, __ATOMIC_RELAXED);
+        uint64_t m = __atomic_load_n(&f->min, __ATOMIC_RELAXED), x = __atomic_load_n(&f->max, __ATOMIC_RELAXED);
         while ((m == 0 || d < m) &&
                !__atomic_compare_exchange_n(&f->min, &m, d ? d : 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
+        while (d > x && !__atomic_compare_exchange_n(&f->max, &x, d, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {}
     }
     t->samples++;
     if (edgeprobe_profiler_on_sample) edgeprobe_profiler_on_sample(f->name, fn, entry_tsc, now);
@@ -3202,17 +3203,19 @@ P_FN void write_table(FILE *o, const row *rows, int n, const run_totals *rt) {
     int i, limit = prof_top > 0 && prof_top < n ? prof_top : n;
     double tick = rt->ns_per_tick;
     char where[600];
-    fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %12s %12s %7s %7s %-9s %s\n", "function", "sampled",
-            "calls", "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "mean(ns)", "p50(ns)", "p99(ns)", "total(ms)",
-            "self(ms)", "share%", "self%", "counted", "where");
+    fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %10s %12s %12s %7s %7s %-9s %s\n", "function",
+            "sampled", "calls", "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "max(tk)", "mean(ns)", "p50(ns)", "p99(ns)",
+            "total(ms)", "self(ms)", "share%", "self%", "counted", "where");
     for (i = 0; i < limit; i++) {
         const row *r = &rows[i];
         where_of(r->f, where, sizeof where);
         /* full names (C++ names are long): the columns stay whitespace-separated */
         fprintf(o,
-                "%-32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f %12.3f %12.3f %7.2f %7.2f %-9s %s\n",
+                "%-32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10llu %10.0f %10.0f %10.0f %12.3f %12.3f %7.2f %7.2f %-9s "
+                "%s\n",
                 fname(r->f), (unsigned long long)r->f->samples, r->est_calls, (unsigned long long)r->f->min, r->mean,
-                r->p50, r->p99, r->mean * tick, r->p50 * tick, r->p99 * tick, r->est_total * tick / 1e6,
+                r->p50, r->p99, (unsigned long long)r->f->max, r->mean * tick, r->p50 * tick, r->p99 * tick,
+                r->est_total * tick / 1e6,
                 r->est_self * tick / 1e6, 100 * r->est_total * tick / rt->run_ns,
                 100 * r->est_self * tick / rt->run_ns, r->f->estimated ? "estimated" : "exact", where);
     }
@@ -3462,7 +3465,7 @@ __attribute__((PROF_AT_EXIT noinline)) NOI void edgeprobe_profiler_stop(void) {
  * return trampolines of calls in flight stay valid after any detach. */
 /* A function's figures, for a new profile. */
 P_FN void reset_function(prof_func *f) {
-    f->samples = f->entries = f->windows = f->closes = f->ignored = f->min = 0;
+    f->samples = f->entries = f->windows = f->closes = f->ignored = f->min = f->max = 0;
     f->wsum = f->wn = f->lat_calls = f->lat_carry = 0;
     f->win_samples = f->win_entries = 0;
     f->obs_count = 0;
