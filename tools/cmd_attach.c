@@ -450,14 +450,24 @@ static int refuse_trace(pid_t pid, int err) {
 /* PTRACE_SEIZE (exec and exit reported as events), waiting up to
  * wait_ms while another `edgeprobe attach` holds the process: of two
  * attaches at once, the second goes on when the first is done, finds the
- * agent and says so. Another tracer (a debugger) is not waited for. */
+ * agent and says so. Another tracer (a debugger) is not waited for. A
+ * refusal with no tracer listed is tried again a few times: the tracer
+ * may have let go between the two (an attach at once read as another
+ * user's process, once in a test run of five rounds). */
+#define SEIZE_UNTRACED_TRIES 3
 static int seize_when_free(pid_t pid, double wait_ms) {
     double deadline = now_ms() + wait_ms;
+    int untraced = 0;
     for (;;) {
         long tracer;
         char comm[32];
         if (!ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)(PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT))) return 0;
-        if (errno != EPERM || (tracer = status_field(pid, "TracerPid")) <= 0) return -1;
+        if (errno != EPERM) return -1;
+        if ((tracer = status_field(pid, "TracerPid")) <= 0) {
+            if (++untraced >= SEIZE_UNTRACED_TRIES) return errno = EPERM, -1;
+            usleep(1000);
+            continue;
+        }
         comm_of((pid_t)tracer, comm, sizeof comm);
         if (strcmp(comm, "edgeprobe") || now_ms() > deadline) return errno = EPERM, -1;
         usleep(2000);

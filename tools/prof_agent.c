@@ -1618,6 +1618,7 @@ static int fentry_mode;
 #define PROF_CALIBRATION_TARGET "edgeprobe_prof_calibration_target"
 static int cal_id = -1;
 static int fentry_seen; /* point ids examined so far */
+static long fentry_functions; /* function probes loaded then (edgeprobe_func_scan) */
 static unsigned long long fentry_unnamed; /* no symbol: a stripped object */
 /* What one event costs outside the handlers' own measurement (the
  * trampolines, the shadow stack), in ticks, measured at start by
@@ -1769,10 +1770,15 @@ NOI void fentry_on_exit(const edgeprobe_func_call *call, void *user) {
     account(t, now, cal_exit);
 }
 /* Make sites for the function probes not seen yet and switch them on; the
- * functions' windows open (odd seq) with them. Not from a handler. */
-P_FN int fentry_adopt(void) {
+ * functions' windows open (odd seq) with them. functions: how many
+ * function probes are loaded now (edgeprobe_func_scan); the new ones'
+ * records are paged in ahead (markers among the new points take none).
+ * Not from a handler. */
+P_FN int fentry_adopt(long functions) {
     int id, n = edgeprobe_point_count(), adopted = 0;
-    if (n > fentry_seen) arena_populate((size_t)(n - fentry_seen) * (ARENA_ROUND(sizeof(prof_func)) + ARENA_ROUND(sizeof(prof_site))));
+    if (functions > fentry_functions)
+        arena_populate((size_t)(functions - fentry_functions) * (ARENA_ROUND(sizeof(prof_func)) + ARENA_ROUND(sizeof(prof_site))));
+    fentry_functions = functions;
     for (id = fentry_seen; id < n && (unsigned)id < MAX_IDS; id++) {
         edgeprobe_info info;
         prof_site *ps;
@@ -2356,7 +2362,12 @@ P_FN void *bg_main(void *arg) {
     (void)arg;
     bg_tid = syscall(SYS_gettid);
     while (bg_wait()) {
-        if (fentry_mode && edgeprobe_func_scan() > fentry_seen) fentry_adopt(); /* dlopen */
+        long functions;
+        /* dlopen: new points (a marker's too; the scan's count of functions
+         * is no point id, and held against fentry_seen a program's markers
+         * hid libraries it loaded later) */
+        if (fentry_mode && (functions = edgeprobe_func_scan()) > 0 && edgeprobe_point_count() > fentry_seen)
+            fentry_adopt(functions);
         bind_pending();
         if (prof_mode != PROF_MODE_OFF) open_windows();
         fold_epoch(rdtsc());
@@ -2459,7 +2470,8 @@ P_FN void first_tick(void) {
  * (fentry mode), or the provider's discovery callback when there are none;
  * the first time, the calibration. */
 P_FN void adopt_functions(void) {
-    if (edgeprobe_func_scan() > 0) fentry_adopt();
+    long functions = edgeprobe_func_scan();
+    if (functions > 0) fentry_adopt(functions);
     if (sites_discovered) { /* the program's functions, not just ours */
         if (!fentry_mode) calibrate();
         fentry_mode = 1;

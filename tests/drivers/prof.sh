@@ -35,6 +35,24 @@ case_ prof-fentry-clang prof_case clang "-fpatchable-function-entry=5"
 case_ prof-fentry-gcc-nopie prof_case gcc "-fpatchable-function-entry=5 -no-pie"
 case_ prof-finstrument-gcc prof_case gcc "-finstrument-functions" "-L$PWD/build -ledgeprobe-hooks -Wl,-rpath,$PWD/build"
 
+# Libraries loaded while a program with TRACE markers runs (tests/prof/
+# late_libs.c): the functions of both are profiled (the second one was not
+# while the epoch thread held the scan's count of functions against the
+# point ids it had seen, markers included).
+prof_late_libs() {
+    local d="$B/prof-late-libs" f
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 -fPIC -shared -DNAME=fa tests/prof/late_lib.c -o "$d/liba.so" &&
+        gcc -O2 $WARN -fpatchable-function-entry=5 -fPIC -shared -DNAME=fb tests/prof/late_lib.c -o "$d/libb.so" &&
+        gcc -O2 $WARN $INC -fpatchable-function-entry=5 tests/prof/late_libs.c -pthread -ldl -o "$d/late_libs" || return 1
+    ./build/edgeprobe prof -o "$d/report.txt" -- "./$d/late_libs" "$PWD/$d/liba.so" "$PWD/$d/libb.so" >/dev/null || return 1
+    cat "$d/report.txt"
+    for f in fa fb; do
+        grep -q "^$f " "$d/report.txt" || { echo "FAIL the report lacks $f"; return 1; }
+    done
+}
+case_ prof-dlopen-after-markers prof_late_libs
+
 # Neither flag: the program runs as usual and the command says why nothing was profiled.
 prof_noflag() {
     local d="$B/prof-noflag"
