@@ -4289,23 +4289,45 @@ EDGEPROBE__FN void edgeprobe__on_sigtrap(int sig, void *si_, void *uc_) {
         else EDGEPROBE_OS_YIELD(); /* not emulable: wait for the patch */
     }
 }
-/* Thread tid's /proc/self/task/TID/NAME into buf (NUL-terminated): its
- * length, or -1 when the thread is gone. */
+/* Thread tid's /proc/self/task/TID/NAME (tid 0: the process's
+ * /proc/self/NAME) into buf (NUL-terminated): its length, or -1 when the
+ * thread is gone. */
 EDGEPROBE__FN long edgeprobe__read_task_file(int tid, const char *name, char *buf, long size);
 EDGEPROBE__FN long edgeprobe__read_task_file(int tid, const char *name, char *buf, long size) {
     char path[64];
     long n;
     int fd;
     edgeprobe__text t = {path, sizeof path, 0};
-    edgeprobe__puts(&t, "/proc/self/task/");
-    edgeprobe__putdec(&t, tid);
-    edgeprobe__puts(&t, "/");
+    edgeprobe__puts(&t, "/proc/self/");
+    if (tid) {
+        edgeprobe__puts(&t, "task/");
+        edgeprobe__putdec(&t, tid);
+        edgeprobe__puts(&t, "/");
+    }
     edgeprobe__puts(&t, name);
     if ((fd = edgeprobe__libc_open(path, 0x80000 /* O_RDONLY | O_CLOEXEC */)) < 0) return -1;
     n = edgeprobe__libc_read(fd, buf, size - 1);
     edgeprobe__libc_close(fd);
     buf[n > 0 ? n : 0] = 0;
     return n > 0 ? n : 0;
+}
+/* Field `field` of thread tid's stat line (tid 0: the process's; fields
+ * numbered from 1, as proc(5) does), a decimal number, into *value: 0, or
+ * -1 when the thread is gone or the line cannot be read. The name (field
+ * 2) may hold spaces and ')': the fields count from its last ')'. */
+EDGEPROBE__FN int edgeprobe__stat_field(int tid, int field, unsigned long *value);
+EDGEPROBE__FN int edgeprobe__stat_field(int tid, int field, unsigned long *value) {
+    char buf[1024], *p, *last_paren = 0;
+    int at = 2;
+    if (edgeprobe__read_task_file(tid, "stat", buf, sizeof buf) <= 0) return -1;
+    for (p = buf; *p; p++)
+        if (*p == ')') last_paren = p;
+    if (!last_paren) return -1;
+    for (p = last_paren + 1; *p && at < field; p++)
+        if (*p == ' ') at++;
+    if (at != field || *p < '0' || *p > '9') return -1;
+    for (*value = 0; *p >= '0' && *p <= '9'; p++) *value = *value * 10 + (unsigned long)(*p - '0');
+    return 0;
 }
 /* Has thread tid entered the kernel's do_exit (PF_EXITING, 0x4, in field 9
  * of /proc/self/task/TID/stat)? Such a thread never runs user code again,
@@ -4315,22 +4337,11 @@ EDGEPROBE__FN long edgeprobe__read_task_file(int tid, const char *name, char *bu
  * /proc/self/task. A thread descheduled in between, on a loaded machine,
  * outlasted the retries below, and the first switch of a straddling entry
  * after a join was refused (tests/signal/t_join_straddle.c). 1 when it
- * has, or is gone already. */
+ * has, or is gone already (its stat unreadable). */
 EDGEPROBE__FN int edgeprobe__task_exiting(int tid);
 EDGEPROBE__FN int edgeprobe__task_exiting(int tid) {
-    char buf[1024], *p, *last_paren = 0;
-    unsigned long flags = 0;
-    int field = 2;
-    if (edgeprobe__read_task_file(tid, "stat", buf, sizeof buf) < 0) return 1; /* gone */
-    /* "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": comm may
-     * hold spaces and ')', so the fields count from its last ')' */
-    for (p = buf; *p; p++)
-        if (*p == ')') last_paren = p;
-    if (!last_paren) return 0;
-    for (p = last_paren + 1; *p && field < 9; p++)
-        if (*p == ' ') field++;
-    while (*p >= '0' && *p <= '9') flags = flags * 10 + (unsigned long)(*p++ - '0');
-    return field == 9 && (flags & 0x4) != 0;
+    unsigned long flags;
+    return edgeprobe__stat_field(tid, 9, &flags) < 0 || (flags & 0x4) != 0;
 }
 EDGEPROBE__FN int edgeprobe__status_blocks_sigtrap(int tid);
 EDGEPROBE__FN int edgeprobe__status_blocks_sigtrap(int tid) {
@@ -6149,18 +6160,8 @@ EDGEPROBE__FN const edgeprobe__sym *edgeprobe__elf_symbol_at(const edgeprobe__el
  * thread created meanwhile could only come from this thread. */
 EDGEPROBE__FN int edgeprobe__single_threaded(void);
 EDGEPROBE__FN int edgeprobe__single_threaded(void) {
-    char buf[1024], *p;
-    int fd = edgeprobe__libc_open("/proc/self/stat", 0), field = 2;
-    long n;
-    if (fd < 0) return 0;
-    n = edgeprobe__libc_read(fd, buf, sizeof buf - 1);
-    edgeprobe__libc_close(fd);
-    if (n <= 0) return 0;
-    buf[n] = 0;
-    for (p = buf + n; p > buf && p[-1] != ')'; p--) {} /* the name may hold spaces */
-    for (; *p && field < 20; p++)
-        if (*p == ' ') field++;
-    return field == 20 && p[0] == '1' && p[1] == ' ';
+    unsigned long threads;
+    return edgeprobe__stat_field(0, 20, &threads) == 0 && threads == 1;
 }
 
 /* ---- 27.4 stubs and mirror pages                          >>fstub ----
