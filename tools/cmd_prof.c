@@ -1,7 +1,8 @@
 /* edgeprobe prof - run a program under the sampling latency profiler.
  *
  *     edgeprobe prof [-o REPORT] [--svg FILE] [--flame FILE] [--folded FILE] [--graph]
- *                    [--sort total|self|calls] [-k K] [--epoch MS] [--settle N] -- PROGRAM [ARGS...]
+ *                    [--sort total|self|calls] [-k K] [--epoch MS] [--settle N] [--exact-calls]
+ *                    -- PROGRAM [ARGS...]
  *
  * Runs PROGRAM with libedgeprobe-prof.so preloaded (the paper's section 9
  * profiler, tools/prof_agent.c) and exits with PROGRAM's
@@ -15,7 +16,7 @@
  * (link with -Wl,--unresolved-symbols=ignore-in-object-files). Only the
  * profiled process itself is profiled, not the programs it runs.
  *
- *     edgeprobe prof -p PID [-d SECONDS] [-o REPORT] [--svg FILE] [-k K] [--epoch MS] [--stay]
+ *     edgeprobe prof -p PID [-d SECONDS] [-o REPORT] [--svg FILE] [-k K] [--epoch MS] [--stay] [--exact-calls]
  *                    [--flame FILE] [--folded FILE] [--graph] [--sort total|self|calls]
  *
  * profiles a running process for SECONDS (default 10; Ctrl-C ends it
@@ -64,6 +65,8 @@ static const char prof_usage[] =
     "  --summary FILE       append a one-line machine-readable summary\n"
     "  --mode MODE          sample (default) | on: never switch off |\n"
     "                       off: attach and switch off (disabled cost)\n"
+    "  --exact-calls        count every call (latencies still sampled): no\n"
+    "                       estimated calls, for a cost per call (README)\n"
     "  -q, --quiet          do not say where the report is\n"
     "\n"
     "usage: edgeprobe prof -p PID [-d SECONDS] [options] [--stay]\n"
@@ -72,7 +75,7 @@ static const char prof_usage[] =
     "attaching the agent first if it has no control endpoint. The process runs\n"
     "on; everything is switched off again at the end (--stay: the functions\n"
     "stay bound, off, for the next profile). -o, --svg, --flame, --folded, --graph,\n"
-    "--sort, -k, --epoch as above.\n"
+    "--sort, -k, --epoch, --exact-calls as above.\n"
     "\n"
     "usage: edgeprobe prof --report-now PID [-o REPORT] [--svg FILE] [--flame FILE] ...\n"
     "\n"
@@ -172,7 +175,7 @@ static void views_after(struct prof_views *w, const char *report, const char *pr
 
 /* prof -p: what the command line asked for a running process. */
 struct prof_pid {
-    int pid, stay;
+    int pid, stay, exact_calls;
     double seconds;
     long k, epoch;
     const char *report, *svg;
@@ -221,7 +224,7 @@ static int prof_running_process(const struct prof_pid *o) {
     ctl_conn *c;
     if (report_request("stop", o, stop, sizeof stop, report)) return TOOL_EXIT_USAGE;
     if (!(c = ctl_attach_connect(o->pid))) return 1;
-    snprintf(start, sizeof start, "prof start %ld %ld", o->k, o->epoch);
+    snprintf(start, sizeof start, "prof start %ld %ld%s", o->k, o->epoch, o->exact_calls ? " exact" : "");
     if (ctl_send(c, start) || !(reply = ctl_expect_ok_within(c, "prof", 4 * CTL_TIMEOUT_MS))) goto out;
     fprintf(stderr, "edgeprobe prof: profiling process %d (%s functions) for %.1f s%s\n", o->pid, reply, o->seconds,
             isatty(2) ? "; Ctrl-C ends it early" : "");
@@ -255,7 +258,7 @@ static int prof_report_now(const struct prof_pid *o) {
 int cmd_prof(int argc, char **argv) {
     const char *report = "edgeprobe-prof.txt", *svg = 0, *summary = 0, *mode = 0;
     long k = PROF_DEFAULT_K, epoch = PROF_DEFAULT_EPOCH_MS, top = PROF_DEFAULT_TOP, settle = PROF_DEFAULT_SETTLE;
-    struct prof_pid running = {0, 0, 10, 0, 0, 0, 0, 0};
+    struct prof_pid running = {0, 0, 0, 10, 0, 0, 0, 0, 0};
     struct prof_views views = {0, 0, 0, 0, ""};
     int i, quiet = 0, status, report_now = 0, taken;
     char lib[PATH_MAX], preload[2 * PATH_MAX + 2], buf[32];
@@ -277,6 +280,9 @@ int cmd_prof(int argc, char **argv) {
             continue;
         } else if (!strcmp(a, "--graph")) {
             views.graph = 1;
+            continue;
+        } else if (!strcmp(a, "--exact-calls")) {
+            running.exact_calls = 1;
             continue;
         } else if (a[0] != '-') {
             break; /* PROGRAM without "--" */
@@ -344,6 +350,7 @@ int cmd_prof(int argc, char **argv) {
         if (svg) setenv(PROF_ENV_SVG, svg, 1);
         if (summary) setenv(PROF_ENV_SUMMARY, summary, 1);
         if (mode) setenv(PROF_ENV_MODE, mode, 1);
+        if (running.exact_calls) setenv(PROF_ENV_EXACT_CALLS, "1", 1);
         snprintf(buf, sizeof buf, "%ld", k);
         setenv(PROF_ENV_K, buf, 1);
         snprintf(buf, sizeof buf, "%ld", epoch);

@@ -126,6 +126,7 @@ static int prof_mode = PROF_MODE_SAMPLE;
 static int prof_toggle_provider; /* 0: call patch API, 1: provider API */
 static unsigned prof_k = PROF_DEFAULT_K;
 static unsigned long prof_settle = PROF_DEFAULT_SETTLE; /* SETTLED FUNCTIONS; 0: never */
+static int prof_exact_calls; /* EXACT CALLS: every call counted, none estimated */
 static unsigned prof_epoch_ms = PROF_DEFAULT_EPOCH_MS;
 static int prof_top = PROF_DEFAULT_TOP;
 static int prof_sort = PROF_SORT_TOTAL;
@@ -1031,7 +1032,8 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
  * PROF_COUNT_ALL_SHARE lets it cost (a phase that calls it far more, or a
  * new function's first epoch: counted in full until it is known); set at
  * each tick. */
-static uint64_t all_cap = 10000;
+#define PROF_ALL_CAP_START 10000
+static uint64_t all_cap = PROF_ALL_CAP_START;
 #ifndef PROF_COUNT_CAP
 #define PROF_COUNT_CAP (4 * PROF_COUNT_TARGET)
 #endif
@@ -2076,6 +2078,19 @@ P_FN void open_windows(void) {
 #define PROF_COUNT_ALL_SHARE 50
 #endif
 static double all_budget; /* ticks the next epoch's full counts may cost */
+/* EXACT CALLS (`edgeprobe prof --exact-calls`). Every function is counted
+ * in full in every epoch, whatever it costs: its entry probe stays on all
+ * epoch, the window's K calls go to the handler and every other call to
+ * the skip path (a few ticks each on x86-64; through the handler
+ * elsewhere, and for the -finstrument-functions provider). No count ends,
+ * so no call is estimated. The price is a counted call per call: on lua,
+ * whose probed calls come every ~25 ticks, that is far above what the
+ * sampled counts cost (README, "Exact calls"). */
+#define PROF_EXACT_CAP (1ull << 40) /* all_cap then: more calls than an epoch has */
+P_FN void set_exact_calls(int on) {
+    prof_exact_calls = on;
+    __atomic_store_n(&all_cap, on ? PROF_EXACT_CAP : PROF_ALL_CAP_START, __ATOMIC_RELAXED);
+}
 /* What counting a call costs, in ticks: calibrated (function probes), else
  * the profiler's ticks over its events so far, all threads (the epoch
  * thread's, each epoch). */
@@ -2179,7 +2194,9 @@ P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t no
     f->obs_open = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE) & 1;
     if (prof_mode != PROF_MODE_SAMPLE) return;
     counted_functions += c != 0;
-    if (f->samples && (double)f->min >= PROF_COUNT_ALL_RATIO * cost && calls * cost <= all_budget) {
+    if (prof_exact_calls) {
+        next = PROF_OBS_ALL; /* EXACT CALLS: all_cap is no cap */
+    } else if (f->samples && (double)f->min >= PROF_COUNT_ALL_RATIO * cost && calls * cost <= all_budget) {
         all_budget -= calls * cost;
         next = PROF_OBS_ALL; /* cheap against the call and the epoch: exact */
     } else if (by_trampoline) { /* from the tick to the count's end */
@@ -2314,7 +2331,7 @@ P_FN void fold_epoch(uint64_t now) {
     __atomic_store(&epoch_own_last, &own, __ATOMIC_RELAXED);
     all_budget = (own > (double)wall ? own : (double)wall) / PROF_COUNT_ALL_SHARE;
     set_count_target(own > (double)wall ? own : (double)wall); /* from the last fold's functions */
-    if (event_ticks > 0) { /* the cheapest count sets it: the cap is for phases, the budget for cost */
+    if (event_ticks > 0 && !prof_exact_calls) { /* the cheapest count sets it: the cap is for phases, the budget for cost */
         double cheapest = fentry_mode && cal_skip ? (double)cal_skip : event_ticks;
         __atomic_store_n(&all_cap, (uint64_t)(2 * all_budget / cheapest) + PROF_COUNT_CAP, __ATOMIC_RELAXED);
     }
@@ -2502,6 +2519,7 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
     prof_k = k > 0 ? (unsigned)k : PROF_DEFAULT_K;
     prof_settle = settle >= 0 ? (unsigned long)settle : PROF_DEFAULT_SETTLE;
     prof_epoch_ms = ep > 0 ? (unsigned)ep : PROF_DEFAULT_EPOCH_MS;
+    set_exact_calls(env_long(PROF_ENV_EXACT_CALLS, 0) == 1);
     prof_top = (int)env_long(PROF_ENV_TOP, PROF_DEFAULT_TOP);
     if (reserve_tables()) {
         fprintf(stderr, "edgeprobe profiler: cannot reserve memory; not started\n");
@@ -3158,14 +3176,16 @@ P_FN void write_probe_line(FILE *o, const run_totals *rt) {
                "%llu entries not patchable, %llu exits tail-called; %llu functions, %llu of them never sampled\n",
             sites_discovered, sites_entry, sites_exit, sites_bound, bind_errors, sites_unpatchable, sites_tail,
             rt->nfuncs, rt->broken);
+    fprintf(o, "calls are counted from each site's binding on: the provider finds a site at its first call, and its "
+               "calls until the epoch thread binds it (up to an epoch's) are not seen\n");
     write_unobservable(o, rt);
 }
 
 P_FN void write_header(FILE *o, const run_totals *rt) {
     char settled[64] = "";
     if (prof_settle) snprintf(settled, sizeof settled, " (%u after %lu samples)", window_k_settled(), prof_settle);
-    fprintf(o, "\n=== edgeprobe profiler: mode %s, K=%u%s, epoch %u ms, toggling via %s ===\n",
-            prof_mode_name(prof_mode), prof_k, settled, prof_epoch_ms,
+    fprintf(o, "\n=== edgeprobe profiler: mode %s%s, K=%u%s, epoch %u ms, toggling via %s ===\n",
+            prof_mode_name(prof_mode), prof_exact_calls ? " (exact calls)" : "", prof_k, settled, prof_epoch_ms,
             prof_toggle_provider ? "provider API" : "call patch API");
     fprintf(o, "run %.3f s wall, %.3f s CPU, TSC %.3f GHz, %llu thread(s) hit probes\n", rt->secs, rt->cpu_ns / 1e9,
             1.0 / rt->ns_per_tick, rt->threads);
@@ -3462,7 +3482,9 @@ __attribute__((PROF_AT_EXIT noinline)) NOI void edgeprobe_profiler_stop(void) {
  * `edgeprobe list|enable|top|trace PID` reach the process, and adds the
  * profiler's requests to it (edgeprobe__ctl_ext, header section 28):
  *
- *     prof start K EPOCH_MS   ok <functions>   every function on, windows open
+ *     prof start K EPOCH_MS [exact]
+ *                             ok <functions>   every function on, windows open
+ *                                              (exact: EXACT CALLS)
  *     prof stop PATH [SVG] [graph] [sort=KEY] [folded=PATH]
  *                             ok               the report written to PATH
  *                                              (absolute), everything off
@@ -3543,11 +3565,12 @@ P_FN void park_functions(void) {
             if (s->state == 1) site_off(s);
     }
 }
-P_FN int attached_begin(long k, long epoch_ms) {
+P_FN int attached_begin(long k, long epoch_ms, int exact_calls) {
     if (reserve_tables()) return EDGEPROBE_ENOMEM;
     prof_mode = PROF_MODE_SAMPLE;
     prof_k = (unsigned)k;
     prof_epoch_ms = (unsigned)epoch_ms;
+    set_exact_calls(exact_calls);
     reset_counters();
     clocks_start();
     first_tick(); /* before the handlers run: their looks count from it, not from the last profile's tick */
@@ -3573,18 +3596,18 @@ P_FN void attached_end(FILE *o, const report_opts *opts) {
     if (o) write_report(o, opts, &rt);
     pthread_mutex_unlock(&report_lock);
 }
-/* "prof start K EPOCH_MS" and "prof stop PATH [SVG] [graph] [sort=KEY]
+/* "prof start K EPOCH_MS [exact]" and "prof stop PATH [SVG] [graph] [sort=KEY]
  * [folded=PATH]" (see above); args[0] is "prof". */
 P_FN int attached_request(char **args, int nargs, char *reply, unsigned cap) {
     long k, epoch;
     report_opts opts;
     FILE *o;
     int n;
-    if (!strcmp(args[1], "start") && nargs == 4) {
+    if (!strcmp(args[1], "start") && (nargs == 4 || (nargs == 5 && !strcmp(args[4], "exact")))) {
         if (prof_parse_long(args[2], &k) || k < 1 || prof_parse_long(args[3], &epoch) || epoch < 1)
             return snprintf(reply, cap, "error EDGEPROBE_EINVAL prof start wants K and EPOCH_MS, both positive\n");
         if (prof_running) return snprintf(reply, cap, "error EDGEPROBE_EBUSY a profile is running\n");
-        return snprintf(reply, cap, "ok %d\n", attached_begin(k, epoch));
+        return snprintf(reply, cap, "ok %d\n", attached_begin(k, epoch, nargs == 5));
     }
     if (!strcmp(args[1], "stop") && nargs >= 3) {
         if (!prof_running) return snprintf(reply, cap, "error EDGEPROBE_ENOENT no profile is running\n");

@@ -8,6 +8,8 @@
 # per-round ratios against plain, and of the tree's against BASE's.
 # PROF_AB_DEFS="-DNAME=VALUE ...": BASE's agent is built with these (an
 # experiment: BASE = HEAD and a macro of tools/prof_agent.c changed).
+# PROF_AB_TREE_ARGS="--exact-calls ...": `prof` options for this tree's runs
+# alone (BASE = HEAD: an option against the default).
 # Output: bench/out/prof-ab/summary.md.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,7 +28,8 @@ run_one() { # CONFIG PROGRAM -> CPU seconds
     local pre=()
     case $1 in
     base) pre=(env "EDGEPROBE_PROF_LIB=$ROOT/$OUT/agent-base.so" "$EP" prof -q -o /dev/null --) ;;
-    tree) pre=(env "EDGEPROBE_PROF_LIB=$ROOT/build/libedgeprobe-prof.so" "$EP" prof -q -o /dev/null --) ;;
+    # shellcheck disable=SC2206
+    tree) pre=(env "EDGEPROBE_PROF_LIB=$ROOT/build/libedgeprobe-prof.so" "$EP" prof -q -o /dev/null ${PROF_AB_TREE_ARGS:-} --) ;;
     esac
     # shellcheck disable=SC2046
     /usr/bin/time -f '%U %S' -o "$OUT/t" "${pre[@]}" $(real_workload "$2" "$OUT" "${PROF_AB_LUA_N:-5}") >/dev/null 2>"$OUT/err"
@@ -42,7 +45,7 @@ for r in $(seq "$ROUNDS"); do
         done
     done
 done
-{ echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS rotated rounds; base $BASE ($(git rev-parse --short "$BASE"))${PROF_AB_DEFS:+ built with $PROF_AB_DEFS}"
+{ echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg); $ROUNDS rotated rounds; base $BASE ($(git rev-parse --short "$BASE"))${PROF_AB_DEFS:+ built with $PROF_AB_DEFS}${PROF_AB_TREE_ARGS:+; the tree runs with $PROF_AB_TREE_ARGS}"
   echo
   echo "| program | plain CPU s | base agent | this tree's agent | base vs plain | tree vs plain | tree vs base |"
   echo "|---|---:|---:|---:|---:|---:|---:|"

@@ -11,7 +11,8 @@
 # 10%, the worst; then every function with MIN_CALLS exact calls, counted
 # exact or estimated, within 10%: what a full count that the budget grants
 # instead of an estimate shows). PROF_ACC_LIB=PATH profiles with another
-# build of the profiler library (an A/B: bench/real/common.sh base_agent).
+# build of the profiler library (an A/B: bench/real/common.sh base_agent);
+# PROF_ACC_ARGS="--exact-calls ...": `prof` options for the sampling runs.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -24,13 +25,15 @@ real_inputs "$OUT"
 make -s tools >/dev/null
 { echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), load $(cut -d' ' -f1-3 /proc/loadavg); $RUNS runs; functions with >= $MIN_CALLS exact calls, estimated in the sampling report"
   [[ -n ${PROF_ACC_LIB:-} ]] && echo "profiler library: $PROF_ACC_LIB"
+  [[ -n ${PROF_ACC_ARGS:-} ]] && echo "sampling runs with: $PROF_ACC_ARGS"
   echo; echo "| program | functions compared (all runs) | median estimate / exact | within 10% | within 25% | lowest | highest | all functions (exact too) | within 10% |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"; } >"$OUT/summary.md"
 for p in bzip2 lua zstd; do
     read -r -a cmd <<<"$(real_workload $p "$OUT" 2 2)"
     for r in $(seq "$RUNS"); do
         $EP prof --top 0 -q -o "$OUT/$p-on-$r.txt" --mode on -- "${cmd[@]}" >/dev/null
-        env ${PROF_ACC_LIB:+EDGEPROBE_PROF_LIB=$PROF_ACC_LIB} $EP prof --top 0 -q -o "$OUT/$p-sample-$r.txt" -- "${cmd[@]}" >/dev/null
+        # shellcheck disable=SC2086
+        env ${PROF_ACC_LIB:+EDGEPROBE_PROF_LIB=$PROF_ACC_LIB} $EP prof --top 0 -q -o "$OUT/$p-sample-$r.txt" ${PROF_ACC_ARGS:-} -- "${cmd[@]}" >/dev/null
     done
     python3 - "$OUT" "$p" "$RUNS" "$MIN_CALLS" <<'PY' >>"$OUT/summary.md"
 import statistics, sys

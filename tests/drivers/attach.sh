@@ -239,6 +239,30 @@ attach_second_profile() {
 }
 case_ attach-second-profile attach_second_profile
 
+# `prof -p PID --exact-calls` (the request `prof start K EPOCH_MS exact`):
+# a profile of the hot phase of tests/attach/phases.c counts every call of
+# hot() (about 20 ticks each, which a sampled profile estimates): the
+# report says so in its header and has no estimated row.
+attach_exact_calls() {
+    local d=$B/attach-exact-calls pid rc=0
+    attach_ready "$d" || return
+    gcc -O2 -fpatchable-function-entry=5 tests/attach/phases.c -o "$d/phases" || return 1
+    "./$d/phases" 3 0 2>"$d/out.txt" &
+    pid=$!
+    for _ in $(seq 50); do grep -q ready "$d/out.txt" && break; sleep 0.1; done
+    $EP attach $pid >"$d/attach.txt" && $EP prof -p $pid -d 1 --exact-calls -o "$d/report.txt" 2>"$d/prof.txt" || rc=1
+    wait $pid || rc=1
+    [[ $rc == 0 ]] || { echo "attach or prof failed"; cat "$d"/*.txt; return 1; }
+    head -12 "$d/report.txt"
+    grep -q '^=== edgeprobe profiler: mode sample (exact calls),' "$d/report.txt" || { echo "FAIL no (exact calls) in the header"; rc=1; }
+    awk '$1 == "function" { for (i = 1; i <= NF; i++) { if ($i == "calls") c = i; if ($i == "counted") k = i }; next }
+         c && $1 == "hot" { hot = $c; how = $k }
+         c && $k == "estimated" { printf "FAIL %s is estimated\n", $1; bad++ }
+         END { printf "hot: %s calls, %s\n", hot, how; exit bad || how != "exact" || hot < 1000 }' "$d/report.txt" || rc=1
+    return $rc
+}
+case_ attach-exact-calls attach_exact_calls
+
 # enable, top, trace and disable over the function probes of an attached
 # process, then detach: everything off again, hits no longer move.
 attach_commands_by_pid() {

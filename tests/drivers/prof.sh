@@ -635,6 +635,76 @@ prof_alternating() {
 }
 case_ prof-alternating prof_alternating
 
+# --exact-calls (README, "Exact calls"): every call counted, none estimated,
+# whatever the calls' pattern. Known counts: the truth program (three
+# threads, calls of 100 ticks to 30,000), bursts (a burst of short calls
+# after an idle phase, every round), alternating (phases of a few epochs
+# with none between) and the provider (-finstrument-functions: counted by
+# the handler, no skip path). Every function of the truth must read its
+# calls exactly, labelled exact, and no row of the report may be
+# estimated; the truth's p50s are held to prof-truth's bounds.
+prof_exact_check() { # TRUTH REPORT
+    awk '
+        FNR == NR { truth[$1] = $2; next }
+        $1 == "function" { for (i = 1; i <= NF; i++) { if ($i == "calls") c = i; if ($i == "counted") k = i }; next }
+        c && k && $k == "estimated" { printf "FAIL %s is estimated\n", $1; bad++ }
+        c && ($1 in truth) { got[$1] = $c; how[$1] = $k }
+        END {
+            if (!c || !k) { print "FAIL no calls or counted column in the report"; exit 1 }
+            for (f in truth) {
+                ok = (f in got) && got[f] == truth[f] && how[f] == "exact"
+                printf "%s %-12s calls %9d, reported %9s %s\n", ok ? "ok" : "FAIL", f, truth[f], got[f], how[f]
+                bad += !ok
+            }
+            exit bad != 0
+        }' "$1" "$2"
+}
+prof_exact_calls() {
+    local d=$B/prof-exact-calls bad=0
+    mkdir -p "$d"
+    prof_tools || return 1
+    gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/truth.c -pthread -o "$d/truth" &&
+        gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/bursts.c -pthread -o "$d/bursts" &&
+        gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/alternating.c -o "$d/alternating" &&
+        gcc -O2 $WARN -finstrument-functions tests/prof/bursts.c -pthread -L"$PWD/build" -ledgeprobe-hooks \
+            -Wl,-rpath,"$PWD/build" -o "$d/bursts-provider" || return 1
+    "./$d/truth" 3 4000 "$d/truth.txt" time || return 1
+    local ep=(./build/edgeprobe prof -q --top 0 --exact-calls)
+    "${ep[@]}" -o "$d/truth-report.txt" -- "./$d/truth" 3 4000 "$d/counted.txt" || return 1
+    head -12 "$d/truth-report.txt"
+    grep -q '^=== edgeprobe profiler: mode sample (exact calls),' "$d/truth-report.txt" ||
+        { echo "FAIL the header does not say exact calls"; bad=1; }
+    echo "truth, 3 threads:"
+    prof_exact_check <(cut -d' ' -f1-2 "$d/counted.txt") "$d/truth-report.txt" || bad=1
+    prof_truth_check "$d/truth.txt" "$d/truth-report.txt" || bad=1
+    "${ep[@]}" -o "$d/bursts-report.txt" -- "./$d/bursts" 20 >"$d/bursts-truth.txt" || return 1
+    echo "bursts:"
+    prof_exact_check "$d/bursts-truth.txt" "$d/bursts-report.txt" || bad=1
+    "${ep[@]}" -o "$d/alt-report.txt" -- "./$d/alternating" 12 60000000 100 >"$d/alt-truth.txt" || return 1
+    echo "alternating:"
+    prof_exact_check "$d/alt-truth.txt" "$d/alt-report.txt" || bad=1
+    # the provider finds a site at its first call: the calls until it is
+    # bound (within the first epoch) are not seen, and the header says so;
+    # an epoch in which a later site (an inlined copy) closed the window
+    # until it was bound is estimated, and says so (at most 1.5)
+    "${ep[@]}" -o "$d/provider-report.txt" -- "./$d/bursts-provider" 8 >"$d/provider-truth.txt" || return 1
+    echo "bursts, -finstrument-functions (calls from the binding on: 0.5 to 1 of the truth, exact; to 1.5, estimated):"
+    grep -q "^calls are counted from each site's binding on" "$d/provider-report.txt" ||
+        { echo "FAIL the provider's report does not say where its counts start"; bad=1; }
+    awk '
+        FNR == NR { truth[$1] = $2; next }
+        $1 == "function" { for (i = 1; i <= NF; i++) { if ($i == "calls") c = i; if ($i == "counted") k = i }; next }
+        c && ($1 == "burst_leaf" || $1 == "burst_mid") {
+            seen++; r = $c / truth[$1]; ok = r >= 0.5 && (r <= 1 && $k == "exact" || r <= 1.5 && $k == "estimated")
+            printf "%s %-12s calls %9d, reported %9d %s (x%.3f)\n", ok ? "ok" : "FAIL", $1, truth[$1], $c, $k, r
+            bad += !ok
+        }
+        END { if (seen != 2) { print "FAIL burst_leaf or burst_mid missing"; exit 1 }; exit bad != 0 }' \
+        "$d/provider-truth.txt" "$d/provider-report.txt" || bad=1
+    return $bad
+}
+case_ prof-exact-calls prof_exact_calls
+
 # A timed call still running when its epoch is weighed (tests/prof/
 # straddle.c, with -k 1000): a 30 M-tick call of shared_work among 20,000
 # calls of 100 ticks on another thread. Its exit took the weight the fold
