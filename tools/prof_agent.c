@@ -3504,6 +3504,8 @@ P_FN void reset_function(prof_func *f) {
     f->win_samples = f->win_entries = 0;
     f->obs_count = 0;
     f->obs_len = PROF_OBS_ALL;
+    f->obs_cap = 0; /* the first epoch's cap (all_cap), not the last profile's count: an exact profile
+                       after a sampled one had its first epoch estimated */
     f->obs_open = 1;
     f->obs_rate = f->est_calls = f->obs_seen = 0;
     f->rest_span = f->rest_rate = 0; /* the last profile's rest is none of this one's (THE REST) */

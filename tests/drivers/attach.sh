@@ -242,15 +242,18 @@ case_ attach-second-profile attach_second_profile
 # `prof -p PID --exact-calls` (the request `prof start K EPOCH_MS exact`):
 # a profile of the hot phase of tests/attach/phases.c counts every call of
 # hot() (about 20 ticks each, which a sampled profile estimates): the
-# report says so in its header and has no estimated row.
+# report says so in its header and has no estimated row. It follows a
+# sampled profile (--stay), whose last count's cap must not carry into
+# the exact profile's first epoch (it did: that epoch was estimated).
 attach_exact_calls() {
     local d=$B/attach-exact-calls pid rc=0
     attach_ready "$d" || return
     gcc -O2 -fpatchable-function-entry=5 tests/attach/phases.c -o "$d/phases" || return 1
-    "./$d/phases" 3 0 2>"$d/out.txt" &
+    "./$d/phases" 4 0 2>"$d/out.txt" &
     pid=$!
     for _ in $(seq 50); do grep -q ready "$d/out.txt" && break; sleep 0.1; done
-    $EP attach $pid >"$d/attach.txt" && $EP prof -p $pid -d 1 --exact-calls -o "$d/report.txt" 2>"$d/prof.txt" || rc=1
+    $EP attach $pid >"$d/attach.txt" && $EP prof -p $pid -d 0.5 --stay -o "$d/report-sampled.txt" 2>"$d/prof-1.txt" &&
+        $EP prof -p $pid -d 1 --exact-calls -o "$d/report.txt" 2>"$d/prof.txt" || rc=1
     wait $pid || rc=1
     [[ $rc == 0 ]] || { echo "attach or prof failed"; cat "$d"/*.txt; return 1; }
     head -12 "$d/report.txt"
