@@ -671,6 +671,12 @@ EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_lost_exits(void);
  * starts at 0: see 27.2). */
 EDGEPROBE__X86_ONLY long edgeprobe_func_skip(int id, long n);
 EDGEPROBE__X86_ONLY unsigned long edgeprobe_func_thread_skipped(void);
+/* The calls of function probe `id` that found their thread already inside
+ * a handler (a signal handler that interrupted one, or a handler's own
+ * call of a probed function): no handler ran for them. A count since the
+ * object was loaded, or EDGEPROBE_EINVAL, EDGEPROBE_EUNLOADED. A profiler
+ * that counts every call adds them. Lock-free. */
+EDGEPROBE__X86_ONLY long edgeprobe_func_nested(int id);
 #define EDGEPROBE_FUNC_DEPTH 65536
 
 /* 6.2 The -finstrument-functions provider. Define EDGEPROBE_PROVIDER in the
@@ -5538,6 +5544,7 @@ typedef struct edgeprobe__func_point {
     long skip_left;            /* > 0: calls the stubs' head (27.4) counts
                                   without handlers (edgeprobe_func_skip)     */
     long skip_armed;           /* what skip_left was last set to            */
+    unsigned long nested;      /* calls inside a handler: none ran (edgeprobe_func_nested) */
     struct edgeprobe__func_object *obj;
     unsigned char *stub;       /* this function's stub (EDGEPROBE__STUB_BYTES) */
     unsigned char form;
@@ -5833,7 +5840,10 @@ EDGEPROBE__FN void edgeprobe__func_entry_c(edgeprobe__func_point *fp, uint64_t *
     edgeprobe__func_bind *b;
     edgeprobe_func_call call;
     if (!t && !(t = edgeprobe__func_thread_new())) return;
-    if (!(rd = edgeprobe__func_enter(r))) return;
+    if (!(rd = edgeprobe__func_enter(r))) {
+        __atomic_add_fetch(&fp->nested, 1, __ATOMIC_RELAXED); /* counted, not handled */
+        return;
+    }
     b = (edgeprobe__func_bind *)__atomic_load_n(&fp->pt.binding, __ATOMIC_ACQUIRE);
     if (b) {
         edgeprobe__count_point_hit(&fp->pt); /* `edgeprobe top` */
@@ -7033,6 +7043,14 @@ EDGEPROBE__FN long edgeprobe_func_skip(int id, long n) {
      * reached 0, and any below it, ran the handlers */
     return armed > 0 ? armed - (left > 1 ? left : 1) : 0;
 }
+EDGEPROBE__FN long edgeprobe_func_nested(int id) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
+    edgeprobe__func_point *fp;
+    int rc;
+    if (!r) return EDGEPROBE_EINVAL;
+    if ((rc = edgeprobe__func_point_by_id(r, id, &fp)) < 0) return rc;
+    return (long)__atomic_load_n(&fp->nested, __ATOMIC_RELAXED);
+}
 EDGEPROBE__FN unsigned long edgeprobe_func_thread_skipped(void) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
     struct edgeprobe__func_state *fs = r ? __atomic_load_n(&r->fstate, __ATOMIC_ACQUIRE) : 0;
@@ -7084,6 +7102,7 @@ EDGEPROBE__FN int edgeprobe_func_off(int id) { return (void)id, EDGEPROBE_ENOTSU
 EDGEPROBE__FN unsigned long edgeprobe_func_lost_exits(void) { return 0; }
 EDGEPROBE__FN long edgeprobe_func_skip(int id, long n) { return (void)id, (void)n, EDGEPROBE_ENOTSUP; }
 EDGEPROBE__FN unsigned long edgeprobe_func_thread_skipped(void) { return 0; }
+EDGEPROBE__FN long edgeprobe_func_nested(int id) { return (void)id, EDGEPROBE_ENOTSUP; }
 #endif
 #endif
 #ifndef EDGEPROBE_FREESTANDING

@@ -308,11 +308,13 @@ int cmd_prof(int argc, char **argv) {
             if (m < 0 || m == PROF_MODE_NONE) return usage_error("unknown mode", v);
             mode = v;
         } else if (!strcmp(a, "-k")) {
-            if ((k = non_negative(v)) < 1) return usage_error("-k needs a positive number, not", v);
+            if ((k = non_negative(v)) < 1 || k > PROF_MAX_K)
+                return usage_error("-k needs a number from 1 to " PROF_STR(PROF_MAX_K) ", not", v);
         } else if (!strcmp(a, "--settle")) {
             if ((settle = non_negative(v)) < 0) return usage_error("--settle needs a number of samples, not", v);
         } else if (!strcmp(a, "--epoch")) {
-            if ((epoch = non_negative(v)) < 1) return usage_error("--epoch needs a positive number of ms, not", v);
+            if ((epoch = non_negative(v)) < 1 || epoch > PROF_MAX_EPOCH_MS)
+                return usage_error("--epoch needs a number of ms from 1 to " PROF_STR(PROF_MAX_EPOCH_MS) ", not", v);
         } else if (!strcmp(a, "--top")) {
             if ((top = non_negative(v)) < 0) return usage_error("--top needs a number, not", v);
         } else {
@@ -320,6 +322,8 @@ int cmd_prof(int argc, char **argv) {
         }
         i++;
     }
+    if (running.exact_calls && ((mode && strcmp(mode, "sample")) || report_now))
+        return usage_error("--exact-calls counts the calls of a sampling profile, not with", report_now ? "--report-now" : mode);
     snprintf(views.folded_tmp, sizeof views.folded_tmp, "%s.folded", views.flame ? views.flame : report);
     if (running.pid) {
         if (i < argc) return usage_error("-p profiles a running process: no PROGRAM, not", argv[i]);

@@ -37,6 +37,8 @@
 #define PROF_DEFAULT_SETTLE 0    /* a function's samples after which its windows take K / 5; 0: never */
 #define PROF_DEFAULT_EPOCH_MS 10 /* re-activation period */
 #define PROF_DEFAULT_TOP 25      /* report rows; 0: all */
+#define PROF_MAX_K 1000000       /* -k: more would overflow the windows' entry counts */
+#define PROF_MAX_EPOCH_MS 3600000 /* --epoch: an hour (poll's timeout is an int of ms) */
 #define PROF_STR_(x) #x
 #define PROF_STR(x) PROF_STR_(x) /* a default in the command's usage text */
 
