@@ -2618,7 +2618,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #endif
 
 /* ---- 14. the root: process-wide state                        >>root ---- */
-#define EDGEPROBE__ABI 12u /* 12: the stub head (func_state.tls_offset, register_frame) */
+#define EDGEPROBE__ABI 13u /* 13: func_point.nested; 12: the stub head (func_state.tls_offset, register_frame) */
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
 #define EDGEPROBE__HIT_CHUNK_BYTES (EDGEPROBE__STRIPES * EDGEPROBE__CHUNK * sizeof(uint64_t))
 

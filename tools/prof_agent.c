@@ -1795,6 +1795,7 @@ NOI void fentry_on_exit(const edgeprobe_func_call *call, void *user) {
  * function probes are loaded now (edgeprobe_func_scan); the new ones'
  * records are paged in ahead (markers among the new points take none).
  * Not from a handler. */
+P_FN uint64_t take_nested(prof_func *f, int whole);
 P_FN int fentry_adopt(long functions) {
     int id, n = edgeprobe_point_count(), adopted = 0;
     if (functions > fentry_functions)
@@ -1829,6 +1830,7 @@ P_FN int fentry_adopt(long functions) {
         }
         if (prof_mode == PROF_MODE_OFF) edgeprobe_func_off(id);
         f->skip_site = id + 1;
+        take_nested(f, 0); /* another tool's handlers may have had it on: from now (NESTED CALLS) */
         sites_bound++;
         ps->next = f->sites;
         __atomic_store_n(&f->sites, ps, __ATOMIC_RELEASE);
@@ -2204,6 +2206,14 @@ P_FN uint64_t take_nested(prof_func *f, int whole) {
     f->nested_seen = n;
     return whole ? (uint64_t)d : 0;
 }
+/* At the end: the nested calls of functions asleep (DORMANT), which wake
+ * nobody (no handler runs for them). Their windows are open: whole when
+ * every call is counted, as fold_function would take them. */
+P_FN void take_nested_asleep(void) {
+    prof_func *f;
+    for (f = fn_all; f; f = f->next_all)
+        if (__atomic_load_n(&f->dormant, __ATOMIC_ACQUIRE)) f->est_calls += (double)take_nested(f, prof_exact_calls || prof_mode == PROF_MODE_ON);
+}
 P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t now, unsigned ended) {
     uint64_t c, len = f->obs_len, next, cap = 0;
     int by_trampoline = f->skip_site && cal_skip; /* SKIPPED COUNTS */
@@ -2559,7 +2569,10 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
     exact = getenv(PROF_ENV_EXACT_CALLS);
     if (exact && strcmp(exact, "0") && strcmp(exact, "1"))
         fprintf(stderr, "edgeprobe profiler: %s is 0 or 1, not %s; calls are sampled\n", PROF_ENV_EXACT_CALLS, exact);
-    set_exact_calls(exact && !strcmp(exact, "1"));
+    else if (exact && !strcmp(exact, "1") && prof_mode != PROF_MODE_SAMPLE)
+        fprintf(stderr, "edgeprobe profiler: %s is for mode sample, not %s; ignored\n", PROF_ENV_EXACT_CALLS,
+                prof_mode_name(prof_mode));
+    set_exact_calls(exact && !strcmp(exact, "1") && prof_mode == PROF_MODE_SAMPLE);
     prof_top = (int)env_long(PROF_ENV_TOP, PROF_DEFAULT_TOP);
     if (reserve_tables()) {
         fprintf(stderr, "edgeprobe profiler: cannot reserve memory; not started\n");
@@ -3120,6 +3133,7 @@ P_FN void stop_sampling(run_totals *rt) {
     }
     edgeprobe_set_discovery(0, 0);
     fold_epoch(rt->tsc_end); /* the last epoch's calls */
+    take_nested_asleep();
     disarm_all();
 }
 
@@ -3372,11 +3386,20 @@ P_FN void write_debug(FILE *o) {
     }
 }
 
+/* The chart: the sampled rows alone (a row without samples has calls, no
+ * latency to draw), in the table's order; moved to the front in place. */
 P_FN void write_chart(const char *path, row *rows, int n, const run_totals *rt) {
     char title[256];
+    int i, sampled = 0;
+    for (i = 0; i < n; i++)
+        if (rows[i].f->samples) {
+            row keep = rows[i];
+            memmove(&rows[sampled + 1], &rows[sampled], (size_t)(i - sampled) * sizeof *rows);
+            rows[sampled++] = keep;
+        }
     snprintf(title, sizeof title, "edgeprobe profiler: %d functions sampled, %llu samples, K=%u, epoch %u ms, %.2f s",
-             n, rt->samples, prof_k, prof_epoch_ms, rt->secs);
-    write_svg(path, rows, n, rt->ns_per_tick, rt->run_ns, title);
+             sampled, rt->samples, prof_k, prof_epoch_ms, rt->secs);
+    if (sampled) write_svg(path, rows, sampled, rt->ns_per_tick, rt->run_ns, title);
 }
 
 /* What a report holds beyond the table: from the environment (a launched
