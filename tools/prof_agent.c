@@ -1555,16 +1555,11 @@ P_FN unsigned hash_str(const char *s) {
     while (*s) h = (h ^ (unsigned char)*s++) * 16777619u;
     return h;
 }
-/* Set while the epoch thread adopts the functions of an object loaded
- * during a profile: calls made between the load and the adoption (up to
- * an epoch) are not seen, and the report says so (`from-load`). */
-static int adopting_late;
 /* A new function record (function-entry mode: one per probe, no lookup). */
 P_FN prof_func *func_new(const char *name) {
     prof_func *f = (prof_func *)arena_alloc(sizeof *f);
     if (!f) return 0;
     f->name = name;
-    f->from_load = adopting_late;
     f->obs_len = PROF_OBS_ALL; /* the first epoch counts every call, up to the cap */
     f->next_all = fn_all;
     __atomic_store_n(&fn_all, f, __ATOMIC_RELEASE);
@@ -1794,9 +1789,11 @@ NOI void fentry_on_exit(const edgeprobe_func_call *call, void *user) {
  * functions' windows open (odd seq) with them. functions: how many
  * function probes are loaded now (edgeprobe_func_scan); the new ones'
  * records are paged in ahead (markers among the new points take none).
- * Not from a handler. */
+ * late: the epoch thread adopts an object loaded during the profile, whose
+ * calls before now (up to an epoch) were not seen (`from-load`). Not from
+ * a handler. */
 P_FN uint64_t take_nested(prof_func *f, int whole);
-P_FN int fentry_adopt(long functions) {
+P_FN int fentry_adopt(long functions, int late) {
     int id, n = edgeprobe_point_count(), adopted = 0;
     if (functions > fentry_functions)
         arena_populate((size_t)(functions - fentry_functions) * (ARENA_ROUND(sizeof(prof_func)) + ARENA_ROUND(sizeof(prof_site))));
@@ -1818,6 +1815,7 @@ P_FN int fentry_adopt(long functions) {
         }
         if (info.name[0] == '0' && info.name[1] == 'x') fentry_unnamed++;
         if (!(f = func_new(info.name)) || !(ps = (prof_site *)arena_alloc(sizeof *ps))) continue;
+        f->from_load = late;
         ps->id = id;
         ps->kind = EDGEPROBE_KIND_FUNCTION;
         ps->addr = (unsigned char *)info.site;
@@ -2105,7 +2103,7 @@ static double all_budget; /* ticks the next epoch's full counts may cost */
  * the skip path (a few ticks each on x86-64; through the handler
  * elsewhere, and for the -finstrument-functions provider). No count ends,
  * so no call is estimated. The price is a counted call per call: on lua,
- * whose probed calls come every ~25 ticks, that is far above what the
+ * whose probed calls come every ~9 ticks, that is far above what the
  * sampled counts cost (README, "Exact calls"). */
 #define PROF_EXACT_CAP (1ull << 62) /* all_cap then: more calls than an epoch has (a long fits it) */
 P_FN void set_exact_calls(int on) {
@@ -2207,22 +2205,22 @@ P_FN uint64_t take_nested(prof_func *f, int whole) {
     return whole ? (uint64_t)d : 0;
 }
 /* At the end: the nested calls of functions asleep (DORMANT), which wake
- * nobody (no handler runs for them). Their windows are open: whole when
- * every call is counted, as fold_function would take them. */
+ * nobody (no handler runs for them). Their windows are open and their
+ * intervals never ended: taken as fold_function takes them. */
 P_FN void take_nested_asleep(void) {
     prof_func *f;
     for (f = fn_all; f; f = f->next_all)
-        if (__atomic_load_n(&f->dormant, __ATOMIC_ACQUIRE)) f->est_calls += (double)take_nested(f, prof_exact_calls || prof_mode == PROF_MODE_ON);
+        if (__atomic_load_n(&f->dormant, __ATOMIC_ACQUIRE)) f->est_calls += (double)take_nested(f, f->obs_len == PROF_OBS_ALL);
 }
 P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t now, unsigned ended) {
     uint64_t c, len = f->obs_len, next, cap = 0;
     int by_trampoline = f->skip_site && cal_skip; /* SKIPPED COUNTS */
     double cost = by_trampoline ? (double)cal_skip : event_ticks; /* a call counted */
     skip_take(f, 1, 1);
-    c = __atomic_exchange_n(&f->obs_count, 0, __ATOMIC_RELAXED) + take_nested(f, len == PROF_OBS_ALL &&
-                                                                                 __atomic_load_n(&f->obs_end_mark, __ATOMIC_ACQUIRE) != ended + 1);
-    double seen = __atomic_load_n(&f->obs_end_mark, __ATOMIC_ACQUIRE) == ended + 1 ? f->obs_seen
-                  : len == PROF_OBS_ALL ? own : threads_observed_at_tick(len, now, ended);
+    c = __atomic_exchange_n(&f->obs_count, 0, __ATOMIC_RELAXED);
+    int ended_early = __atomic_load_n(&f->obs_end_mark, __ATOMIC_ACQUIRE) == ended + 1;
+    c += take_nested(f, len == PROF_OBS_ALL && !ended_early);
+    double seen = ended_early ? f->obs_seen : len == PROF_OBS_ALL ? own : threads_observed_at_tick(len, now, ended);
     if (seen > own) seen = own;
     /* not every call seen: an estimate, even of none (an interval that
      * ended before a burst came counted 0, and was called exact) */
@@ -2426,11 +2424,8 @@ P_FN void *bg_main(void *arg) {
         /* dlopen: new points (a marker's too; the scan's count of functions
          * is no point id, and held against fentry_seen a program's markers
          * hid libraries it loaded later) */
-        if (fentry_mode && (functions = edgeprobe_func_scan()) > 0 && edgeprobe_point_count() > fentry_seen) {
-            adopting_late = 1;
-            fentry_adopt(functions);
-            adopting_late = 0;
-        }
+        if (fentry_mode && (functions = edgeprobe_func_scan()) > 0 && edgeprobe_point_count() > fentry_seen)
+            fentry_adopt(functions, 1);
         bind_pending();
         if (prof_mode != PROF_MODE_OFF) open_windows();
         fold_epoch(rdtsc());
@@ -2534,7 +2529,7 @@ P_FN void first_tick(void) {
  * the first time, the calibration. */
 P_FN void adopt_functions(void) {
     long functions = edgeprobe_func_scan();
-    if (functions > 0) fentry_adopt(functions);
+    if (functions > 0) fentry_adopt(functions, 0);
     if (sites_discovered) { /* the program's functions, not just ours */
         if (!fentry_mode) calibrate();
         fentry_mode = 1;
@@ -3293,19 +3288,21 @@ P_FN void where_of(const prof_func *f, char *out, size_t n) {
         if (*c == ' ') *c = '?'; /* the columns are whitespace-separated */
 }
 /* The first EDGEPROBE_PROF_TOP rows (0: all). */
+/* The table's columns as text: its heading, and the rows of functions
+ * never timed. */
+#define TABLE_TEXT "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %10s %12s %12s %7s %7s %-9s %s\n"
 P_FN void write_table(FILE *o, const row *rows, int n, const run_totals *rt) {
     int i, limit = prof_top > 0 && prof_top < n ? prof_top : n;
     double tick = rt->ns_per_tick;
-    char where[600];
-    fprintf(o, "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %10s %12s %12s %7s %7s %-9s %s\n", "function",
-            "sampled", "calls", "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "max(tk)", "mean(ns)", "p50(ns)", "p99(ns)",
-            "total(ms)", "self(ms)", "share%", "self%", "counted", "where");
+    char where[600], calls[32];
+    fprintf(o, TABLE_TEXT, "function", "sampled", "calls", "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "max(tk)",
+            "mean(ns)", "p50(ns)", "p99(ns)", "total(ms)", "self(ms)", "share%", "self%", "counted", "where");
     for (i = 0; i < limit; i++) {
         const row *r = &rows[i];
         where_of(r->f, where, sizeof where);
         if (!r->f->samples) { /* calls seen, none timed: no latency, no time */
-            fprintf(o, "%-32s %9d %12.0f %10s %10s %10s %10s %10s %10s %10s %10s %12s %12s %7s %7s %-9s %s\n", fname(r->f),
-                    0, r->est_calls, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
+            snprintf(calls, sizeof calls, "%.0f", r->est_calls);
+            fprintf(o, TABLE_TEXT, fname(r->f), "0", calls, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
                     count_label(r->f), where);
             continue;
         }
