@@ -312,9 +312,11 @@ static unsigned fn_count;
  * add nothing to its estimate, and its window needs no re-opening) until
  * an entry wakes it: the entry, after counting itself, sees the flag and
  * pushes the function on `woken`, which the epoch thread takes at its next
- * pass. The two sides follow Dekker's pattern: the entry increments
- * f->entries then reads f->dormant, the epoch thread sets f->dormant then
- * reads f->entries again (both SEQ_CST), so one of them sees the other;
+ * pass. A site of it found later (the provider) shuts its window, which no
+ * entry then passes, so the discovery wakes it too. The two sides follow
+ * Dekker's pattern: the entry increments f->entries (the discovery moves
+ * f->seq) then reads f->dormant, the epoch thread sets f->dormant then
+ * reads f->entries and f->seq again (all SEQ_CST), so one sees the other;
  * whichever clears the flag (compare-and-swap) owns the function's return
  * to the awake set. A dormant function's banks of samples stop advancing,
  * and an entry that finds its bank two or more epochs stale claims it for
@@ -1383,6 +1385,13 @@ P_FN void push_woken(prof_func *f) {
     f->next_woken = __atomic_load_n(&woken, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&woken, &f->next_woken, f, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
 }
+/* f asleep: whoever clears the flag pushes it (DORMANT). */
+P_FN void wake(prof_func *f) {
+    int one = 1;
+    if (__atomic_load_n(&f->dormant, __ATOMIC_SEQ_CST) &&
+        __atomic_compare_exchange_n(&f->dormant, &one, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+        push_woken(f);
+}
 /* An entry of f in its open window seq: counted while inside the
  * observation interval; after it, the window closes once it has K samples
  * (or 8K entries: calls that never return, e.g. longjmp, must not keep it
@@ -1400,10 +1409,7 @@ P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now)
     uint64_t len = __atomic_load_n(&f->obs_len, __ATOMIC_RELAXED);
     unsigned epoch = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
     __atomic_fetch_add(&f->entries, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&f->dormant, __ATOMIC_SEQ_CST)) {
-        int one = 1;
-        if (__atomic_compare_exchange_n(&f->dormant, &one, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) push_woken(f);
-    }
+    wake(f);
     if (sampling && __atomic_load_n(&f->opened_for, __ATOMIC_RELAXED) > epoch &&
         (len != PROF_OBS_ALL || !counting(f, epoch))) { /* re-opened for the tick to come (TICK GAP) */
         if (!want && len == PROF_OBS_ALL) skip_arm(f, PROF_GAP_COUNT, epoch, 1);
@@ -1611,6 +1617,10 @@ P_FN void prof_discover(const edgeprobe_info *info, void *arg) {
     /* a site nobody observes yet: close the window (new even seq) */
     seq = __atomic_load_n(&f->seq, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(&f->seq, &seq, (seq | 1u) + 1u, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {}
+    /* asleep (DORMANT), it would stay shut: no entry of a shut window wakes
+     * it, and open_windows passes over it (a lost wake-up: prof-late-exit).
+     * Dekker's pattern with put_to_sleep, seq written, then dormant read. */
+    wake(f);
     s->next = f->sites;
     __atomic_store_n(&f->sites, s, __ATOMIC_RELEASE);
     __atomic_add_fetch(&f->nsites, 1, __ATOMIC_RELEASE);
@@ -2017,15 +2027,18 @@ P_FN void put_to_sleep(void) {
     for (i = 0; i < nawake; i++) {
         prof_func *f = awake[i];
         uint64_t entries = __atomic_load_n(&f->entries, __ATOMIC_SEQ_CST);
+        unsigned seq = __atomic_load_n(&f->seq, __ATOMIC_SEQ_CST);
         int one = 1, idle = prof_mode == PROF_MODE_SAMPLE && entries == f->entries_folded && f->obs_rate == 0 &&
                             f->obs_open && !__atomic_load_n(&f->busy, __ATOMIC_ACQUIRE) &&
                             !__atomic_load_n(&f->skip_armed, __ATOMIC_ACQUIRE) && /* its calls would wake nobody */
-                            (__atomic_load_n(&f->seq, __ATOMIC_ACQUIRE) & 1);
+                            (seq & 1);
         f->entries_folded = entries;
         if (idle) {
             __atomic_store_n(&f->dormant, 1, __ATOMIC_SEQ_CST);
-            if (__atomic_load_n(&f->entries, __ATOMIC_SEQ_CST) == entries) continue;
-            /* an entry came meanwhile: keep it, unless that entry woke it (then it is on `woken`) */
+            if (__atomic_load_n(&f->entries, __ATOMIC_SEQ_CST) == entries && __atomic_load_n(&f->seq, __ATOMIC_SEQ_CST) == seq)
+                continue;
+            /* an entry came meanwhile, or a new site shut its window (prof_discover): keep it, unless that
+             * entry or discovery woke it (then it is on `woken`) */
             if (!__atomic_compare_exchange_n(&f->dormant, &one, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) continue;
         }
         awake[n++] = f;
@@ -2133,7 +2146,9 @@ P_FN void measure_event_ticks(void) {
  * between PROF_COUNT_TARGET_MIN and PROF_COUNT_TARGET. At 128 each, the
  * 200 functions redis runs in an epoch counted 25,000 calls (about 8% of
  * the server's CPU); a program of a few functions still counts 128. */
+#ifndef PROF_COUNT_SHARE
 #define PROF_COUNT_SHARE 100
+#endif
 #define PROF_COUNT_TARGET_MIN 16
 static double count_target = PROF_COUNT_TARGET;
 static double skip_target; /* the same for counts the skip path takes */
