@@ -2021,17 +2021,21 @@ P_FN void take_woken(void) {
     for (; f; f = f->next_woken) awake[nawake++] = f;
 }
 /* After the fold of epoch e: the awake functions that had no entry in it,
- * with their window open and no rate, leave the set (DORMANT). */
+ * with their window open and no rate, leave the set (DORMANT). In mode off
+ * no handler runs, so every function sleeps: the epoch thread's passes over
+ * all of them were 1.75% of redis-server's CPU samples under `--mode off`,
+ * the cost that mode is meant to show without. */
 P_FN void put_to_sleep(void) {
     unsigned i, n = 0;
     for (i = 0; i < nawake; i++) {
         prof_func *f = awake[i];
         uint64_t entries = __atomic_load_n(&f->entries, __ATOMIC_SEQ_CST);
         unsigned seq = __atomic_load_n(&f->seq, __ATOMIC_SEQ_CST);
-        int one = 1, idle = prof_mode == PROF_MODE_SAMPLE && entries == f->entries_folded && f->obs_rate == 0 &&
-                            f->obs_open && !__atomic_load_n(&f->busy, __ATOMIC_ACQUIRE) &&
-                            !__atomic_load_n(&f->skip_armed, __ATOMIC_ACQUIRE) && /* its calls would wake nobody */
-                            (seq & 1);
+        int one = 1, idle = prof_mode == PROF_MODE_OFF ||
+                            (prof_mode == PROF_MODE_SAMPLE && entries == f->entries_folded && f->obs_rate == 0 &&
+                             f->obs_open && !__atomic_load_n(&f->busy, __ATOMIC_ACQUIRE) &&
+                             !__atomic_load_n(&f->skip_armed, __ATOMIC_ACQUIRE) && /* its calls would wake nobody */
+                             (seq & 1));
         f->entries_folded = entries;
         if (idle) {
             __atomic_store_n(&f->dormant, 1, __ATOMIC_SEQ_CST);
