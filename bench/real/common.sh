@@ -32,3 +32,23 @@ base_agent() {
     for f in include/edgeprobe.h tools/prof_agent.c tools/prof_common.h; do git show "$base:$f" >"$out/base/${f##*/}"; done
     cc -O2 -Wall -Wextra "$@" -I"$out/base" -fPIC -shared "$out/base/prof_agent.c" -o "$out/agent-base.so" -pthread -ldl
 }
+
+# redis_built: build/real/redis/fpe/src/redis-server, redis 7 from Debian's
+# sources (apt-get source: bench/real/fetch.sh adds a deb-src entry) built
+# with -fpatchable-function-entry=5 on every file of the server (its own
+# Makefile, its bundled deps, libc malloc); fetched and built if missing.
+# Returns 1, saying why, when it cannot be.
+redis_built() {
+    local src
+    [[ -x build/real/redis/fpe/src/redis-server ]] && return 0
+    if ! compgen -G "bench/real/src/redis-*/src/server.c" >/dev/null; then
+        bash bench/real/fetch.sh >/dev/null
+        (cd bench/real/src && apt-get source -qq redis 2>&1 | grep -v "^W: Download is performed unsandboxed" || true)
+    fi
+    src=$(ls -d bench/real/src/redis-*/ 2>/dev/null | head -1)
+    [[ -n $src ]] || { echo "no redis source: 'apt-get source redis' failed" >&2; return 1; }
+    mkdir -p build/real/redis && rm -rf build/real/redis/fpe && cp -a "$src" build/real/redis/fpe
+    make -C build/real/redis/fpe -j"$(nproc)" MALLOC=libc BUILD_TLS=no USE_SYSTEMD=no \
+        CFLAGS=-fpatchable-function-entry=5 >build/real/redis/build.log 2>&1 ||
+        { echo "the redis build failed: build/real/redis/build.log" >&2; return 1; }
+}

@@ -2,9 +2,10 @@
 # bench/real/prof_cost_parts.sh [RUNS] [PROGRAM] - where `edgeprobe prof`'s
 # cost on a program goes, from CPU samples rather than CPU times (this VM's
 # speed drifts by more than the parts to be told apart; shares within one
-# run do not). PROGRAM (default lua: bench.lua 5; or bzip2, zstd) is run
-# RUNS times (default 5) in each configuration, in a rotated order, under
-# `perf record -e cpu-clock`:
+# run do not). PROGRAM (default lua: bench.lua 5; or bzip2, zstd, redis:
+# redis-server under `redis-benchmark -n 200000 -c 10 -t set,get`, as
+# bench/real/prof_redis.sh runs it) is run RUNS times (default 5) in each
+# configuration, in a rotated order, under `perf record -e cpu-clock`:
 #   plain   the -fpatchable-function-entry=5 binary alone
 #   thread  plain, with a preloaded thread that only sleeps
 #           (bench/real/idle_thread.c): what any second thread costs
@@ -13,6 +14,7 @@
 #           PROF_COUNT_SHARE, PROF_COUNT_ALL_SHARE and PROF_SKIP_SHARE at
 #           10^6): the windows' K samples, no counts beyond them
 #   least   lean, with -k 1 --epoch 100: the least sampling the agent does
+#   sparse  `prof -k 1 --epoch 100`: the least sampling, counts as usual
 #   default `prof`
 #   exact   `prof --exact-calls`
 # (PROF_PARTS_CONFIGS="plain lean ...": some of them; plain is needed.)
@@ -35,15 +37,33 @@ PROG=${2:-lua}
 OUT=bench/out/prof-cost-parts
 EP=build/edgeprobe
 source bench/real/common.sh
-real_inputs "$OUT"
+mkdir -p "$OUT"
 make -s tools >/dev/null
 command -v perf >/dev/null || { echo "prof_cost_parts.sh: needs perf (apt-get install linux-perf)" >&2; exit 1; }
 gcc -O2 -shared -fPIC -pthread bench/real/idle_thread.c -o "$OUT/idle_thread.so"
 cc -O2 -Iinclude -DPROF_COUNT_SHARE=1000000 -DPROF_COUNT_ALL_SHARE=1000000 -DPROF_SKIP_SHARE=1000000 -fPIC -shared \
     tools/prof_agent.c -o "$OUT/agent-lean.so" -pthread -ldl
-read -r -a WORK <<<"$(real_workload "$PROG" "$OUT" 5)"
+RBIN=build/real/redis/fpe/src
+PORT=${PROF_REDIS_PORT:-16399}
+if [[ $PROG == redis ]]; then
+    redis_built || exit 1
+    WORK=("$RBIN/redis-server" --port "$PORT" --save '' --appendonly no --logfile "$OUT/redis.log")
+else
+    real_inputs "$OUT"
+    read -r -a WORK <<<"$(real_workload "$PROG" "$OUT" 5)"
+fi
 BIN=$(basename "${WORK[0]}")
-read -r -a CONFIGS <<<"${PROF_PARTS_CONFIGS:-plain thread off lean least default exact}"
+read -r -a CONFIGS <<<"${PROF_PARTS_CONFIGS:-plain thread off lean least sparse default exact}"
+# The server started, its client's requests, the server shut down.
+drive_redis() {
+    local i
+    for i in $(seq 300); do
+        [[ $("$RBIN/redis-cli" -p "$PORT" ping 2>/dev/null) == PONG ]] && break
+        sleep 0.1
+    done
+    "$RBIN/redis-benchmark" -p "$PORT" -n 200000 -c 10 -t set,get -q >/dev/null
+    "$RBIN/redis-cli" -p "$PORT" shutdown nosave >/dev/null 2>&1 || true
+}
 prefix() {
     case $1 in
     plain) ;;
@@ -51,6 +71,7 @@ prefix() {
     off) echo "$EP prof -q -o /dev/null --mode off --" ;;
     lean) echo "env EDGEPROBE_PROF_LIB=$ROOT/$OUT/agent-lean.so $EP prof -q -o /dev/null --" ;;
     least) echo "env EDGEPROBE_PROF_LIB=$ROOT/$OUT/agent-lean.so $EP prof -q -o /dev/null -k 1 --epoch 100 --" ;;
+    sparse) echo "$EP prof -q -o /dev/null -k 1 --epoch 100 --" ;;
     default) echo "$EP prof -q -o /dev/null --" ;;
     exact) echo "$EP prof -q -o /dev/null --exact-calls --" ;;
     esac
@@ -61,7 +82,9 @@ for r in $(seq "$RUNS"); do
         c=${CONFIGS[$(((k + r) % ${#CONFIGS[@]}))]}
         read -r -a pre <<<"$(prefix "$c")"
         /usr/bin/time -f '%U %S' -o "$OUT/t" perf record -q -e cpu-clock -F 4999 -o "$OUT/perf.data" -- \
-            "${pre[@]}" "${WORK[@]}" >/dev/null 2>"$OUT/err"
+            "${pre[@]}" "${WORK[@]}" >/dev/null 2>"$OUT/err" &
+        [[ $PROG != redis ]] || drive_redis
+        wait $!
         # the profiled process's samples by object and symbol: pid:comm dso symbol
         perf report -i "$OUT/perf.data" --no-children --sort pid,dso,sym -n -q -g none --stdio 2>/dev/null |
             awk -v c="$c" -v r="$r" -v bin="$BIN" -v cpu="$(awk '{print $1 + $2}' "$OUT/t")" '

@@ -26,13 +26,8 @@ PORT=${PROF_REDIS_PORT:-16399}
 EP=$ROOT/build/edgeprobe
 mkdir -p "$OUT"
 make -s tools >/dev/null
-if [[ ! -x $RBIN/redis-server ]]; then
-    compgen -G "bench/real/src/redis-*/src/server.c" >/dev/null ||
-        (bash bench/real/fetch.sh >/dev/null && cd bench/real/src && apt-get source -qq redis)
-    mkdir -p build/real/redis && rm -rf build/real/redis/fpe && cp -a "$(ls -d bench/real/src/redis-*/ | head -1)" build/real/redis/fpe
-    make -C build/real/redis/fpe -j"$(nproc)" MALLOC=libc BUILD_TLS=no USE_SYSTEMD=no \
-        CFLAGS=-fpatchable-function-entry=5 >build/real/redis/build.log 2>&1
-fi
+source bench/real/common.sh
+redis_built
 server_pid=
 cleanup() { [[ -z $server_pid ]] || kill "$server_pid" 2>/dev/null || true; }
 trap cleanup EXIT

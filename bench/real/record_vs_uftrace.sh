@@ -43,6 +43,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
+source bench/real/common.sh
 OUT=${RR_OUT:-bench/out/record-real}
 SHM=${RR_SHM:-/dev/shm/edgeprobe-rr.$$}
 PROGRAMS=${RR_PROGRAMS:-bzip2 lua zstd redis}
@@ -84,20 +85,7 @@ command -v uftrace >/dev/null || { [ "$(id -u)" = 0 ] && apt-get install -y -qq 
 bench/real/fetch.sh
 REAL_PROGRAMS="bzip2 lua zstd" bench/real/build.sh fpe
 if echo " $PROGRAMS " | grep -q ' redis '; then
-    if ! compgen -G "bench/real/src/redis-*/src/server.c" >/dev/null; then
-        (cd bench/real/src && apt-get source -qq redis 2>&1 | grep -v "^W: Download is performed unsandboxed" || true)
-    fi
-    RSRC=$(ls -d bench/real/src/redis-*/ 2>/dev/null | head -1)
-    [ -n "$RSRC" ] || { echo "record_vs_uftrace: no redis source: 'apt-get source redis' (needs a deb-src entry," \
-        "which bench/real/fetch.sh adds) failed; or leave redis out: RR_PROGRAMS='bzip2 lua zstd'" >&2; exit 1; }
-    if [ ! -x $RBIN/redis-server ]; then
-        # redis's own Makefile, its bundled deps, libc malloc; the flag on
-        # every file of the server
-        mkdir -p build/real/redis && rm -rf build/real/redis/fpe && cp -a "$RSRC" build/real/redis/fpe
-        make -C build/real/redis/fpe -j"$(nproc)" MALLOC=libc BUILD_TLS=no USE_SYSTEMD=no \
-            CFLAGS=-fpatchable-function-entry=5 > build/real/redis/build.log 2>&1 ||
-            { echo "record_vs_uftrace: the redis build failed: build/real/redis/build.log" >&2; exit 1; }
-    fi
+    redis_built || { echo "record_vs_uftrace: no redis; or leave it out: RR_PROGRAMS='bzip2 lua zstd'" >&2; exit 1; }
 fi
 if echo " $CONFIGS " | grep -Eq ' (epvex|eptvex) '; then
     if grep -qw avx2 /proc/cpuinfo; then
