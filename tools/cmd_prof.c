@@ -67,6 +67,10 @@ static const char prof_usage[] =
     "                       off: attach and switch off (disabled cost)\n"
     "  --exact-calls        count every call (latencies still sampled): no\n"
     "                       estimated calls, for a cost per call (README)\n"
+    "  --count-budget PCT   percent of each epoch counting calls beyond the K\n"
+    "                       samples may cost (default " PROF_STR(PROF_DEFAULT_COUNT_BUDGET) "; 0: each function's\n"
+    "                       minimum; more: better estimates, more cost)\n"
+
     "  -q, --quiet          do not say where the report is\n"
     "\n"
     "usage: edgeprobe prof -p PID [-d SECONDS] [options] [--stay]\n"
@@ -75,7 +79,7 @@ static const char prof_usage[] =
     "attaching the agent first if it has no control endpoint. The process runs\n"
     "on; everything is switched off again at the end (--stay: the functions\n"
     "stay bound, off, for the next profile). -o, --svg, --flame, --folded, --graph,\n"
-    "--sort, -k, --epoch, --exact-calls as above.\n"
+    "--sort, -k, --epoch, --exact-calls, --count-budget as above.\n"
     "\n"
     "usage: edgeprobe prof --report-now PID [-o REPORT] [--svg FILE] [--flame FILE] ...\n"
     "\n"
@@ -178,6 +182,7 @@ struct prof_pid {
     int pid, stay, exact_calls;
     double seconds;
     long k, epoch;
+    const char *count_budget; /* as given, checked; 0: the default */
     const char *report, *svg;
     struct prof_views *views;
 };
@@ -218,13 +223,14 @@ static void say_report(const char *report, const struct prof_pid *o) {
     fprintf(stderr, "edgeprobe prof: report in %s%s%s\n", report, o->svg ? ", chart in " : "", o->svg ? o->svg : "");
 }
 static int prof_running_process(const struct prof_pid *o) {
-    char start[64], stop[4 * PATH_MAX], report[PATH_MAX];
+    char start[96], stop[4 * PATH_MAX], report[PATH_MAX];
     const char *reply;
     int rc = 1;
     ctl_conn *c;
     if (report_request("stop", o, stop, sizeof stop, report)) return TOOL_EXIT_USAGE;
     if (!(c = ctl_attach_connect(o->pid))) return 1;
-    snprintf(start, sizeof start, "prof start %ld %ld%s", o->k, o->epoch, o->exact_calls ? " exact" : "");
+    snprintf(start, sizeof start, "prof start %ld %ld%s%s%s", o->k, o->epoch, o->exact_calls ? " exact" : "",
+             o->count_budget ? " budget=" : "", o->count_budget ? o->count_budget : "");
     if (ctl_send(c, start) || !(reply = ctl_expect_ok_within(c, "prof", 4 * CTL_TIMEOUT_MS))) goto out;
     fprintf(stderr, "edgeprobe prof: profiling process %d (%s functions) for %.1f s%s\n", o->pid, reply, o->seconds,
             isatty(2) ? "; Ctrl-C ends it early" : "");
@@ -258,9 +264,10 @@ static int prof_report_now(const struct prof_pid *o) {
 int cmd_prof(int argc, char **argv) {
     const char *report = "edgeprobe-prof.txt", *svg = 0, *summary = 0, *mode = 0;
     long k = PROF_DEFAULT_K, epoch = PROF_DEFAULT_EPOCH_MS, top = PROF_DEFAULT_TOP, settle = PROF_DEFAULT_SETTLE;
-    struct prof_pid running = {0, 0, 0, 10, 0, 0, 0, 0, 0};
+    struct prof_pid running = {.seconds = 10};
     struct prof_views views = {0, 0, 0, 0, ""};
     int i, quiet = 0, status, report_now = 0, taken;
+    double budget;
     char lib[PATH_MAX], preload[2 * PATH_MAX + 2], buf[32];
     pid_t pid;
     for (i = 1; i < argc; i++) {
@@ -284,6 +291,7 @@ int cmd_prof(int argc, char **argv) {
         } else if (!strcmp(a, "--exact-calls")) {
             running.exact_calls = 1;
             continue;
+
         } else if (a[0] != '-') {
             break; /* PROGRAM without "--" */
         }
@@ -310,6 +318,10 @@ int cmd_prof(int argc, char **argv) {
         } else if (!strcmp(a, "-k")) {
             if ((k = non_negative(v)) < 1 || k > PROF_MAX_K)
                 return usage_error("-k needs a number from 1 to " PROF_STR(PROF_MAX_K) ", not", v);
+        } else if (!strcmp(a, "--count-budget")) {
+            if (prof_parse_budget(v, &budget))
+                return usage_error("--count-budget needs a percent from 0 to " PROF_STR(PROF_MAX_COUNT_BUDGET) ", not", v);
+            running.count_budget = v;
         } else if (!strcmp(a, "--settle")) {
             if ((settle = non_negative(v)) < 0) return usage_error("--settle needs a number of samples, not", v);
         } else if (!strcmp(a, "--epoch")) {
@@ -324,6 +336,9 @@ int cmd_prof(int argc, char **argv) {
     }
     if (running.exact_calls && ((mode && strcmp(mode, "sample")) || report_now))
         return usage_error("--exact-calls counts the calls of a sampling profile, not with", report_now ? "--report-now" : mode);
+    if (running.count_budget && (running.exact_calls || (mode && strcmp(mode, "sample")) || report_now))
+        return usage_error("--count-budget is a sampling profile's, not with",
+                           running.exact_calls ? "--exact-calls" : report_now ? "--report-now" : mode);
     snprintf(views.folded_tmp, sizeof views.folded_tmp, "%s.folded", views.flame ? views.flame : report);
     if (running.pid) {
         if (i < argc) return usage_error("-p profiles a running process: no PROGRAM, not", argv[i]);
@@ -355,6 +370,7 @@ int cmd_prof(int argc, char **argv) {
         if (summary) setenv(PROF_ENV_SUMMARY, summary, 1);
         if (mode) setenv(PROF_ENV_MODE, mode, 1);
         if (running.exact_calls) setenv(PROF_ENV_EXACT_CALLS, "1", 1);
+        if (running.count_budget) setenv(PROF_ENV_COUNT_BUDGET, running.count_budget, 1);
         snprintf(buf, sizeof buf, "%ld", k);
         setenv(PROF_ENV_K, buf, 1);
         snprintf(buf, sizeof buf, "%ld", epoch);

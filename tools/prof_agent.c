@@ -873,14 +873,21 @@ P_FN void func_toggle(prof_func *f, int on, tstate *t) {
 
 P_FN double threads_observed(uint64_t len, uint64_t at);
 P_FN void end_interval(prof_func *f, uint64_t now, unsigned epoch);
+P_FN void wake(prof_func *f);
 /* Close f's window s (its observation interval is over and it has K
- * samples) and switch its probes off. */
+ * samples) and switch its probes off. The entry that closes it woke f
+ * before (window_after_entry), but a thread preempted since may close it
+ * epochs later, after the epoch thread put f to sleep (no entry for an
+ * epoch, window open): shut and asleep, no entry would ever wake it and
+ * open_windows would pass over it. So it is woken again here (DORMANT:
+ * seq written, then dormant read, as prof_discover does). */
 P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t, unsigned epoch) {
     int zero = 0;
     unsigned expect = s;
     if (!(s & 1)) return; /* that window is shut already */
     if (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
     if (__atomic_compare_exchange_n(&f->seq, &expect, s + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+        wake(f);
         end_interval(f, now, epoch); /* threads still inside their interval stop counting f now */
         f->closes++;
         func_toggle(f, 0, t);
@@ -1164,12 +1171,21 @@ P_FN int inside_interval(tstate *t, uint64_t now, uint64_t len) {
     return own_check(t, now) < len;
 }
 /* Another thread's own ticks since the tick, from its CPU clock (a system
- * call), or, when it has exited, the TSC's bound (evt: it had an event in
- * this epoch) or 0. Its ov is read racily: an event under way is a few
+ * call), or, when it has exited, the TSC's bound up to its last handler
+ * (evt: it had an event in this epoch) or 0: as epoch_own_ticks takes its
+ * epoch. Up to `at`, every thread that exited in the epoch counted as
+ * observed from its last event to now, which the epoch's own time does not
+ * hold: a count that ended after a dozen short-lived threads read a span
+ * longer than the epoch and scaled by nothing (1,024 calls of 2,000,
+ * labelled exact). Its ov is read racily: an event under way is a few
  * hundred ticks. */
 P_FN uint64_t own_now_of(const tstate *t, uint64_t at, int evt) {
-    uint64_t cpu = ticks_per_ns <= 0 ? 0 : t == my_ts ? own_cpu_at(t, at) : thread_cpu_ns(t->tid);
+    uint64_t cpu = ticks_per_ns <= 0 ? 0 : t == my_ts ? own_cpu_at(t, at) : thread_cpu_ns(t->tid), last;
     double ran;
+    if (!cpu && ticks_per_ns > 0) { /* exited */
+        last = __atomic_load_n(&t->last_tsc, __ATOMIC_RELAXED);
+        return evt ? own_since_check(t, last < at ? last : at) : 0;
+    }
     if (!cpu) return evt ? own_since_check(t, at) : 0;
     ran = cpu_ticks_since(cpu, __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) -
           (double)(__atomic_load_n(&t->ovc, __ATOMIC_RELAXED) - __atomic_load_n(&t->ovc_folded, __ATOMIC_RELAXED));
@@ -2020,6 +2036,17 @@ P_FN void take_woken(void) {
     prof_func *f = __atomic_exchange_n(&woken, (prof_func *)0, __ATOMIC_ACQUIRE);
     for (; f; f = f->next_woken) awake[nawake++] = f;
 }
+/* Functions an entry woke since the fold took the woken list: that entry,
+ * timed, took a slot of the epoch that ended, and its exit, if it comes
+ * before the next tick, leaves its sample there; unless the epoch is
+ * weighed for them too (lat_fold), the sample is lost (a function called
+ * once, woken there: sampled, mean and total 0). Their calls of that epoch
+ * are folded with the next (none here: lat_calls). */
+P_FN void take_woken_at_tick(void) {
+    unsigned from = nawake, i;
+    take_woken();
+    for (i = from; i < nawake; i++) awake[i]->lat_calls = 0;
+}
 /* After the fold of epoch e: the awake functions that had no entry in it,
  * with their window open and no rate, leave the set (DORMANT). In mode off
  * no handler runs, so every function sleeps: the epoch thread's passes over
@@ -2164,11 +2191,18 @@ static double skip_target; /* the same for counts the skip path takes */
 #define PROF_SKIP_SHARE 200
 #endif
 static unsigned counted_functions; /* in the fold under way */
+/* The budgets above are the default count budget's parts (prof_common.h:
+ * `--count-budget`): another budget scales them all. */
+static double prof_count_budget = PROF_DEFAULT_COUNT_BUDGET;
+P_FN double budget_part(double span, double share) {
+    return span / share * (prof_count_budget / PROF_DEFAULT_COUNT_BUDGET);
+}
 P_FN void set_count_target(double span) {
-    double t = counted_functions && event_ticks > 0 ? span / PROF_COUNT_SHARE / event_ticks / counted_functions
-                                                    : PROF_COUNT_TARGET;
+    double t = counted_functions && event_ticks > 0
+                   ? budget_part(span, PROF_COUNT_SHARE) / event_ticks / counted_functions
+                   : PROF_COUNT_TARGET;
     count_target = t > PROF_COUNT_TARGET ? PROF_COUNT_TARGET : t < PROF_COUNT_TARGET_MIN ? PROF_COUNT_TARGET_MIN : t;
-    t = counted_functions && cal_skip ? span / PROF_SKIP_SHARE / (double)cal_skip / counted_functions : 1024;
+    t = counted_functions && cal_skip ? budget_part(span, PROF_SKIP_SHARE) / (double)cal_skip / counted_functions : 1024;
     skip_target = t > 2048 ? 2048 : t < 64 ? 64 : t;
     counted_functions = 0;
 }
@@ -2389,7 +2423,7 @@ P_FN void fold_epoch(uint64_t now) {
     own = epoch_own_ticks(wall, &nthreads);
     if (own < 1) own = 1;
     __atomic_store(&epoch_own_last, &own, __ATOMIC_RELAXED);
-    all_budget = (own > (double)wall ? own : (double)wall) / PROF_COUNT_ALL_SHARE;
+    all_budget = budget_part(own > (double)wall ? own : (double)wall, PROF_COUNT_ALL_SHARE);
     set_count_target(own > (double)wall ? own : (double)wall); /* from the last fold's functions */
     if (event_ticks > 0 && !prof_exact_calls) { /* the cheapest count sets it: the cap is for phases, the budget for cost */
         double cheapest = fentry_mode && cal_skip ? (double)cal_skip : event_ticks;
@@ -2402,6 +2436,7 @@ P_FN void fold_epoch(uint64_t now) {
     now = restart_clocks();
     __atomic_store_n(&tick_tsc, now, __ATOMIC_RELAXED);
     ended = __atomic_add_fetch(&tick_seq, 1, __ATOMIC_SEQ_CST) - 1;
+    take_woken_at_tick();
     for (i = 0; i < nawake; i++) /* the gap's counts: their calls are no epoch's */
         if (__atomic_load_n(&awake[i]->skip_gap, __ATOMIC_RELAXED)) skip_take(awake[i], 1, 0);
     /* after the tick: new entries take slots in the other bank */
@@ -2570,7 +2605,7 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
     long k = env_long(PROF_ENV_K, PROF_DEFAULT_K), ep = env_long(PROF_ENV_EPOCH_MS, PROF_DEFAULT_EPOCH_MS);
     long settle = env_long(PROF_ENV_SETTLE, PROF_DEFAULT_SETTLE);
     long pid = env_long(PROF_ENV_PID, -1);
-    const char *exact;
+    const char *exact, *budget;
     if (m == PROF_MODE_NONE || (pid != -1 && pid != (long)getpid())) {
         prof_mode = PROF_MODE_NONE; /* off, or a child process of the profiled program */
         return;
@@ -2587,6 +2622,9 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
         fprintf(stderr, "edgeprobe profiler: %s is for mode sample, not %s; ignored\n", PROF_ENV_EXACT_CALLS,
                 prof_mode_name(prof_mode));
     set_exact_calls(exact && !strcmp(exact, "1") && prof_mode == PROF_MODE_SAMPLE);
+    if ((budget = getenv(PROF_ENV_COUNT_BUDGET)) && prof_parse_budget(budget, &prof_count_budget))
+        fprintf(stderr, "edgeprobe profiler: %s is a percent from 0 to %d, not %s; the default %g\n", PROF_ENV_COUNT_BUDGET,
+                PROF_MAX_COUNT_BUDGET, budget, prof_count_budget);
     prof_top = (int)env_long(PROF_ENV_TOP, PROF_DEFAULT_TOP);
     if (reserve_tables()) {
         fprintf(stderr, "edgeprobe profiler: cannot reserve memory; not started\n");
@@ -3260,8 +3298,11 @@ P_FN void write_probe_line(FILE *o, const run_totals *rt) {
 P_FN void write_header(FILE *o, const run_totals *rt) {
     char settled[64] = "";
     if (prof_settle) snprintf(settled, sizeof settled, " (%u after %lu samples)", window_k_settled(), prof_settle);
-    fprintf(o, "\n=== edgeprobe profiler: mode %s%s, K=%u%s, epoch %u ms, toggling via %s ===\n",
-            prof_mode_name(prof_mode), prof_exact_calls ? " (exact calls)" : "", prof_k, settled, prof_epoch_ms,
+    char budget[64] = "";
+    if (prof_mode == PROF_MODE_SAMPLE && !prof_exact_calls)
+        snprintf(budget, sizeof budget, ", count budget %g%%", prof_count_budget);
+    fprintf(o, "\n=== edgeprobe profiler: mode %s%s, K=%u%s, epoch %u ms%s, toggling via %s ===\n",
+            prof_mode_name(prof_mode), prof_exact_calls ? " (exact calls)" : "", prof_k, settled, prof_epoch_ms, budget,
             prof_toggle_provider ? "provider API" : "call patch API");
     fprintf(o, "run %.3f s wall, %.3f s CPU, TSC %.3f GHz, %llu thread(s) hit probes\n", rt->secs, rt->cpu_ns / 1e9,
             1.0 / rt->ns_per_tick, rt->threads);
@@ -3369,11 +3410,12 @@ P_FN void write_call_graph(FILE *o, const row *rows, int n, const graph *g, cons
 /* The one-line summary (prof_common.h): last line of the report, and
  * appended to $EDGEPROBE_PROF_SUMMARY. */
 P_FN void write_summary(FILE *o, const run_totals *rt) {
-    fprintf(o, PROF_SUMMARY_TAG " mode=%s k=%u settle=%lu epoch_ms=%u wall_s=%.4f cpu_s=%.4f toggles=%llu "
+    fprintf(o, PROF_SUMMARY_TAG " mode=%s k=%u settle=%lu epoch_ms=%u count_budget=%g wall_s=%.4f cpu_s=%.4f toggles=%llu "
                "toggles_per_s=%.0f handler_calls=%llu handler_calls_per_s=%.0f samples=%llu samples_per_s=%.0f "
                "toggle_ms=%.3f toggle_pct_cpu=%.4f " PROF_KEY_SITES "=%llu tail_sites=%llu functions=%llu "
                PROF_KEY_EXIT_HIDDEN "=%llu unmatched=%llu stale=%llu arena_bytes=%llu\n",
-            prof_mode_name(prof_mode), prof_k, prof_settle, prof_epoch_ms, rt->secs, rt->cpu_ns / 1e9, rt->toggles,
+            prof_mode_name(prof_mode), prof_k, prof_settle, prof_epoch_ms, prof_count_budget, rt->secs, rt->cpu_ns / 1e9,
+            rt->toggles,
             rt->toggles / rt->secs, rt->events, rt->events / rt->secs, rt->samples, rt->samples / rt->secs,
             rt->toggle_ns / 1e6, 100 * rt->toggle_ns / rt->cpu_ns, sites_discovered, sites_tail, rt->nfuncs,
             rt->exit_hidden, rt->unmatched, rt->stale, (unsigned long long)arena_used);
@@ -3577,9 +3619,10 @@ __attribute__((PROF_AT_EXIT noinline)) NOI void edgeprobe_profiler_stop(void) {
  * `edgeprobe list|enable|top|trace PID` reach the process, and adds the
  * profiler's requests to it (edgeprobe__ctl_ext, header section 28):
  *
- *     prof start K EPOCH_MS [exact]
+ *     prof start K EPOCH_MS [exact] [budget=PERCENT]
  *                             ok <functions>   every function on, windows open
- *                                              (exact: EXACT CALLS)
+ *                                              (exact: EXACT CALLS; budget:
+ *                                              the count budget, prof_common.h)
  *     prof stop PATH [SVG] [graph] [sort=KEY] [folded=PATH]
  *                             ok               the report written to PATH
  *                                              (absolute), everything off
@@ -3664,11 +3707,12 @@ P_FN void park_functions(void) {
             if (s->state == 1) site_off(s);
     }
 }
-P_FN int attached_begin(long k, long epoch_ms, int exact_calls) {
+P_FN int attached_begin(long k, long epoch_ms, int exact_calls, double count_budget) {
     if (reserve_tables()) return EDGEPROBE_ENOMEM;
     prof_mode = PROF_MODE_SAMPLE;
     prof_k = (unsigned)k;
     prof_epoch_ms = (unsigned)epoch_ms;
+    prof_count_budget = count_budget;
     set_exact_calls(exact_calls);
     reset_counters();
     clocks_start();
@@ -3695,20 +3739,32 @@ P_FN void attached_end(FILE *o, const report_opts *opts) {
     if (o) write_report(o, opts, &rt);
     pthread_mutex_unlock(&report_lock);
 }
-/* "prof start K EPOCH_MS [exact]" and "prof stop PATH [SVG] [graph] [sort=KEY]
- * [folded=PATH]" (see above); args[0] is "prof". */
+/* The words after "prof start K EPOCH_MS": [exact] [budget=PERCENT], in
+ * that order. 0, or -1 for any other word. */
+P_FN int start_words(char **w, int n, int *exact, double *budget) {
+    *exact = n > 0 && !strcmp(w[0], "exact");
+    w += *exact, n -= *exact;
+    *budget = PROF_DEFAULT_COUNT_BUDGET;
+    if (n > 0 && (strncmp(w[0], "budget=", 7) || prof_parse_budget(w[0] + 7, budget))) return -1;
+    return n > 1 ? -1 : 0;
+}
+/* "prof start K EPOCH_MS [exact] [budget=PERCENT]" and "prof stop PATH [SVG]
+ * [graph] [sort=KEY] [folded=PATH]" (see above); args[0] is "prof". */
 P_FN int attached_request(char **args, int nargs, char *reply, unsigned cap) {
     long k, epoch;
+    double budget;
     report_opts opts;
     FILE *o;
-    int n;
-    if (!strcmp(args[1], "start") && (nargs == 4 || (nargs == 5 && !strcmp(args[4], "exact")))) {
+    int n, exact;
+    if (!strcmp(args[1], "start") && nargs >= 4) {
         if (prof_parse_long(args[2], &k) || k < 1 || k > PROF_MAX_K || prof_parse_long(args[3], &epoch) || epoch < 1 ||
-            epoch > PROF_MAX_EPOCH_MS)
-            return snprintf(reply, cap, "error EDGEPROBE_EINVAL prof start wants K (1-%d) and EPOCH_MS (1-%d)\n", PROF_MAX_K,
-                            PROF_MAX_EPOCH_MS);
+            epoch > PROF_MAX_EPOCH_MS || start_words(args + 4, nargs - 4, &exact, &budget))
+            return snprintf(reply, cap,
+                            "error EDGEPROBE_EINVAL prof start wants K (1-%d), EPOCH_MS (1-%d), then [exact] "
+                            "[budget=PERCENT (0-%d)]\n",
+                            PROF_MAX_K, PROF_MAX_EPOCH_MS, PROF_MAX_COUNT_BUDGET);
         if (prof_running) return snprintf(reply, cap, "error EDGEPROBE_EBUSY a profile is running\n");
-        return snprintf(reply, cap, "ok %d\n", attached_begin(k, epoch, nargs == 5));
+        return snprintf(reply, cap, "ok %d\n", attached_begin(k, epoch, exact, budget));
     }
     if (!strcmp(args[1], "stop") && nargs >= 3) {
         if (!prof_running) return snprintf(reply, cap, "error EDGEPROBE_ENOENT no profile is running\n");

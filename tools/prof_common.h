@@ -23,6 +23,7 @@
 #define PROF_ENV_TOP "EDGEPROBE_PROF_TOP"
 #define PROF_ENV_MODE "EDGEPROBE_PROF_MODE"
 #define PROF_ENV_EXACT_CALLS "EDGEPROBE_PROF_EXACT_CALLS" /* 1: every call counted (--exact-calls) */
+#define PROF_ENV_COUNT_BUDGET "EDGEPROBE_PROF_COUNT_BUDGET" /* percent (--count-budget) */
 #define PROF_ENV_OUT "EDGEPROBE_PROF_OUT"
 #define PROF_ENV_SVG "EDGEPROBE_PROF_SVG"
 #define PROF_ENV_SUMMARY "EDGEPROBE_PROF_SUMMARY"
@@ -39,6 +40,13 @@
 #define PROF_DEFAULT_TOP 25      /* report rows; 0: all */
 #define PROF_MAX_K 1000000       /* -k: more would overflow the windows' entry counts */
 #define PROF_MAX_EPOCH_MS 3600000 /* --epoch: an hour (poll's timeout is an int of ms) */
+/* The count budget: the percent of each epoch's span (its threads' CPU
+ * time) that counting calls beyond the windows' K may cost. The default's
+ * 3.5 is the intervals' counts 1, the full counts 2 and the skip path's
+ * 0.5 (tools/prof_agent.c, COUNTING BUDGET); another budget scales all
+ * three, and 0 leaves every function its minimum count. */
+#define PROF_DEFAULT_COUNT_BUDGET 3.5
+#define PROF_MAX_COUNT_BUDGET 50
 #define PROF_STR_(x) #x
 #define PROF_STR(x) PROF_STR_(x) /* a default in the command's usage text */
 
@@ -69,6 +77,21 @@ static inline PROF_NOI int prof_parse_long(const char *s, long *out) {
     errno = 0;
     v = strtol(s, &end, 10);
     bad = *end || errno;
+    errno = saved;
+    if (bad) return -1;
+    *out = v;
+    return 0;
+}
+
+/* A count budget: a percent from 0 to PROF_MAX_COUNT_BUDGET ("3.5"): 0 and
+ * *out, or -1. */
+static inline PROF_NOI int prof_parse_budget(const char *s, double *out) {
+    int saved = errno, bad;
+    char *end;
+    double v;
+    if (!s || !*s) return -1;
+    v = strtod(s, &end);
+    bad = *end || !(v >= 0 && v <= PROF_MAX_COUNT_BUDGET); /* NaN fails too */
     errno = saved;
     if (bad) return -1;
     *out = v;

@@ -10,11 +10,11 @@
 #   thread  plain, with a preloaded thread that only sleeps
 #           (bench/real/idle_thread.c): what any second thread costs
 #   off     `prof --mode off`: the agent, its epoch thread, every probe off
-#   lean    `prof` with its counting budgets at zero (the agent built with
-#           PROF_COUNT_SHARE, PROF_COUNT_ALL_SHARE and PROF_SKIP_SHARE at
-#           10^6): the windows' K samples, no counts beyond them
-#   least   lean, with -k 1 --epoch 100: the least sampling the agent does
-#   sparse  `prof -k 1 --epoch 100`: the least sampling, counts as usual
+#   lean    `prof --count-budget 0`: the windows' K samples, and each
+#           function's minimum count beyond them
+#   light   `prof -k 1 --count-budget 0`: one sample a function an epoch
+#   least   `prof -k 1 --count-budget 0 --epoch 100`: the least sampling the
+#           agent does (its call estimates are far off: README)
 #   default `prof`
 #   exact   `prof --exact-calls`
 # (PROF_PARTS_CONFIGS="plain lean ...": some of them; plain is needed.)
@@ -41,8 +41,6 @@ mkdir -p "$OUT"
 make -s tools >/dev/null
 command -v perf >/dev/null || { echo "prof_cost_parts.sh: needs perf (apt-get install linux-perf)" >&2; exit 1; }
 gcc -O2 -shared -fPIC -pthread bench/real/idle_thread.c -o "$OUT/idle_thread.so"
-cc -O2 -Iinclude -DPROF_COUNT_SHARE=1000000 -DPROF_COUNT_ALL_SHARE=1000000 -DPROF_SKIP_SHARE=1000000 -fPIC -shared \
-    tools/prof_agent.c -o "$OUT/agent-lean.so" -pthread -ldl
 RBIN=build/real/redis/fpe/src
 PORT=${PROF_REDIS_PORT:-16399}
 if [[ $PROG == redis ]]; then
@@ -53,7 +51,7 @@ else
     read -r -a WORK <<<"$(real_workload "$PROG" "$OUT" 5)"
 fi
 BIN=$(basename "${WORK[0]}")
-read -r -a CONFIGS <<<"${PROF_PARTS_CONFIGS:-plain thread off lean least sparse default exact}"
+read -r -a CONFIGS <<<"${PROF_PARTS_CONFIGS:-plain thread off lean light least default exact}"
 # The server started, its client's requests, the server shut down.
 drive_redis() {
     local i
@@ -69,9 +67,9 @@ prefix() {
     plain) ;;
     thread) echo "env LD_PRELOAD=$ROOT/$OUT/idle_thread.so" ;;
     off) echo "$EP prof -q -o /dev/null --mode off --" ;;
-    lean) echo "env EDGEPROBE_PROF_LIB=$ROOT/$OUT/agent-lean.so $EP prof -q -o /dev/null --" ;;
-    least) echo "env EDGEPROBE_PROF_LIB=$ROOT/$OUT/agent-lean.so $EP prof -q -o /dev/null -k 1 --epoch 100 --" ;;
-    sparse) echo "$EP prof -q -o /dev/null -k 1 --epoch 100 --" ;;
+    lean) echo "$EP prof -q -o /dev/null --count-budget 0 --" ;;
+    light) echo "$EP prof -q -o /dev/null -k 1 --count-budget 0 --" ;;
+    least) echo "$EP prof -q -o /dev/null -k 1 --count-budget 0 --epoch 100 --" ;;
     default) echo "$EP prof -q -o /dev/null --" ;;
     exact) echo "$EP prof -q -o /dev/null --exact-calls --" ;;
     esac
@@ -94,7 +92,7 @@ for r in $(seq "$RUNS"); do
                 d == "libc.so.6" && s ~ /^(_int_malloc|_int_free|malloc|cfree@GLIBC_2.2.5|free|realloc|_int_realloc|calloc|malloc_consolidate|unlink_chunk.constprop.0|tcache_init.part.0|malloc_trim)$/ { part["malloc"] += n; next }
                 d == "libc.so.6" { part["libc"] += n; next }
                 d == "[kernel.kallsyms]" { part["kernel"] += n; next }
-                d ~ /^(libedgeprobe-prof.so|agent-lean.so)$/ { part["agent"] += n; next }
+                d == "libedgeprobe-prof.so" { part["agent"] += n; next }
                 d == "[JIT]" || d == "[unknown]" || d ~ /^\/\/anon/ { part["stubs"] += n; next }
                 { part["other"] += n }
                 END { printf "%s %s %s", r, c, cpu; for (p in part) printf " %s=%d", p, part[p]; print "" }' >>"$OUT/raw.txt"
