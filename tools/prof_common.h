@@ -83,17 +83,29 @@ static inline PROF_NOI int prof_parse_long(const char *s, long *out) {
     return 0;
 }
 
-/* A count budget: a percent from 0 to PROF_MAX_COUNT_BUDGET ("3.5"): 0 and
- * *out, or -1. */
+/* A count budget: a percent from 0 to PROF_MAX_COUNT_BUDGET, digits with
+ * at most one '.' ("3.5"), at most 16 bytes: 0 and *out, or -1. Parsed by
+ * hand, not by strtod, which skips leading blanks (" 3" passed the command
+ * and split the attached request "budget= 3"), takes hex, exponents and
+ * signs, and reads "3.5" by the locale of the process (attached: the
+ * program's; LC_NUMERIC=de_DE rejected it). */
 static inline PROF_NOI int prof_parse_budget(const char *s, double *out) {
-    int saved = errno, bad;
-    char *end;
-    double v;
-    if (!s || !*s) return -1;
-    v = strtod(s, &end);
-    bad = *end || !(v >= 0 && v <= PROF_MAX_COUNT_BUDGET); /* NaN fails too */
-    errno = saved;
-    if (bad) return -1;
+    double v = 0, unit = 1;
+    int digits = 0, dot = 0, n = 0;
+    if (!s) return -1;
+    for (; s[n]; n++) {
+        if (n >= 16) return -1;
+        if (s[n] == '.' && !dot) {
+            dot = 1;
+        } else if (s[n] >= '0' && s[n] <= '9') {
+            digits++;
+            if (dot) v += (unit /= 10) * (s[n] - '0');
+            else v = v * 10 + (s[n] - '0');
+        } else {
+            return -1;
+        }
+    }
+    if (!digits || v > PROF_MAX_COUNT_BUDGET) return -1;
     *out = v;
     return 0;
 }

@@ -45,7 +45,7 @@ redis_built() {
         bash bench/real/fetch.sh >/dev/null
         (cd bench/real/src && apt-get source -qq redis 2>&1 | grep -v "^W: Download is performed unsandboxed" || true)
     fi
-    src=$(ls -d bench/real/src/redis-*/ 2>/dev/null | head -1)
+    src=$(ls -d bench/real/src/redis-*/ 2>/dev/null | head -1) || src= # pipefail: ls fails with no match
     [[ -n $src ]] || { echo "no redis source: 'apt-get source redis' failed" >&2; return 1; }
     mkdir -p build/real/redis && rm -rf build/real/redis/fpe && cp -a "$src" build/real/redis/fpe
     make -C build/real/redis/fpe -j"$(nproc)" MALLOC=libc BUILD_TLS=no USE_SYSTEMD=no \

@@ -72,8 +72,12 @@ prefix() {
     least) echo "$EP prof -q -o /dev/null -k 1 --count-budget 0 --epoch 100 --" ;;
     default) echo "$EP prof -q -o /dev/null --" ;;
     exact) echo "$EP prof -q -o /dev/null --exact-calls --" ;;
+    *) return 1 ;;
     esac
 }
+for c in "${CONFIGS[@]}"; do # a misspelt one would run as plain under its own name
+    prefix "$c" >/dev/null || { echo "prof_cost_parts.sh: no configuration '$c'" >&2; exit 2; }
+done
 : >"$OUT/raw.txt"
 for r in $(seq "$RUNS"); do
     for k in "${!CONFIGS[@]}"; do

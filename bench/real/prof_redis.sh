@@ -27,7 +27,7 @@ EP=$ROOT/build/edgeprobe
 mkdir -p "$OUT"
 make -s tools >/dev/null
 source bench/real/common.sh
-redis_built
+redis_built || exit 1
 server_pid=
 cleanup() { [[ -z $server_pid ]] || kill "$server_pid" 2>/dev/null || true; }
 trap cleanup EXIT

@@ -57,7 +57,8 @@ case_ prof-late-exit prof_late_exit
 # A thread per job (tests/prof/churn.c): a row labelled exact holds every
 # call (before the fix, late_work read 1,024 of its 2,000, exact, 3 runs
 # of 3: the threads that had exited counted as observed up to the count's
-# end).
+# end); an estimated one is within 0.4-1.6x (it read 0.54-0.97x: the rate
+# is pooled over every thread's time, the dead ones' too).
 prof_thread_churn() {
     local d="$B/prof-thread-churn"
     mkdir -p "$d"
@@ -66,8 +67,8 @@ prof_thread_churn() {
     cat "$d/report.txt"
     awk 'FNR == NR { truth[$1] = $2; next }
          $1 == "function" { for (i = 1; i <= NF; i++) { if ($i == "calls") c = i; if ($i == "counted") k = i }; next }
-         c && ($1 in truth) { n++; bad += $k == "exact" && $c != truth[$1]
-             printf "%s %s: %s calls of %s, %s\n", $k == "exact" && $c != truth[$1] ? "FAIL" : "ok", $1, $c, truth[$1], $k }
+         c && ($1 in truth) { n++; r = $c / truth[$1]; no = $k == "exact" ? $c != truth[$1] : r < 0.4 || r > 1.6; bad += no
+             printf "%s %s: %s calls of %s, %s\n", no ? "FAIL" : "ok", $1, $c, truth[$1], $k }
          END { if (n != 2) { print "FAIL job_work or late_work missing"; exit 1 }; exit bad != 0 }' "$d/truth.txt" "$d/report.txt"
 }
 case_ prof-thread-churn prof_thread_churn
@@ -124,7 +125,7 @@ prof_usage() {
     out=$(EDGEPROBE_PROF_EXACT_CALLS=yes ./build/edgeprobe prof -q -o /dev/null -- /bin/true 2>&1)
     [[ $? -eq 0 && $out == *"EDGEPROBE_PROF_EXACT_CALLS is 0 or 1, not yes"* ]] || return 1
     local b
-    for b in -1 50.5 nan x ""; do
+    for b in -1 50.5 nan inf x "" " 3" "3 " 0x10 1e1 -0 . 00000000000000012; do
         out=$(./build/edgeprobe prof --count-budget "$b" -- /bin/true 2>&1)
         [[ $? -eq 2 && $out == *"--count-budget needs a percent from 0 to 50, not"* ]] || { echo "--count-budget '$b': $out"; return 1; }
     done
@@ -142,15 +143,15 @@ prof_usage() {
 case_ prof-usage prof_usage
 
 # --count-budget (README, "Where the cost goes, and its floor") on the
-# truth program: the budget moves what the skip path counts (0: less than
-# a third of the default's, and more functions estimated, where the default
-# counts them all in full; 20: as much as the default, within 2%); the
-# setting is in the report's header and summary.
+# truth program: at 0 the skip path counts less than a third of what it
+# counts by default, and more functions are estimated, where the default
+# counts them all in full; the setting is in the report's header and
+# summary.
 prof_count_budget() {
     local d="$B/prof-count-budget" a bad=0 skips=() estimated=()
     mkdir -p "$d"
     prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/truth.c -pthread -o "$d/truth" || return 1
-    for a in default 0 20; do
+    for a in default 0; do
         local opt=(--count-budget "$a")
         [[ $a == default ]] && opt=()
         ./build/edgeprobe prof -q -o "$d/report-$a.txt" --top 0 "${opt[@]}" -- "./$d/truth" 1 4000 "$d/truth.txt" || return 1
@@ -161,11 +162,10 @@ prof_count_budget() {
     done
     grep -q '^=== edgeprobe profiler: mode sample, K=10, epoch 10 ms, count budget 3.5%,' "$d/report-default.txt" &&
         grep -q 'count_budget=3.5 ' "$d/report-default.txt" &&
-        grep -q ', count budget 0%,' "$d/report-0.txt" && grep -q 'count_budget=20 ' "$d/report-20.txt" ||
+        grep -q ', count budget 0%,' "$d/report-0.txt" && grep -q 'count_budget=0 ' "$d/report-0.txt" ||
         { echo "FAIL the settings in the headers or summaries"; bad=1; }
     ((skips[1] * 3 < skips[0])) || { echo "FAIL budget 0 counted ${skips[1]} calls by the skip path, default ${skips[0]}"; bad=1; }
     ((estimated[1] > estimated[0])) || { echo "FAIL budget 0 estimated no more functions than the default"; bad=1; }
-    ((skips[2] * 100 >= skips[0] * 98)) || { echo "FAIL budget 20 counted fewer calls than the default"; bad=1; }
     return $bad
 }
 case_ prof-count-budget prof_count_budget
