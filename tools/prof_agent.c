@@ -104,6 +104,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <locale.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -3524,7 +3525,7 @@ P_FN FILE *open_report(const char *path) {
 
 /* The report of a stopped profile: table (unless quiet), the views asked
  * for, and summary to o; the chart to opts->svg when given. */
-P_FN void write_report(FILE *o, const report_opts *opts, run_totals *rt) {
+P_FN void write_report_here(FILE *o, const report_opts *opts, run_totals *rt) {
     row *rows;
     int n;
     sum_counters(rt);
@@ -3542,6 +3543,18 @@ P_FN void write_report(FILE *o, const report_opts *opts, run_totals *rt) {
     if (getenv("EDGEPROBE_PROF_DEBUG")) write_debug(o);
     if (opts->svg && *opts->svg && n) write_chart(opts->svg, rows, n, rt);
     free(rows);
+}
+/* The report, its chart and its views with the C locale's numbers on this
+ * thread, whatever locale the program set: under LC_ALL=de_DE.UTF-8 a
+ * program that called setlocale wrote "wall_s=0,3017" into the summary
+ * that the command and scripts read (prof-locale). */
+P_FN void write_report(FILE *o, const report_opts *opts, run_totals *rt) {
+    locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0), old = c ? uselocale(c) : (locale_t)0;
+    write_report_here(o, opts, rt);
+    if (c) {
+        uselocale(old);
+        freelocale(c);
+    }
 }
 
 /* One report at a time: `prof report` from the control endpoint may meet

@@ -73,6 +73,28 @@ prof_thread_churn() {
 }
 case_ prof-thread-churn prof_thread_churn
 
+# A program that sets its locale from the environment (tests/prof/locale.c)
+# under de_DE.UTF-8, whose decimal point is a comma (built with localedef
+# into the case's directory): the report's numbers keep the C locale's
+# point (before: "wall_s=0,3017" in the summary).
+prof_locale() {
+    local d="$B/prof-locale"
+    mkdir -p "$d/loc"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/locale.c -o "$d/locale" || return 1
+    if ! localedef -i de_DE -f UTF-8 "$d/loc/de_DE.UTF-8" >"$d/localedef.txt" 2>&1 ||
+        [[ $(LOCPATH="$d/loc" LC_ALL=de_DE.UTF-8 "./$d/locale" | head -1) != "0,5" ]]; then
+        echo "skipped: no de_DE locale can be built here (localedef, /usr/share/i18n)"
+        return 77
+    fi
+    LOCPATH="$d/loc" LC_ALL=de_DE.UTF-8 ./build/edgeprobe prof -q -o "$d/report.txt" -- "./$d/locale" >"$d/out.txt" || return 1
+    cat "$d/report.txt"
+    head -1 "$d/out.txt" | grep -qx '0,5' || { echo "FAIL the program did not run in de_DE"; return 1; }
+    grep -Eq 'wall_s=[0-9]+\.[0-9]+ cpu_s=[0-9]+\.[0-9]+ ' "$d/report.txt" &&
+        grep -q ', count budget 3.5%,' "$d/report.txt" && grep -Eq '^scaled .* [0-9]+\.[0-9]{3} ' "$d/report.txt" ||
+        { echo "FAIL the report's numbers are not in the C locale's form"; return 1; }
+}
+case_ prof-locale prof_locale
+
 # Libraries loaded while a program with TRACE markers runs (tests/prof/
 # late_libs.c): the functions of both are profiled (the second one was not
 # while the epoch thread held the scan's count of functions against the
