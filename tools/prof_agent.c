@@ -367,6 +367,8 @@ typedef struct tstate {
     long tid;                /* for its CPU-time clock */
     uint64_t cpu_folded_ns;  /* its CPU time at the tick (epoch thread) */
     int cpu_known;           /* cpu_folded_ns is set (cpu_origin) */
+    int gone;                /* exited and folded: its clock is read no more
+                                (epoch thread; GONE THREADS) */
     double epoch_run;        /* its own ticks in the epoch that ended, from
                                 its CPU clock (epoch thread; < 0: unknown) */
     double gap_run;          /* its own ticks from that epoch's end to the
@@ -2350,17 +2352,27 @@ P_FN void measure_tsc_rate(uint64_t now) {
 /* The epoch's own length: the CPU time of the threads that ran handlers or
  * ran at all (each thread's, less its profiler ticks; their sum), or the
  * wall time less their profiler ticks when a CPU clock cannot be read.
- * Each thread's part is kept (epoch_run) for fold_function. */
+ * Each thread's part is kept (epoch_run) for fold_function.
+ *
+ * GONE THREADS. A thread whose clock could be read and no longer can has
+ * exited; once an epoch has folded its last events it is gone, and the
+ * epoch's passes read its clock no more. Before, every thread that ever
+ * ran a handler cost two failing system calls an epoch: a thread per job
+ * (tests/prof/churn.c, 30,000 of them) had the epoch thread at 5.1% of
+ * the run's CPU. Its record stays (the report's totals). */
 P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
     double ovsum = 0, runsum = 0;
     unsigned nthreads = 0, nrun = 0;
     tstate *t;
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
-        uint64_t read_at = rdtsc(), ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED), cpu = thread_cpu_ns(t->tid);
-        uint64_t ovc = __atomic_load_n(&t->ovc, __ATOMIC_RELAXED);
-        double dov = (double)(ov - t->ov_folded), run = 0;
+        uint64_t read_at, ov, cpu, ovc;
+        double dov, run = 0;
         int read = 1;
         t->epoch_run = -1;
+        if (t->gone) continue;
+        read_at = rdtsc(), ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED), cpu = thread_cpu_ns(t->tid);
+        ovc = __atomic_load_n(&t->ovc, __ATOMIC_RELAXED);
+        dov = (double)(ov - t->ov_folded);
         if (ticks_per_ns > 0 && cpu && t->cpu_known)
             run = cpu_ticks_since(cpu, t->cpu_folded_ns) - (double)(ovc - t->ovc_folded);
         else if (ticks_per_ns > 0 && !cpu && dov > 0) /* exited: to its last handler */
@@ -2375,6 +2387,7 @@ P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
         t->fold_read_tsc = read_at;
         t->ov_folded = ov;
         t->ovc_folded = ovc;
+        t->gone = !cpu && t->cpu_known && ticks_per_ns > 0 && dov <= 0; /* GONE THREADS */
         /* in the epoch: it had events, or it ran (without any: a long call,
          * code not probed; its span is observed too, see threads_observed) */
         if (dov <= 0 && run <= 0) continue;
@@ -2397,6 +2410,7 @@ P_FN uint64_t restart_clocks(void) {
     tstate *t;
     uint64_t tick;
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
+        if (t->gone) continue; /* ran_gap stays 0: set when it was last read */
         uint64_t a = rdtsc(), cpu = ticks_per_ns > 0 && t->cpu_known ? thread_cpu_ns(t->tid) : 0, b = rdtsc();
         uint64_t ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED), ovc = __atomic_load_n(&t->ovc, __ATOMIC_RELAXED);
         double ran = cpu ? cpu_ticks_since(cpu, t->cpu_folded_ns) : 0, gap = ran - (double)(ovc - t->ovc_folded);
