@@ -2388,6 +2388,7 @@ P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
         t->ov_folded = ov;
         t->ovc_folded = ovc;
         t->gone = !cpu && t->cpu_known && ticks_per_ns > 0 && dov <= 0; /* GONE THREADS */
+        if (t->gone) t->ran_gap = 0, t->gap_run = 0; /* restart_clocks sets them no more */
         /* in the epoch: it had events, or it ran (without any: a long call,
          * code not probed; its span is observed too, see threads_observed) */
         if (dov <= 0 && run <= 0) continue;
@@ -2410,7 +2411,7 @@ P_FN uint64_t restart_clocks(void) {
     tstate *t;
     uint64_t tick;
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
-        if (t->gone) continue; /* ran_gap stays 0: set when it was last read */
+        if (t->gone) continue; /* its ran_gap and gap_run were cleared when it went */
         uint64_t a = rdtsc(), cpu = ticks_per_ns > 0 && t->cpu_known ? thread_cpu_ns(t->tid) : 0, b = rdtsc();
         uint64_t ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED), ovc = __atomic_load_n(&t->ovc, __ATOMIC_RELAXED);
         double ran = cpu ? cpu_ticks_since(cpu, t->cpu_folded_ns) : 0, gap = ran - (double)(ovc - t->ovc_folded);
