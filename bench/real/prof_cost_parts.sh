@@ -18,7 +18,9 @@
 #   default `prof`
 #   exact   `prof --exact-calls`
 # (PROF_PARTS_CONFIGS="plain lean ...": some of them; plain is needed.)
-# Samples of the profiled process (every thread) are sorted into: the
+# Samples of the profiled process's threads that carry its name (the epoch
+# thread does; threads that rename themselves, such as redis's bio_*, are
+# left out) are sorted into: the
 # program's own code; glibc's malloc family; the rest of libc; the kernel;
 # the agent (libedgeprobe-prof.so); the stubs and trampolines (anonymous
 # code, perf's [JIT]); other. Per configuration, medians over the runs of
@@ -122,7 +124,8 @@ med = lambda xs: statistics.median(xs) if xs else float("nan")
 base_total = med([total(d) for d in by["plain"]])
 base_cpu = {d["round"]: d["cpu"] for d in by["plain"]}
 model = subprocess.run(["sh", "-c", "lscpu | sed -n 's/^Model name: *//p'"], capture_output=True, text=True).stdout.strip()
-print(f"# {prog}, {runs} runs per configuration, rotated; {model}; samples of the profiled process (all threads)")
+print(f"# {prog}, {runs} runs per configuration, rotated; {model}; samples of the profiled process's threads that carry "
+      f"its name (the epoch thread's too; threads that rename themselves, e.g. redis's bio_*, are left out)")
 print()
 print("Parts in samples per 100 samples of the program's own code (medians over the runs); cost = (100 + all parts) / "
       "(100 + plain's) - 1; CPU = median of per-round CPU-time ratios against plain (VM drift included).")
