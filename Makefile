@@ -77,12 +77,13 @@ test-aarch64: aarch64-tools
 	bash tests/run.sh aarch64
 
 # Packages the tests use (bpftrace: the USDT cases; golang-go, protobuf-compiler,
-# chromium, tesseract-ocr, npm: the readers of recordings; they skip without them),
+# chromium, tesseract-ocr, npm: the readers of recordings; locales: the de_DE
+# source prof-locale builds; they skip without them),
 # as COMMAND:PACKAGE. A command already on PATH (npm from another source, say)
 # needs nothing; each missing one is installed on its own when run as root (CI),
 # so one package apt cannot install does not keep the others out; named otherwise.
 TEST_DEPS := bpftrace:bpftrace objdump:binutils go:golang-go protoc:protobuf-compiler \
-	chromium:chromium tesseract:tesseract-ocr npm:npm
+	chromium:chromium tesseract:tesseract-ocr npm:npm locale-gen:locales
 test-deps:
 	@missing=""; for dep in $(TEST_DEPS); do \
 	    command -v $${dep%%:*} >/dev/null 2>&1 || missing="$$missing $${dep#*:}"; done; \

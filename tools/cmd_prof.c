@@ -70,7 +70,6 @@ static const char prof_usage[] =
     "  --count-budget PCT   percent of each epoch counting calls beyond the K\n"
     "                       samples may cost (default " PROF_STR(PROF_DEFAULT_COUNT_BUDGET) "; 0: each function's\n"
     "                       minimum; more: better estimates, more cost)\n"
-
     "  -q, --quiet          do not say where the report is\n"
     "\n"
     "usage: edgeprobe prof -p PID [-d SECONDS] [options] [--stay]\n"
@@ -291,7 +290,6 @@ int cmd_prof(int argc, char **argv) {
         } else if (!strcmp(a, "--exact-calls")) {
             running.exact_calls = 1;
             continue;
-
         } else if (a[0] != '-') {
             break; /* PROGRAM without "--" */
         }

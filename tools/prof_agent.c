@@ -1183,13 +1183,12 @@ P_FN int inside_interval(tstate *t, uint64_t now, uint64_t len) {
  * labelled exact). Its ov is read racily: an event under way is a few
  * hundred ticks. */
 P_FN uint64_t own_now_of(const tstate *t, uint64_t at, int evt) {
-    uint64_t cpu = ticks_per_ns <= 0 ? 0 : t == my_ts ? own_cpu_at(t, at) : thread_cpu_ns(t->tid), last;
+    uint64_t cpu = ticks_per_ns <= 0 ? 0 : t == my_ts ? own_cpu_at(t, at) : thread_cpu_ns(t->tid);
     double ran;
-    if (!cpu && ticks_per_ns > 0) { /* exited */
-        last = __atomic_load_n(&t->last_tsc, __ATOMIC_RELAXED);
+    if (!cpu) { /* no clock yet (the TSC's bound to at), or exited (to its last handler) */
+        uint64_t last = ticks_per_ns > 0 ? __atomic_load_n(&t->last_tsc, __ATOMIC_RELAXED) : at;
         return evt ? own_since_check(t, last < at ? last : at) : 0;
     }
-    if (!cpu) return evt ? own_since_check(t, at) : 0;
     ran = cpu_ticks_since(cpu, __atomic_load_n(&t->cpu_folded_ns, __ATOMIC_RELAXED)) -
           (double)(__atomic_load_n(&t->ovc, __ATOMIC_RELAXED) - __atomic_load_n(&t->ovc_folded, __ATOMIC_RELAXED));
     return ran > 0 ? (uint64_t)ran : 0;
@@ -2274,7 +2273,8 @@ P_FN uint64_t take_nested(prof_func *f, int whole) {
 P_FN void take_nested_asleep(void) {
     prof_func *f;
     for (f = fn_all; f; f = f->next_all)
-        if (__atomic_load_n(&f->dormant, __ATOMIC_ACQUIRE)) f->est_calls += (double)take_nested(f, f->obs_len == PROF_OBS_ALL);
+        if (__atomic_load_n(&f->dormant, __ATOMIC_ACQUIRE))
+            f->est_calls += (double)take_nested(f, f->obs_len == PROF_OBS_ALL);
 }
 P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t now, unsigned ended) {
     uint64_t c, len = f->obs_len, next, cap = 0;
@@ -2648,8 +2648,8 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
                 prof_mode_name(prof_mode));
     set_exact_calls(exact && !strcmp(exact, "1") && prof_mode == PROF_MODE_SAMPLE);
     if ((budget = getenv(PROF_ENV_COUNT_BUDGET)) && prof_parse_budget(budget, &prof_count_budget))
-        fprintf(stderr, "edgeprobe profiler: %s is a percent from 0 to %d, not %s; the default %g\n", PROF_ENV_COUNT_BUDGET,
-                PROF_MAX_COUNT_BUDGET, budget, prof_count_budget);
+        fprintf(stderr, "edgeprobe profiler: %s is a percent from 0 to %d, not %s; the default %g\n",
+                PROF_ENV_COUNT_BUDGET, PROF_MAX_COUNT_BUDGET, budget, prof_count_budget);
     prof_top = (int)env_long(PROF_ENV_TOP, PROF_DEFAULT_TOP);
     if (reserve_tables()) {
         fprintf(stderr, "edgeprobe profiler: cannot reserve memory; not started\n");
@@ -3372,10 +3372,10 @@ P_FN void where_of(const prof_func *f, char *out, size_t n) {
     for (c = out; *c; c++)
         if (*c == ' ') *c = '?'; /* the columns are whitespace-separated */
 }
-/* The first EDGEPROBE_PROF_TOP rows (0: all). */
 /* The table's columns as text: its heading, and the rows of functions
  * never timed. */
 #define TABLE_TEXT "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %10s %12s %12s %7s %7s %-9s %s\n"
+/* The first EDGEPROBE_PROF_TOP rows (0: all). */
 P_FN void write_table(FILE *o, const row *rows, int n, const run_totals *rt) {
     int i, limit = prof_top > 0 && prof_top < n ? prof_top : n;
     double tick = rt->ns_per_tick;
@@ -3435,13 +3435,12 @@ P_FN void write_call_graph(FILE *o, const row *rows, int n, const graph *g, cons
 /* The one-line summary (prof_common.h): last line of the report, and
  * appended to $EDGEPROBE_PROF_SUMMARY. */
 P_FN void write_summary(FILE *o, const run_totals *rt) {
-    fprintf(o, PROF_SUMMARY_TAG " mode=%s k=%u settle=%lu epoch_ms=%u count_budget=%g wall_s=%.4f cpu_s=%.4f toggles=%llu "
-               "toggles_per_s=%.0f handler_calls=%llu handler_calls_per_s=%.0f samples=%llu samples_per_s=%.0f "
+    fprintf(o, PROF_SUMMARY_TAG " mode=%s k=%u settle=%lu epoch_ms=%u count_budget=%g wall_s=%.4f cpu_s=%.4f "
+               "toggles=%llu toggles_per_s=%.0f handler_calls=%llu handler_calls_per_s=%.0f samples=%llu samples_per_s=%.0f "
                "toggle_ms=%.3f toggle_pct_cpu=%.4f " PROF_KEY_SITES "=%llu tail_sites=%llu functions=%llu "
                PROF_KEY_EXIT_HIDDEN "=%llu unmatched=%llu stale=%llu arena_bytes=%llu\n",
             prof_mode_name(prof_mode), prof_k, prof_settle, prof_epoch_ms, prof_count_budget, rt->secs, rt->cpu_ns / 1e9,
-            rt->toggles,
-            rt->toggles / rt->secs, rt->events, rt->events / rt->secs, rt->samples, rt->samples / rt->secs,
+            rt->toggles, rt->toggles / rt->secs, rt->events, rt->events / rt->secs, rt->samples, rt->samples / rt->secs,
             rt->toggle_ns / 1e6, 100 * rt->toggle_ns / rt->cpu_ns, sites_discovered, sites_tail, rt->nfuncs,
             rt->exit_hidden, rt->unmatched, rt->stale, (unsigned long long)arena_used);
 }
@@ -3470,16 +3469,13 @@ P_FN void write_debug(FILE *o) {
 }
 
 /* The chart: the sampled rows alone (a row without samples has calls, no
- * latency to draw), in the table's order; moved to the front in place. */
+ * latency to draw), in the table's order, gathered at the front over the
+ * others (the report's last use of the rows). */
 P_FN void write_chart(const char *path, row *rows, int n, const run_totals *rt) {
     char title[256];
     int i, sampled = 0;
     for (i = 0; i < n; i++)
-        if (rows[i].f->samples) {
-            row keep = rows[i];
-            memmove(&rows[sampled + 1], &rows[sampled], (size_t)(i - sampled) * sizeof *rows);
-            rows[sampled++] = keep;
-        }
+        if (rows[i].f->samples) rows[sampled++] = rows[i];
     snprintf(title, sizeof title, "edgeprobe profiler: %d functions sampled, %llu samples, K=%u, epoch %u ms, %.2f s",
              sampled, rt->samples, prof_k, prof_epoch_ms, rt->secs);
     if (sampled) write_svg(path, rows, sampled, rt->ns_per_tick, rt->run_ns, title);
