@@ -250,9 +250,10 @@ struct prof_func {
     uint64_t thread_mask;    /* the threads its samples came from (tstate bit) */
     /* SKIPPED COUNTS: its function probe's id + 1 (0: not one), the id + 1
      * of the count armed (0: none), a try-lock for both, whether that count
-     * is the tick gap's (its calls are no epoch's: TICK GAP), and its calls
-     * counted so */
+     * is the tick gap's (its calls are no epoch's: TICK GAP) and the epoch
+     * whose entry armed it, and its calls counted so */
     int skip_site, skip_armed, skip_busy, skip_gap;
+    unsigned skip_epoch;
     uint64_t skipped;
     /* NESTED CALLS: edgeprobe_func_nested at the last fold */
     long nested_seen;
@@ -260,12 +261,17 @@ struct prof_func {
     int dormant;
     uint64_t entries_folded; /* entries at the last fold (epoch thread) */
     struct prof_func *next_woken;
-    /* THE SECOND COUNT: how the epoch's first count ended, decided once
-     * (second_word), the calls counted when the second began and the own
-     * ticks the threads had lived by then */
+    /* LATER COUNTS: whether the epoch has any (second_word), the calls
+     * counted when the last began and the own ticks the threads had lived
+     * by then, when it began (TSC; the mid-tick's number), the spans no
+     * count observed that wait for a rate (gap_span, the last from
+     * gap_from) and the calls that settled ones stand for (gap_calls) */
     uint64_t second_word;
     uint64_t second_from;
     double second_seen;
+    uint64_t second_tsc;
+    unsigned second_tick;
+    double gap_span, gap_from, gap_calls, gap_rate;
 };
 /* A timed call's place in its function's bank of samples (WEIGHTS): the
  * epoch its entry was in, and its slot (-1: none; mode on needs none). */
@@ -877,6 +883,8 @@ P_FN void func_toggle(prof_func *f, int on, tstate *t) {
 P_FN double threads_observed(uint64_t len, uint64_t at);
 P_FN void end_interval(prof_func *f, uint64_t now, unsigned epoch);
 P_FN void wake(prof_func *f);
+P_FN int second_on(const prof_func *f, unsigned epoch); /* LATER COUNTS */
+P_FN int counting(const prof_func *f, unsigned epoch);
 /* Close f's window s (its observation interval is over and it has K
  * samples) and switch its probes off. The entry that closes it woke f
  * before (window_after_entry), but a thread preempted since may close it
@@ -889,6 +897,10 @@ P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t, unsign
     unsigned expect = s;
     if (!(s & 1)) return; /* that window is shut already */
     if (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
+    if (second_on(f, epoch) && counting(f, epoch)) { /* a later count began: the window stays */
+        __atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
+        return;
+    }
     if (__atomic_compare_exchange_n(&f->seq, &expect, s + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
         wake(f);
         end_interval(f, now, epoch); /* threads still inside their interval stop counting f now */
@@ -1047,8 +1059,8 @@ P_FN void record_sample(prof_func *f, tstate *t, uintptr_t fn, uint64_t entry_ts
  * the trampoline (SKIPPED COUNTS): their intervals run from the tick to a
  * count used up (skip_target) rather than a length, and their own events
  * are the K samples' alone; lua's median went from 0.42 to 0.76 so, and
- * to 0.95-0.99 with THE SECOND COUNT (a count that ended in the storm
- * after the tick takes its rate again, from a second count). */
+ * to 0.95-0.99 with a second count after one that ended in the storm
+ * after the tick (since 2026-11-27: LATER COUNTS). */
 #define PROF_GAP_COUNT (1ull << 30) /* the gap's count: more calls than a gap has */
 #ifndef PROF_COUNT_TARGET /* -D for experiments */
 #define PROF_COUNT_TARGET 128
@@ -1240,6 +1252,9 @@ P_FN void end_interval(prof_func *f, uint64_t now, unsigned epoch) {
     unsigned mark = epoch + 1, old = __atomic_load_n(&f->obs_end_mark, __ATOMIC_RELAXED);
     double seen;
     if (old == mark) return;
+    /* an earlier count's end, come late (its thread preempted) after a
+     * later count began (LATER COUNTS): not the later one's */
+    if (second_on(f, epoch) && now < __atomic_load_n(&f->second_tsc, __ATOMIC_RELAXED)) return;
     seen = threads_observed(f->obs_len, now);
     /* an entry of epoch `epoch` that gets here after the tick (preempted
      * meanwhile) must not end the next epoch's interval */
@@ -1278,16 +1293,30 @@ P_FN int skip_lock(prof_func *f, int wait) {
 }
 static uint64_t gap_skipped; /* calls the tick gaps' counts took (TICK GAP) */
 /* Take f's skipped calls into its count, and disarm. A gap's count goes
- * into none, unless keep_gap: one still armed at a fold was armed by an
- * entry of the old epoch after the tick's take-back had passed its
- * function, and its try-lock to take it back failed (another thread held
- * it); it counted the epoch folded now, every call of which it kept from
- * the handler (an independent review found it). */
-P_FN void skip_take(prof_func *f, int wait, int keep_gap) {
+ * into none, except at the fold of epoch `ended` (at_fold), which takes
+ * the counts still armed:
+ * - a gap count armed in an older epoch was armed by an entry of that
+ *   epoch after the tick's take-back had passed its function, and its
+ *   try-lock to take it back failed (another thread held it); it counted
+ *   the epoch folded now, every call of which it kept from the handler
+ *   (an independent review found it): into the count;
+ * - a gap count armed in this epoch's own gap (after open_windows
+ *   re-opened the window for the tick to come) counts calls after the
+ *   interval ended, of no epoch: left armed for the take-back after the
+ *   tick. Until 2026-11-27 (twelfth session) the fold took it into the
+ *   epoch's count, after the span observed had been read: lua's
+ *   luaM_free_, which the garbage collector's sweep calls in bursts, had
+ *   up to 20,059 calls where its count ended at 978, and read 2.5-5.5
+ *   times its calls. */
+P_FN void skip_take_as(prof_func *f, int wait, int at_fold, unsigned ended) {
     long k;
     if (!__atomic_load_n(&f->skip_armed, __ATOMIC_RELAXED) || !skip_lock(f, wait)) return;
+    if (at_fold && f->skip_armed && f->skip_gap && f->skip_epoch == ended) {
+        __atomic_store_n(&f->skip_busy, 0, __ATOMIC_RELEASE);
+        return;
+    }
     if (f->skip_armed && (k = edgeprobe_func_skip(f->skip_armed - 1, 0)) > 0) {
-        if (f->skip_gap && !keep_gap) {
+        if (f->skip_gap && !at_fold) {
             __atomic_add_fetch(&gap_skipped, (uint64_t)k, __ATOMIC_RELAXED);
         } else {
             __atomic_add_fetch(&f->obs_count, (uint64_t)k, __ATOMIC_RELAXED);
@@ -1298,90 +1327,72 @@ P_FN void skip_take(prof_func *f, int wait, int keep_gap) {
     f->skip_gap = 0;
     __atomic_store_n(&f->skip_busy, 0, __ATOMIC_RELEASE);
 }
+P_FN void skip_take(prof_func *f, int wait) { skip_take_as(f, wait, 0, 0); }
 /* Let the skip path count f's next n - 1 calls (gap: for none, TICK GAP). */
 P_FN void skip_arm(prof_func *f, uint64_t n, unsigned epoch, int gap) {
     if (!f->skip_site || n < 2 || __atomic_load_n(&f->skip_armed, __ATOMIC_RELAXED) || !skip_lock(f, 0)) return;
     if (!f->skip_armed && edgeprobe_func_skip(f->skip_site - 1, (long)n) >= 0) {
         f->skip_armed = f->skip_site;
         f->skip_gap = gap;
+        f->skip_epoch = epoch;
     }
     __atomic_store_n(&f->skip_busy, 0, __ATOMIC_SEQ_CST);
     /* armed after sampling stopped (its last fold and disarm_all have run),
      * or after the tick (the fold took the epoch's count before it): taken
      * back, so that no count outlives the profile or crosses an epoch */
     if (!__atomic_load_n(&prof_running, __ATOMIC_SEQ_CST) || __atomic_load_n(&tick_seq, __ATOMIC_SEQ_CST) != epoch)
-        skip_take(f, 0, 0);
+        skip_take(f, 0);
 }
-/* THE SECOND COUNT. A count that ends in the first 1 / PROF_SECOND_DIV of
- * the epoch (the threads' own time, against the last epoch's) ended
- * inside the profiler's densest work: every window opens
- * at the tick and takes its samples there, and what that work costs the
- * threads is only partly charged (cold caches, the trampolines' calibrated
- * share). Such a count's rate read lua's hottest functions at 0.6 of their
- * calls (index2value: 600 calls in 250,000 own ticks, where its mean rate
- * gives 156,000). So the function counts again, as many calls, from where
- * the first count ended; the epoch's estimate is every call counted up to
- * the second count's end, plus the second count's rate over the rest of
- * the epoch (fold_function). Counts that end later keep their one rate. */
-#ifndef PROF_SECOND_DIV /* -D for experiments */
-#define PROF_SECOND_DIV 8
-#endif
-static double epoch_own_last; /* the last epoch's own ticks, all threads */
-/* About an upper bound of threads_observed(PROF_OBS_ALL, at), reading no
- * clock (only to decide; other threads' fields are read racily): each
- * thread's TSC bound since its last look, or, for a thread with no event
- * yet in this epoch that ran in the last, the wall time since the tick.
- * (The wall time since the tick alone read lua's estimates 0.93 against
- * 0.97 in two batches of five runs.) */
-P_FN double threads_observed_bound(uint64_t at) {
-    unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
-    uint64_t tick = __atomic_load_n(&tick_tsc, __ATOMIC_RELAXED);
-    double sum = 0;
-    const tstate *t;
-    for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next)
-        if (__atomic_load_n(&t->tick_seq, __ATOMIC_RELAXED) == seq) sum += (double)own_since_check(t, at);
-        else if (t->epoch_run > 0 && at > tick) sum += (double)(at - tick);
-    return sum;
-}
-/* second_word: (epoch + 1) << 2 | one of these, for the epoch whose first
- * count ended (other epochs' words mean nothing): the first thread to see
- * the count end decides for all, by compare-and-swap. */
-enum { SECOND_SETUP = 1, /* a second count: being set up (the interval goes on) */
-       SECOND_ON = 2,    /* a second count: second_from and second_seen set */
-       SECOND_NONE = 3 }; /* no second count: the interval ended */
+/* LATER COUNTS. An epoch is cut into PROF_EPOCH_PARTS parts by the
+ * epoch thread's mid-ticks. At each, every function of the skip path
+ * whose estimated count has ended counts again, as many calls (mid_tick),
+ * its window re-opened if it had shut, with no samples to take. The
+ * epoch's estimate is every call counted, plus, for each span no count
+ * observed (from a count's end to the next mid-tick, or to the epoch's
+ * end), the rate of the count that ended there (epoch_calls): a part's
+ * calls are read at that part's rate, and a phase that starts or ends in
+ * the epoch moves only the part it is in. The first part's span is the
+ * exception: the tick's storm (every window opens at the tick and takes
+ * its samples there, and what that work costs the threads is only partly
+ * charged: cold caches, the trampolines' calibrated share) read lua's
+ * hottest functions at 0.6 of their calls (index2value: 600 calls in
+ * 250,000 own ticks, where its mean rate gives 156,000); that span takes
+ * the rate of the first count after it.
+ *
+ * WHERE A COUNT BEGINS. Until 2026-11-27 (twelfth session) a count that
+ * ended in the first eighth of the epoch was followed by one second count,
+ * begun where the first ended, at the call that ended it: a place a call
+ * chose, not the clock, and the second count's rate stood for the rest of
+ * the epoch. Calls that come in bursts longer than a count (lua's
+ * luaM_free_, which the garbage collector's sweep calls a few thousand
+ * times in a row) put that call inside a burst: luaM_free_ read 850,000
+ * calls an epoch in thirteen epochs in a row (a call every 27 ticks, all
+ * epoch), 2.5-3 times its calls in all, freeobj and luaH_free likewise;
+ * and a function whose calls began late in an epoch (table.concat's
+ * addfield, 40,000 calls in one burst) had its count end in the burst,
+ * measured against the idle span before it, and that rate stood for the
+ * rest: 0.03 of its calls. Now every count begins at a mid-tick or at the
+ * tick, and no rate stands for more than its part: lua's functions within
+ * 10% of their calls went from 41-49% to 59-70% (RESULTS-real, "twelfth
+ * session"), at a cost: lua +11.5% against +9.3% in CPU samples at 4
+ * parts, +16.1% at 8 (each mid-tick wakes the epoch thread and re-opens
+ * windows, and each count's calls cost the skip path). Smaller counts
+ * (the cap shared by the parts) read low: medians 0.82-0.84 against
+ * 0.93-0.99. */
+static unsigned prof_epoch_parts = PROF_DEFAULT_EPOCH_PARTS; /* EDGEPROBE_PROF_EPOCH_PARTS */
+/* second_word: (epoch + 1) << 2 | SECOND_ON for the epoch in which the
+ * epoch thread started a later count (other epochs' words mean nothing);
+ * second_from and second_tsc are written before it. */
+enum { SECOND_ON = 2,    /* later counts: second_* and gap_* set */
+       SECOND_NONE = 3 }; /* the epoch folded: no later count */
 P_FN uint64_t second_tag(unsigned epoch) { return (uint64_t)(epoch + 1) << 2; }
-/* Whether word w says the interval of the epoch tagged tag goes on. */
-P_FN int second_goes_on(uint64_t w, uint64_t tag) { return (w & ~(uint64_t)3) == tag && (w & 3) != SECOND_NONE; }
-/* The calls that end f's count in this epoch: its cap, or, under a second
- * count, second_from + cap; 0 while a second count is being set up. */
-P_FN uint64_t count_end(const prof_func *f, uint64_t cap, unsigned epoch) {
-    uint64_t w = __atomic_load_n(&f->second_word, __ATOMIC_ACQUIRE);
-    if (w == (second_tag(epoch) | SECOND_SETUP)) return 0;
-    if (w == (second_tag(epoch) | SECOND_ON)) return __atomic_load_n(&f->second_from, __ATOMIC_RELAXED) + cap;
-    return cap;
+P_FN int second_on(const prof_func *f, unsigned epoch) {
+    return __atomic_load_n(&f->second_word, __ATOMIC_ACQUIRE) == (second_tag(epoch) | SECOND_ON);
 }
-/* f's first count ended at c calls, now: whether its interval goes on
- * under a second count (1), or ends (0). The first thread here decides; a
- * thread that comes later follows the decision. The second count is armed
- * here only once the window has its samples (!want); until then the
- * entries that take them count, and the one after the last arms it. */
-P_FN int second_count(prof_func *f, uint64_t c, uint64_t cap, uint64_t now, unsigned epoch, int want) {
-    uint64_t tag = second_tag(epoch), w = __atomic_load_n(&f->second_word, __ATOMIC_ACQUIRE), state;
-    double last, seen;
-    if ((w & ~(uint64_t)3) == tag) return second_goes_on(w, tag); /* decided */
-    __atomic_load(&epoch_own_last, &last, __ATOMIC_RELAXED);
-    state = f->skip_site && __atomic_load_n(&f->obs_cap, __ATOMIC_RELAXED) &&
-                    threads_observed_bound(now) < last / PROF_SECOND_DIV
-                ? SECOND_SETUP : SECOND_NONE;
-    if (!__atomic_compare_exchange_n(&f->second_word, &w, tag | state, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        return second_goes_on(w, tag); /* another decided (or an old word moved: end) */
-    if (state == SECOND_NONE) return 0;
-    seen = threads_observed(PROF_OBS_ALL, now); /* the clocks: where the second count starts */
-    __atomic_store_n(&f->second_from, c, __ATOMIC_RELAXED);
-    __atomic_store(&f->second_seen, &seen, __ATOMIC_RELAXED);
-    __atomic_store_n(&f->second_word, tag | SECOND_ON, __ATOMIC_RELEASE); /* after both: readers take them after it */
-    if (!want) skip_arm(f, cap, epoch, 0); /* (a tick meanwhile: skip_arm takes it back) */
-    return 1;
+/* The calls that end f's count in this epoch: its cap, or, under a later
+ * count, second_from + cap. */
+P_FN uint64_t count_end(const prof_func *f, uint64_t cap, unsigned epoch) {
+    return second_on(f, epoch) ? __atomic_load_n(&f->second_from, __ATOMIC_RELAXED) + cap : cap;
 }
 /* SETTLED FUNCTIONS. The samples of a function give its latencies'
  * distribution; past a few hundred, more of them sharpen it little, and
@@ -1436,12 +1447,12 @@ P_FN int window_after_entry(prof_func *f, tstate *t, unsigned seq, uint64_t now)
     if (!sampling || (counting(f, epoch) && inside_interval(t, now, len))) {
         uint64_t cap = __atomic_load_n(&f->obs_cap, __ATOMIC_RELAXED), c, end;
         if (!cap) cap = len == PROF_OBS_ALL ? __atomic_load_n(&all_cap, __ATOMIC_RELAXED) : PROF_COUNT_CAP;
-        end = count_end(f, cap, epoch); /* 0: a second count being set up (counted here meanwhile) */
-        skip_take(f, 0, 0); /* the count used up, or not: its calls into obs_count */
+        end = count_end(f, cap, epoch);
+        skip_take(f, 0); /* the count used up, or not: its calls into obs_count */
         c = __atomic_add_fetch(&f->obs_count, 1, __ATOMIC_RELAXED);
-        if (sampling && end && c >= end) {
-            if (end != cap || !second_count(f, c, cap, now, epoch, want)) end_interval(f, now, epoch);
-        } else if (sampling && end && !want && len == PROF_OBS_ALL) {
+        if (sampling && c >= end) {
+            end_interval(f, now, epoch);
+        } else if (sampling && !want && len == PROF_OBS_ALL) {
             skip_arm(f, end - c, epoch, 0);
         }
         return want;
@@ -2087,32 +2098,120 @@ P_FN void put_to_sleep(unsigned folded) {
     nawake = n;
 }
 /* Open every closed window whose sites are all bound. */
+/* Open f's window, if shut, for epoch `epoch`, its first `taken` samples
+ * counted as taken (the epoch thread's; f->busy held). */
+P_FN void open_window_held(prof_func *f, unsigned epoch, unsigned taken) {
+    unsigned e = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
+    if ((e & 1) || f->broken) return;
+    if (__atomic_load_n(&f->nbound, __ATOMIC_ACQUIRE) != __atomic_load_n(&f->nsites, __ATOMIC_ACQUIRE)) return;
+    func_toggle(f, 1, &bg_ts); /* probes first, then the window */
+    f->opened_for = epoch;
+    f->win_samples = taken;
+    f->win_entries = 0;
+    if (__atomic_compare_exchange_n(&f->seq, &e, e + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) f->windows++;
+}
+P_FN void open_window(prof_func *f, unsigned epoch) {
+    int zero = 0;
+    if (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
+    open_window_held(f, epoch, 0);
+    __atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
+}
 P_FN void open_windows(void) {
     unsigned next = tick_seq + 1, i; /* the epoch thread's own: it moves the tick */
     take_woken();
     for (i = 0; i < nawake; i++) {
         prof_func *f = awake[i];
         unsigned e = __atomic_load_n(&f->seq, __ATOMIC_ACQUIRE);
-        int zero = 0;
         if (e & 1) { /* open since an earlier epoch: a new window all the same */
             __atomic_store_n(&f->opened_for, next, __ATOMIC_RELAXED);
             __atomic_store_n(&f->win_samples, 0, __ATOMIC_RELAXED);
             __atomic_store_n(&f->win_entries, 0, __ATOMIC_RELAXED);
             continue;
         }
-        if (f->broken) continue;
-        if (__atomic_load_n(&f->nbound, __ATOMIC_ACQUIRE) != __atomic_load_n(&f->nsites, __ATOMIC_ACQUIRE)) continue;
-        if (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) continue;
-        if (__atomic_load_n(&f->seq, __ATOMIC_ACQUIRE) == e) {
-            func_toggle(f, 1, &bg_ts); /* probes first, then the window */
-            f->opened_for = next;
-            f->win_samples = 0;
-            f->win_entries = 0;
-            if (__atomic_compare_exchange_n(&f->seq, &e, e + 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-                f->windows++;
-        }
-        __atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
+        open_window(f, next);
     }
+}
+/* The rate of f's count that began at second_from / second_seen (or the
+ * tick: !later) and ended at c calls, seen; -1 over no span. */
+P_FN double count_rate(const prof_func *f, int later, uint64_t c, double seen) {
+    uint64_t from = later ? __atomic_load_n(&f->second_from, __ATOMIC_RELAXED) : 0;
+    double from_seen = later ? f->second_seen : 0;
+    return seen > from_seen && c >= from ? (double)(c - from) / (seen - from_seen) : -1;
+}
+/* A later count of f begins (mid-tick tick): the count that ended is
+ * weighed first (its rate settles the spans unobserved before it, and
+ * the span from its end waits for the next rate), then the word, then
+ * the interval counts again (obs_end_mark: no end), then the window
+ * re-opens with no samples to take (they were the tick's: WEIGHTS) and
+ * the skip path counts. Under f->busy, which close_window takes: an
+ * entry that found the count ended and closes the window either does so
+ * before (and the window re-opens) or finds the count under way and
+ * leaves it open; an end come late (its entry before second_tsc) ends
+ * nothing (end_interval). Where the count starts (second_from) is set
+ * once every such window is open (later_from_here). */
+P_FN void later_start(prof_func *f, unsigned epoch, unsigned tick) {
+    int zero = 0, later = second_on(f, epoch);
+    double seen = f->obs_seen, rate;
+    while (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        zero = 0;
+        sched_yield(); /* a thread toggles f: a few microseconds, unless preempted */
+    }
+    if (!later) f->gap_span = f->gap_calls = 0;
+    rate = count_rate(f, later, __atomic_load_n(&f->obs_count, __ATOMIC_RELAXED), seen);
+    if (rate >= 0) { /* the storm's span waits for the first rate after it */
+        f->gap_calls += rate * f->gap_span;
+        f->gap_span = 0;
+    }
+    f->gap_rate = later ? rate : -1; /* for the rest of its part of the epoch; the storm's: the next rate */
+    f->gap_from = seen;
+    f->second_tick = tick;
+    __atomic_store_n(&f->second_from, __atomic_load_n(&f->obs_count, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    __atomic_store_n(&f->second_word, second_tag(epoch) | SECOND_ON, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&f->obs_end_mark, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&f->second_tsc, rdtsc(), __ATOMIC_SEQ_CST);
+    open_window_held(f, epoch, window_k(f));
+    __atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
+    skip_arm(f, __atomic_load_n(&f->obs_cap, __ATOMIC_RELAXED), epoch, 0);
+}
+/* f's later count runs from here (seen: the own ticks the threads had
+ * lived by now): the calls counted since its window opened belong before
+ * it. Re-opening a window takes a few hundred nanoseconds, and counted
+ * from the mid-tick's start, the later of a hundred windows opened that
+ * many microseconds late while their span ran (lua's index2value: 0.42
+ * of its calls). A call between the take and the new arm goes to the
+ * handler, which counts it. */
+P_FN void later_from_here(prof_func *f, unsigned epoch, double seen) {
+    uint64_t c;
+    skip_take(f, 1);
+    c = __atomic_load_n(&f->obs_count, __ATOMIC_RELAXED);
+    if (seen > f->gap_from && f->gap_rate >= 0) f->gap_calls += f->gap_rate * (seen - f->gap_from);
+    else if (seen > f->gap_from) f->gap_span += seen - f->gap_from;
+    __atomic_store(&f->second_seen, &seen, __ATOMIC_RELAXED);
+    __atomic_store_n(&f->second_from, c, __ATOMIC_RELEASE);
+    skip_arm(f, __atomic_load_n(&f->obs_cap, __ATOMIC_RELAXED), epoch, 0);
+}
+/* A mid-tick (LATER COUNTS): every estimated count of the skip path that
+ * has ended counts again; the threads' clocks are read once, after every
+ * such window has opened. Functions woken since the tick join the awake
+ * set here, not at the fold, for their counts to restart too. */
+P_FN void mid_tick(void) {
+    static unsigned ticks;
+    unsigned epoch = tick_seq, i, n = 0, tick = ++ticks;
+    double seen;
+    if (prof_mode != PROF_MODE_SAMPLE || prof_exact_calls) return;
+    take_woken();
+    for (i = 0; i < nawake; i++) {
+        prof_func *f = awake[i];
+        if (!f->skip_site || !__atomic_load_n(&f->obs_cap, __ATOMIC_RELAXED) || f->obs_len != PROF_OBS_ALL ||
+            __atomic_load_n(&f->obs_end_mark, __ATOMIC_ACQUIRE) != epoch + 1)
+            continue;
+        later_start(f, epoch, tick);
+        n++;
+    }
+    if (!n) return;
+    seen = threads_observed(PROF_OBS_ALL, rdtsc());
+    for (i = 0; i < nawake; i++)
+        if (awake[i]->second_tick == tick && second_on(awake[i], epoch)) later_from_here(awake[i], epoch, seen);
 }
 /* The calls counted in f's observation interval of the epoch that ends,
  * scaled to the epoch (own: its length in own ticks, summed over the threads
@@ -2233,25 +2332,25 @@ P_FN void set_count_target(double span) {
 /* The calls of the epoch that ended, counted or extrapolated, with the
  * last epoch's rest settled; f->obs_rate set for the next. */
 P_FN double epoch_calls(prof_func *f, uint64_t c, double seen, double own, unsigned ended) {
-    double calls, rate;
+    double calls, rate, unseen;
     if (!f->obs_open || seen <= 0) { /* not observed: the last rate, for all of it */
         f->rest_span = 0;
         return (double)c + f->obs_rate * own;
     }
     calls = (double)c * own / seen;
     rate = (double)c / seen;
-    if (__atomic_load_n(&f->second_word, __ATOMIC_ACQUIRE) == (second_tag(ended) | SECOND_ON)) {
-        uint64_t from = __atomic_load_n(&f->second_from, __ATOMIC_RELAXED); /* after the word: its writer's */
-        double from_seen;
-        __atomic_load(&f->second_seen, &from_seen, __ATOMIC_RELAXED);
-        if (seen > from_seen && c > from) { /* THE SECOND COUNT: its rate, for the rest */
-            rate = (double)(c - from) / (seen - from_seen);
-            calls = (double)c + rate * (own - seen);
+    unseen = own - seen;
+    if (second_on(f, ended)) { /* LATER COUNTS: the last one's rate, for what waits and the rest */
+        double last = count_rate(f, 1, c, seen);
+        if (last >= 0) {
+            rate = last;
+            unseen += f->gap_span;
+            calls = (double)c + f->gap_calls + rate * unseen;
         }
     }
     if (PROF_REST_SETTLE && f->rest_span > 0) f->est_calls += (rate - f->rest_rate) / 2 * f->rest_span;
     f->obs_rate = f->rest_rate = rate;
-    f->rest_span = own - seen;
+    f->rest_span = unseen;
     return calls;
 }
 /* NESTED CALLS. A call that finds its thread inside a handler (a signal
@@ -2280,7 +2379,7 @@ P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t no
     uint64_t c, len = f->obs_len, next, cap = 0;
     int by_trampoline = f->skip_site && cal_skip; /* SKIPPED COUNTS */
     double cost = by_trampoline ? (double)cal_skip : event_ticks; /* a call counted */
-    skip_take(f, 1, 1);
+    skip_take_as(f, 1, 1, ended);
     c = __atomic_exchange_n(&f->obs_count, 0, __ATOMIC_RELAXED);
     int ended_early = __atomic_load_n(&f->obs_end_mark, __ATOMIC_ACQUIRE) == ended + 1;
     c += take_nested(f, len == PROF_OBS_ALL && !ended_early);
@@ -2446,7 +2545,6 @@ P_FN void fold_epoch(uint64_t now) {
     measure_event_ticks();
     own = epoch_own_ticks(wall, &nthreads);
     if (own < 1) own = 1;
-    __atomic_store(&epoch_own_last, &own, __ATOMIC_RELAXED);
     all_budget = budget_part(own > (double)wall ? own : (double)wall, PROF_COUNT_ALL_SHARE);
     set_count_target(own > (double)wall ? own : (double)wall); /* from the last fold's functions */
     if (event_ticks > 0 && !prof_exact_calls) { /* the cheapest count sets it: the cap is for phases, the budget for cost */
@@ -2463,7 +2561,7 @@ P_FN void fold_epoch(uint64_t now) {
     ended = __atomic_add_fetch(&tick_seq, 1, __ATOMIC_SEQ_CST) - 1;
     take_woken_at_tick();
     for (i = 0; i < nawake; i++) /* the gap's counts: their calls are no epoch's */
-        if (__atomic_load_n(&awake[i]->skip_gap, __ATOMIC_RELAXED)) skip_take(awake[i], 1, 0);
+        if (__atomic_load_n(&awake[i]->skip_gap, __ATOMIC_RELAXED)) skip_take(awake[i], 1);
     /* after the tick: new entries take slots in the other bank */
     for (i = 0; i < nawake; i++) lat_fold(awake[i], ended, now, nthreads);
     put_to_sleep(folded);
@@ -2483,13 +2581,16 @@ P_FN void report_and_die(int sig) {
     raise(sig);
     _exit(128 + sig);
 }
-/* Wait one epoch, or for a byte on the pipe: 1 to go on, 0 to stop. */
-P_FN int bg_wait(void) {
+/* Wait us microseconds, or for a byte on the pipe: 1 to go on, 0 to stop. */
+P_FN int bg_wait(long us) {
     struct pollfd p;
+    struct timespec ts;
     unsigned char b;
     p.fd = bg_pipe[0];
     p.events = POLLIN;
-    if (poll(&p, 1, (int)prof_epoch_ms) <= 0 || read(bg_pipe[0], &b, 1) != 1) return 1;
+    ts.tv_sec = us / 1000000;
+    ts.tv_nsec = us % 1000000 * 1000;
+    if (ppoll(&p, 1, &ts, 0) <= 0 || read(bg_pipe[0], &b, 1) != 1) return 1;
     if (b == BG_WAKE_STOP) return 0;
     report_and_die(b);
     return 0;
@@ -2498,7 +2599,13 @@ static long bg_tid; /* the epoch thread's, for its CPU clock */
 P_FN void *bg_main(void *arg) {
     (void)arg;
     bg_tid = syscall(SYS_gettid);
-    while (bg_wait()) {
+    for (;;) {
+        long part = (long)prof_epoch_ms * 1000 / prof_epoch_parts, k; /* LATER COUNTS */
+        for (k = 1; k < (long)prof_epoch_parts; k++) {
+            if (!bg_wait(part)) return 0;
+            mid_tick();
+        }
+        if (!bg_wait((long)prof_epoch_ms * 1000 - part * ((long)prof_epoch_parts - 1))) break;
         long functions;
         /* dlopen: new points (a marker's too; the scan's count of functions
          * is no point id, and held against fentry_seen a program's markers
@@ -2629,6 +2736,7 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
     int m = prof_mode_parse(getenv(PROF_ENV_MODE));
     long k = env_long(PROF_ENV_K, PROF_DEFAULT_K), ep = env_long(PROF_ENV_EPOCH_MS, PROF_DEFAULT_EPOCH_MS);
     long settle = env_long(PROF_ENV_SETTLE, PROF_DEFAULT_SETTLE);
+    long parts = env_long(PROF_ENV_EPOCH_PARTS, PROF_DEFAULT_EPOCH_PARTS);
     long pid = env_long(PROF_ENV_PID, -1);
     const char *exact, *budget;
     if (m == PROF_MODE_NONE || (pid != -1 && pid != (long)getpid())) {
@@ -2640,6 +2748,9 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
     prof_k = k > 0 && k <= PROF_MAX_K ? (unsigned)k : PROF_DEFAULT_K;
     prof_settle = settle >= 0 ? (unsigned long)settle : PROF_DEFAULT_SETTLE;
     prof_epoch_ms = ep > 0 && ep <= PROF_MAX_EPOCH_MS ? (unsigned)ep : PROF_DEFAULT_EPOCH_MS;
+    if (parts >= 1 && parts <= PROF_MAX_EPOCH_PARTS) prof_epoch_parts = (unsigned)parts;
+    else fprintf(stderr, "edgeprobe profiler: %s is 1 to %d, not %s; the default %d\n", PROF_ENV_EPOCH_PARTS,
+                 PROF_MAX_EPOCH_PARTS, getenv(PROF_ENV_EPOCH_PARTS), PROF_DEFAULT_EPOCH_PARTS);
     exact = getenv(PROF_ENV_EXACT_CALLS);
     if (exact && strcmp(exact, "0") && strcmp(exact, "1"))
         fprintf(stderr, "edgeprobe profiler: %s is 0 or 1, not %s; calls are sampled\n", PROF_ENV_EXACT_CALLS, exact);
@@ -3196,7 +3307,7 @@ P_FN void read_clocks(run_totals *rt) {
  * binds the probe later would see calls skipped. */
 P_FN void disarm_all(void) {
     prof_func *f;
-    for (f = fn_all; f; f = f->next_all) skip_take(f, 1, 0);
+    for (f = fn_all; f; f = f->next_all) skip_take(f, 1);
 }
 P_FN void stop_sampling(run_totals *rt) {
     prof_running = 0;

@@ -24,6 +24,7 @@
 #define PROF_ENV_MODE "EDGEPROBE_PROF_MODE"
 #define PROF_ENV_EXACT_CALLS "EDGEPROBE_PROF_EXACT_CALLS" /* 1: every call counted (--exact-calls) */
 #define PROF_ENV_COUNT_BUDGET "EDGEPROBE_PROF_COUNT_BUDGET" /* percent (--count-budget) */
+#define PROF_ENV_EPOCH_PARTS "EDGEPROBE_PROF_EPOCH_PARTS" /* mid-ticks + 1 (agent: LATER COUNTS) */
 #define PROF_ENV_OUT "EDGEPROBE_PROF_OUT"
 #define PROF_ENV_SVG "EDGEPROBE_PROF_SVG"
 #define PROF_ENV_SUMMARY "EDGEPROBE_PROF_SUMMARY"
@@ -40,6 +41,8 @@
 #define PROF_DEFAULT_TOP 25      /* report rows; 0: all */
 #define PROF_MAX_K 1000000       /* -k: more would overflow the windows' entry counts */
 #define PROF_MAX_EPOCH_MS 3600000 /* --epoch: an hour (poll's timeout is an int of ms) */
+#define PROF_DEFAULT_EPOCH_PARTS 4 /* an epoch's parts, each with its own counts (agent: LATER COUNTS) */
+#define PROF_MAX_EPOCH_PARTS 16
 /* The count budget: the percent of each epoch's span (its threads' CPU
  * time) that counting calls beyond the windows' K may cost. The default's
  * 3.5 is the intervals' counts 1, the full counts 2 and the skip path's

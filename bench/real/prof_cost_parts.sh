@@ -17,6 +17,8 @@
 #           agent does (its call estimates are far off: README)
 #   default `prof`
 #   exact   `prof --exact-calls`
+#   lib-NAME `prof` with the profiler library $PROF_PARTS_LIB_DIR/NAME.so
+#           (an A/B of two builds: bench/real/common.sh base_agent)
 # (PROF_PARTS_CONFIGS="plain lean ...": some of them; plain is needed.)
 # Samples of the profiled process's threads that carry its name (the epoch
 # thread does; threads that rename themselves, such as redis's bio_*, are
@@ -74,6 +76,8 @@ prefix() {
     least) echo "$EP prof -q -o /dev/null -k 1 --count-budget 0 --epoch 100 --" ;;
     default) echo "$EP prof -q -o /dev/null --" ;;
     exact) echo "$EP prof -q -o /dev/null --exact-calls --" ;;
+    lib-*) [[ -f ${PROF_PARTS_LIB_DIR:-}/${1#lib-}.so ]] &&
+        echo "env EDGEPROBE_PROF_LIB=$PROF_PARTS_LIB_DIR/${1#lib-}.so $EP prof -q -o /dev/null --" ;;
     *) return 1 ;;
     esac
 }
