@@ -373,8 +373,15 @@ typedef struct tstate {
     long tid;                /* for its CPU-time clock */
     uint64_t cpu_folded_ns;  /* its CPU time at the tick (epoch thread) */
     int cpu_known;           /* cpu_folded_ns is set (cpu_origin) */
-    int gone;                /* exited and folded: its clock is read no more
-                                (epoch thread; GONE THREADS) */
+    int gone;                /* exited and folded: its clock is read no more,
+                                and no reader takes it for a thread's (the
+                                epoch thread sets it; GONE THREADS); cleared
+                                by the thread that takes it over (REUSED
+                                RECORDS) */
+    unsigned owner;          /* the threads it served, this one included: a
+                                reader on another thread that finds it
+                                changed has read two owners' fields */
+    struct tstate *next_free; /* in ts_free, while gone */
     double epoch_run;        /* its own ticks in the epoch that ended, from
                                 its CPU clock (epoch thread; < 0: unknown) */
     double gap_run;          /* its own ticks from that epoch's end to the
@@ -385,6 +392,9 @@ typedef struct tstate {
     unsigned long skipped_seen; /* its calls skipped, as last charged (SKIPPED COUNTS) */
     unsigned long long events, samples, toggles, toggle_calls, toggle_ticks;
     unsigned long long stale, unmatched, overflow, toggle_errors;
+    /* the report's count of threads: the earlier owners that had events
+     * since the counters were reset, and events when this one took it */
+    unsigned long long owners_before, events_base;
     frame stack[MAX_DEPTH];
 } tstate;
 /* The epoch's tick: set by the epoch thread once it has re-opened every
@@ -396,19 +406,113 @@ static tstate *ts_all;
 static tstate bg_ts; /* the background thread's counters */
 
 P_FN void cpu_origin(tstate *t);
-P_FN tstate *tstate_new(void) {
-    static unsigned threads_made;
-    tstate *t = (tstate *)arena_alloc(sizeof *t);
-    if (!t) return 0;
+/* REUSED RECORDS. A record is 40 KiB (its shadow stack), from the arena:
+ * one per thread that ever ran a handler filled the arena's 1 GiB after
+ * about 26,000 threads (tests/prof/churn.c in mode on), and every thread
+ * after them went unprofiled. So the epoch thread, once it has found a
+ * thread gone (GONE THREADS), pushes its record on ts_free, and a thread's
+ * first event takes one from there before it makes one: the records are
+ * about the threads alive at once, plus those that exited in the last
+ * epochs (two folds at least, more when the epoch thread waits for a CPU:
+ * a gone thread's last events must be folded first; churn.c, 30 threads a
+ * millisecond: 500-1,200 records for 30,000 threads).
+ *   What a record counts for the report (events, samples, toggles, ov...)
+ * goes on from where it was: the sums over ts_all stay whole. What is the
+ * thread's (its id, clock origin, looks, shadow stack) is set anew, as for
+ * a new record, while the record is still gone: every reader skips gone
+ * records (the epoch thread's passes by the flag; the other threads'
+ * readers by the flag too, and by tick_seq and epoch_run, which a gone
+ * record keeps from matching), and the new owner clears the flag last
+ * (release). A reader on another thread that passed the flag before the
+ * record went (a handler preempted across two epochs) could still read
+ * the old owner's cpu_folded_ns beside the new one's tid: the owner number,
+ * moved before anything else, tells it (owner_read, owner_same).
+ *   One thread pops at a time (a try-lock; a thread that finds it held
+ *   makes a record), and only the epoch thread pushes: a record cannot be
+ *   popped and pushed back while a pop looks at it, so the compare-and-swap
+ *   cannot take a stale next (ABA). No lock is waited for and nothing is
+ *   allocated: it runs in a handler. */
+static tstate *ts_free;       /* gone records (the epoch thread pushes) */
+static int ts_free_busy;      /* a thread is popping */
+static unsigned ts_made, ts_reused; /* records made; taken from ts_free */
+/* A gone record for ts_free: after every write of the epoch thread to it
+ * (release: the new owner reads them). */
+P_FN void ts_free_push(tstate *t) {
+    t->next_free = __atomic_load_n(&ts_free, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(&ts_free, &t->next_free, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
+}
+/* A gone record, or NULL: none, or another thread is popping. */
+P_FN tstate *ts_free_pop(void) {
+    int zero = 0;
+    tstate *t;
+    if (!__atomic_load_n(&ts_free, __ATOMIC_RELAXED) ||
+        !__atomic_compare_exchange_n(&ts_free_busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return 0;
+    t = __atomic_load_n(&ts_free, __ATOMIC_ACQUIRE);
+    while (t && !__atomic_compare_exchange_n(&ts_free, &t, t->next_free, 1, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {}
+    __atomic_store_n(&ts_free_busy, 0, __ATOMIC_RELEASE);
+    return t;
+}
+/* What is the calling thread's in t, as in a new record: its id and clock
+ * origin, no look yet in this epoch, an empty shadow stack. The looks
+ * start here with nothing seen (a reader's TSC bound from a look of 0 was
+ * the time since boot). ov, ovc and the counters go on (REUSED RECORDS). */
+P_FN void tstate_own(tstate *t) {
+    uint64_t ov = t->ov, ovc = t->ovc;
     t->tid = syscall(SYS_gettid);
-    t->bit = 1ull << (__atomic_fetch_add(&threads_made, 1, __ATOMIC_RELAXED) & 63);
+    t->inside = t->depth = 0;
     t->tick_seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE) - 1; /* no look in this epoch yet */
+    t->ov_folded = t->chk_ov = ov;
+    t->ovc_folded = t->chk_ovc = ovc;
+    t->chk_own = t->chk_cpu_ns = 0;
+    t->chk_tsc = rdtsc();
+    t->last_tsc = t->read_tsc = t->fold_read_tsc = 0;
+    t->cpu_folded_ns = 0;
+    t->cpu_known = 0;
     cpu_origin(t);
     t->skipped_seen = edgeprobe_func_thread_skipped(); /* its calls from here on */
-    t->next = __atomic_load_n(&ts_all, __ATOMIC_RELAXED);
-    while (!__atomic_compare_exchange_n(&ts_all, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
+}
+/* A gone record taken over by the calling thread, or NULL. Its epoch_run,
+ * gap_run and ran_gap are as a gone thread's (-1, 0, 0: the epoch thread
+ * left them so), which readers take for "not read". */
+P_FN tstate *tstate_reuse(void) {
+    tstate *t = ts_free_pop();
+    if (!t) return 0;
+    __atomic_store_n(&t->owner, t->owner + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE); /* before any field of the new owner (owner_same) */
+    t->owners_before += t->events != t->events_base;
+    t->events_base = t->events;
+    tstate_own(t);
+    __atomic_fetch_add(&ts_reused, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->gone, 0, __ATOMIC_RELEASE);
+    return t;
+}
+/* A record for the calling thread: a gone one, else a new one; NULL when
+ * the arena is full. */
+P_FN tstate *tstate_new(void) {
+    tstate *t = tstate_reuse();
+    if (!t) {
+        if (!(t = (tstate *)arena_alloc(sizeof *t))) return 0;
+        t->owner = 1;
+        t->bit = 1ull << (__atomic_fetch_add(&ts_made, 1, __ATOMIC_RELAXED) & 63);
+        tstate_own(t);
+        t->next = __atomic_load_n(&ts_all, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(&ts_all, &t->next, t, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {}
+    }
     my_ts = t;
     return t;
+}
+/* For a reader on another thread (or the epoch thread, in a fold, while a
+ * new owner may take a record it freed): whether t is a thread's, and its
+ * owner now; after reading, whether that owner still has it (else the
+ * fields read may be two owners'). */
+P_FN int owner_read(const tstate *t, unsigned *owner) {
+    *owner = __atomic_load_n(&t->owner, __ATOMIC_ACQUIRE);
+    return !__atomic_load_n(&t->gone, __ATOMIC_ACQUIRE);
+}
+P_FN int owner_same(const tstate *t, unsigned owner) {
+    __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the fields were read before */
+    return __atomic_load_n(&t->owner, __ATOMIC_RELAXED) == owner;
 }
 /* This thread's state (made on its first event), with the event counted;
  * NULL when the arena is full. */
@@ -1216,16 +1320,18 @@ P_FN uint64_t own_now_of(const tstate *t, uint64_t at, int evt) {
  * runs: 1.0-1.25x the truth); a thread idle in the last epoch is taken to
  * be idle still. */
 P_FN double threads_observed(uint64_t len, uint64_t at) {
-    unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE);
+    unsigned seq = __atomic_load_n(&tick_seq, __ATOMIC_ACQUIRE), owner;
     double sum = 0;
     const tstate *t;
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
-        int evt = __atomic_load_n(&t->tick_seq, __ATOMIC_RELAXED) == seq;
+        int evt;
         uint64_t own;
+        if (!owner_read(t, &owner)) continue; /* gone: no thread's (REUSED RECORDS) */
+        evt = __atomic_load_n(&t->tick_seq, __ATOMIC_RELAXED) == seq;
         if (evt && __atomic_load_n(&t->chk_own, __ATOMIC_RELAXED) >= len) own = len;
         else if (evt || t->epoch_run > 0) own = own_now_of(t, at, evt);
         else continue;
-        sum += (double)(own < len ? own : len);
+        if (owner_same(t, owner)) sum += (double)(own < len ? own : len);
     }
     return sum;
 }
@@ -1233,14 +1339,17 @@ P_FN double threads_observed(uint64_t len, uint64_t at) {
  * epoch_own_ticks read them (no clock read twice). */
 P_FN double threads_observed_at_tick(uint64_t len, uint64_t at, unsigned seq) {
     double sum = 0;
+    unsigned owner;
     const tstate *t;
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
-        double own = t->epoch_run;
+        double own;
+        if (!owner_read(t, &owner)) continue; /* gone (REUSED RECORDS: taken over during the fold) */
+        own = t->epoch_run;
         if (own < 0) { /* not read: the TSC's bound, for a thread with events */
             if (__atomic_load_n(&t->tick_seq, __ATOMIC_RELAXED) != seq) continue;
             own = (double)own_since_check(t, at);
         }
-        sum += own < (double)len ? own : (double)len;
+        if (owner_same(t, owner)) sum += own < (double)len ? own : (double)len;
     }
     return sum;
 }
@@ -1343,8 +1452,8 @@ P_FN void skip_arm(prof_func *f, uint64_t n, unsigned epoch, int gap) {
     if (!__atomic_load_n(&prof_running, __ATOMIC_SEQ_CST) || __atomic_load_n(&tick_seq, __ATOMIC_SEQ_CST) != epoch)
         skip_take(f, 0);
 }
-/* LATER COUNTS. An epoch is cut into PROF_EPOCH_PARTS parts by the
- * epoch thread's mid-ticks. At each, every function of the skip path
+/* LATER COUNTS. An epoch is cut into parts (EDGEPROBE_PROF_EPOCH_PARTS,
+ * default 4) by the epoch thread's mid-ticks. At each, every function of the skip path
  * whose estimated count has ended counts again, as many calls (mid_tick),
  * its window re-opened if it had shut, with no samples to take. The
  * epoch's estimate is every call counted, plus, for each span no count
@@ -2458,7 +2567,8 @@ P_FN void measure_tsc_rate(uint64_t now) {
  * epoch's passes read its clock no more. Before, every thread that ever
  * ran a handler cost two failing system calls an epoch: a thread per job
  * (tests/prof/churn.c, 30,000 of them) had the epoch thread at 5.1% of
- * the run's CPU. Its record stays (the report's totals). */
+ * the run's CPU. Its record stays in ts_all (the report's totals) and goes
+ * on ts_free, for the next new thread (REUSED RECORDS). */
 P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
     double ovsum = 0, runsum = 0;
     unsigned nthreads = 0, nrun = 0;
@@ -2467,8 +2577,8 @@ P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
         uint64_t read_at, ov, cpu, ovc;
         double dov, run = 0;
         int read = 1;
+        if (__atomic_load_n(&t->gone, __ATOMIC_ACQUIRE)) continue; /* its epoch_run stays -1 */
         t->epoch_run = -1;
-        if (t->gone) continue;
         read_at = rdtsc(), ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED), cpu = thread_cpu_ns(t->tid);
         ovc = __atomic_load_n(&t->ovc, __ATOMIC_RELAXED);
         dov = (double)(ov - t->ov_folded);
@@ -2486,8 +2596,12 @@ P_FN double epoch_own_ticks(uint64_t wall, unsigned *n) {
         t->fold_read_tsc = read_at;
         t->ov_folded = ov;
         t->ovc_folded = ovc;
-        t->gone = !cpu && t->cpu_known && ticks_per_ns > 0 && dov <= 0; /* GONE THREADS */
-        if (t->gone) t->ran_gap = 0, t->gap_run = 0; /* restart_clocks sets them no more */
+        if (!cpu && t->cpu_known && ticks_per_ns > 0 && dov <= 0) { /* GONE THREADS */
+            t->ran_gap = 0, t->gap_run = 0; /* restart_clocks sets them no more */
+            __atomic_store_n(&t->gone, 1, __ATOMIC_RELEASE); /* no reader passes it now (REUSED RECORDS) */
+            ts_free_push(t);
+            continue;
+        }
         /* in the epoch: it had events, or it ran (without any: a long call,
          * code not probed; its span is observed too, see threads_observed) */
         if (dov <= 0 && run <= 0) continue;
@@ -2510,7 +2624,8 @@ P_FN uint64_t restart_clocks(void) {
     tstate *t;
     uint64_t tick;
     for (t = __atomic_load_n(&ts_all, __ATOMIC_ACQUIRE); t; t = t->next) {
-        if (t->gone) continue; /* its ran_gap and gap_run were cleared when it went */
+        /* gone: its ran_gap and gap_run were cleared when it went */
+        if (__atomic_load_n(&t->gone, __ATOMIC_ACQUIRE)) continue;
         uint64_t a = rdtsc(), cpu = ticks_per_ns > 0 && t->cpu_known ? thread_cpu_ns(t->tid) : 0, b = rdtsc();
         uint64_t ov = __atomic_load_n(&t->ov, __ATOMIC_RELAXED), ovc = __atomic_load_n(&t->ovc, __ATOMIC_RELAXED);
         double ran = cpu ? cpu_ticks_since(cpu, t->cpu_folded_ns) : 0, gap = ran - (double)(ovc - t->ovc_folded);
@@ -3331,7 +3446,9 @@ P_FN void sum_counters(run_totals *rt) {
     const tstate *t;
     const prof_func *f;
     for (t = ts_all; t; t = t->next) {
-        rt->threads += t->events != 0; /* since the profile started (ATTACHED: a thread may predate it) */
+        /* since the profile started (ATTACHED: a thread may predate it);
+         * a record's earlier owners too (REUSED RECORDS) */
+        rt->threads += t->owners_before + (t->events != t->events_base);
         rt->events += t->events;
         rt->samples += t->samples;
         rt->toggles += t->toggles;
@@ -3459,8 +3576,10 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
                 (unsigned long long)cal_entry, (unsigned long long)cal_exit, (unsigned long long)cal_self,
                 (unsigned long long)cal_count, (unsigned long long)cal_skip, rt->skipped,
                 (unsigned long long)__atomic_load_n(&gap_skipped, __ATOMIC_RELAXED));
-    fprintf(o, "profiler memory: %.1f KiB (sites, functions, histograms, thread stacks)\n\n",
-            (double)arena_used / 1024);
+    fprintf(o, "profiler memory: %.1f KiB (sites, functions, histograms, thread stacks: %u records, %u taken over "
+               "from threads gone)\n\n",
+            (double)arena_used / 1024, __atomic_load_n(&ts_made, __ATOMIC_RELAXED),
+            __atomic_load_n(&ts_reused, __ATOMIC_RELAXED));
 }
 
 /* The file a function is in, and its address there (PROF_WHERE_SEP): the
@@ -3549,11 +3668,13 @@ P_FN void write_summary(FILE *o, const run_totals *rt) {
     fprintf(o, PROF_SUMMARY_TAG " mode=%s k=%u settle=%lu epoch_ms=%u count_budget=%g wall_s=%.4f cpu_s=%.4f "
                "toggles=%llu toggles_per_s=%.0f handler_calls=%llu handler_calls_per_s=%.0f samples=%llu samples_per_s=%.0f "
                "toggle_ms=%.3f toggle_pct_cpu=%.4f " PROF_KEY_SITES "=%llu tail_sites=%llu functions=%llu "
-               PROF_KEY_EXIT_HIDDEN "=%llu unmatched=%llu stale=%llu arena_bytes=%llu\n",
+               PROF_KEY_EXIT_HIDDEN "=%llu unmatched=%llu stale=%llu arena_bytes=%llu thread_records=%u "
+               "thread_records_reused=%u\n",
             prof_mode_name(prof_mode), prof_k, prof_settle, prof_epoch_ms, prof_count_budget, rt->secs, rt->cpu_ns / 1e9,
             rt->toggles, rt->toggles / rt->secs, rt->events, rt->events / rt->secs, rt->samples, rt->samples / rt->secs,
             rt->toggle_ns / 1e6, 100 * rt->toggle_ns / rt->cpu_ns, sites_discovered, sites_tail, rt->nfuncs,
-            rt->exit_hidden, rt->unmatched, rt->stale, (unsigned long long)arena_used);
+            rt->exit_hidden, rt->unmatched, rt->stale, (unsigned long long)arena_used,
+            __atomic_load_n(&ts_made, __ATOMIC_RELAXED), __atomic_load_n(&ts_reused, __ATOMIC_RELAXED));
 }
 P_FN void append_summary(const char *path, const run_totals *rt) {
     FILE *so = path && *path ? fopen(path, "a") : 0;
@@ -3802,6 +3923,7 @@ P_FN void reset_function(prof_func *f) {
 P_FN void reset_thread(tstate *t) {
     t->events = t->samples = t->toggles = t->toggle_calls = t->toggle_ticks = 0;
     t->stale = t->unmatched = t->overflow = t->toggle_errors = 0;
+    t->owners_before = t->events_base = 0;
 }
 P_FN void reset_counters(void) {
     tstate *t;

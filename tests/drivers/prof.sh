@@ -73,6 +73,33 @@ prof_thread_churn() {
 }
 case_ prof-thread-churn prof_thread_churn
 
+# Thread records are reused (tests/prof/churn.c, 30,000 threads, 4 at a
+# time, mode on: every thread runs handlers): the agent's arena stays far
+# below one 40 KiB record per thread (the summary's arena_bytes: under 256
+# MiB, about 6,500 records; the records follow the threads made in the
+# two or three epochs a gone thread takes to be found), every call is
+# counted, and the report counts every thread. Before: the arena was full
+# (1 GiB) after about 26,000 threads, job_work read 26,048 calls, late_work
+# had no row, 26,049 threads.
+prof_thread_reuse() {
+    local d="$B/prof-thread-reuse"
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/churn.c -pthread -o "$d/churn" || return 1
+    ./build/edgeprobe prof -q --mode on -o "$d/report.txt" --top 0 -- "./$d/churn" 30000 4 >"$d/truth.txt" || return 1
+    grep -E '^(run|profiler memory|edgeprobe-prof-summary)' "$d/report.txt"
+    awk 'FNR == NR { truth[$1] = $2; next }
+         $1 == "function" { for (i = 1; i <= NF; i++) if ($i == "calls") c = i; next }
+         c && ($1 in truth) { n++; no = $c != truth[$1]; bad += no
+             printf "%s %s: %s calls of %s\n", no ? "FAIL" : "ok", $1, $c, truth[$1] }
+         /^run .* thread\(s\) hit probes/ { for (i = 1; i <= NF; i++) if ($i == "thread(s)") th = $(i - 1)
+             no = th < 30001; bad += no; printf "%s %s threads hit probes (at least 30001)\n", no ? "FAIL" : "ok", th }
+         /^edgeprobe-prof-summary:/ { for (i = 1; i <= NF; i++) if ($i ~ /^arena_bytes=/) a = substr($i, 13)
+             no = a == "" || a + 0 >= 256 * 1024 * 1024; bad += no
+             printf "%s arena_bytes %s (under %d)\n", no ? "FAIL" : "ok", a, 256 * 1024 * 1024 }
+         END { if (n != 2) { print "FAIL job_work or late_work missing"; exit 1 }; exit bad != 0 }' "$d/truth.txt" "$d/report.txt"
+}
+case_ prof-thread-reuse prof_thread_reuse
+
 # A program that sets its locale from the environment (tests/prof/locale.c)
 # under de_DE.UTF-8, whose decimal point is a comma (built with localedef
 # into the case's directory): the report's numbers keep the C locale's
