@@ -2258,12 +2258,19 @@ P_FN double count_rate(const prof_func *f, int later, uint64_t c, double seen) {
  * leaves it open; an end come late (its entry before second_tsc) ends
  * nothing (end_interval). Where the count starts (second_from) is set
  * once every such window is open (later_from_here). */
-P_FN void later_start(prof_func *f, unsigned epoch, unsigned tick) {
-    int zero = 0, later = second_on(f, epoch);
+#define PROF_BUSY_TRIES 1000
+P_FN int later_start(prof_func *f, unsigned epoch, unsigned tick) {
+    int zero = 0, later = second_on(f, epoch), tries = 0;
     double seen = f->obs_seen, rate;
+    if (f->broken || __atomic_load_n(&f->nbound, __ATOMIC_ACQUIRE) != __atomic_load_n(&f->nsites, __ATOMIC_ACQUIRE))
+        return 0; /* its window cannot open: no count to start */
     while (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
         zero = 0;
-        sched_yield(); /* a thread toggles f: a few microseconds, unless preempted */
+        /* a thread toggles f: a few microseconds, unless preempted; one
+         * that never lets go (a program's signal handler left it by
+         * longjmp) must not hold the epoch thread: f waits for the next */
+        if (++tries > PROF_BUSY_TRIES) return 0;
+        sched_yield();
     }
     if (!later) f->gap_span = f->gap_calls = 0;
     rate = count_rate(f, later, __atomic_load_n(&f->obs_count, __ATOMIC_RELAXED), seen);
@@ -2274,13 +2281,21 @@ P_FN void later_start(prof_func *f, unsigned epoch, unsigned tick) {
     f->gap_rate = later ? rate : -1; /* for the rest of its part of the epoch; the storm's: the next rate */
     f->gap_from = seen;
     f->second_tick = tick;
+    /* until later_from_here sets where it starts, the count runs from the
+     * last one's end (a count that ends meanwhile is read over that span,
+     * and its gap with it) */
+    __atomic_store(&f->second_seen, &seen, __ATOMIC_RELAXED);
     __atomic_store_n(&f->second_from, __atomic_load_n(&f->obs_count, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+    __atomic_store_n(&f->second_tsc, rdtsc(), __ATOMIC_SEQ_CST); /* before the word: end_interval's guard */
     __atomic_store_n(&f->second_word, second_tag(epoch) | SECOND_ON, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&f->obs_end_mark, 0, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&f->second_tsc, rdtsc(), __ATOMIC_SEQ_CST);
+    /* no end, and one no end_interval under way can have read: its
+     * compare-and-swap from the value before fails */
+    __atomic_store_n(&f->obs_end_mark, ~tick != epoch + 1 ? ~tick : ~tick - 1, __ATOMIC_SEQ_CST);
     open_window_held(f, epoch, window_k(f));
     __atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
-    skip_arm(f, __atomic_load_n(&f->obs_cap, __ATOMIC_RELAXED), epoch, 0);
+    /* more calls than the mid-tick lasts: no count ends before it starts */
+    skip_arm(f, PROF_GAP_COUNT, epoch, 0);
+    return 1;
 }
 /* f's later count runs from here (seen: the own ticks the threads had
  * lived by now): the calls counted since its window opened belong before
@@ -2292,6 +2307,7 @@ P_FN void later_start(prof_func *f, unsigned epoch, unsigned tick) {
 P_FN void later_from_here(prof_func *f, unsigned epoch, double seen) {
     uint64_t c;
     skip_take(f, 1);
+    if (!counting(f, epoch)) return; /* it ended already (its count was not armed) */
     c = __atomic_load_n(&f->obs_count, __ATOMIC_RELAXED);
     if (seen > f->gap_from && f->gap_rate >= 0) f->gap_calls += f->gap_rate * (seen - f->gap_from);
     else if (seen > f->gap_from) f->gap_span += seen - f->gap_from;
@@ -2307,15 +2323,14 @@ P_FN void mid_tick(void) {
     static unsigned ticks;
     unsigned epoch = tick_seq, i, n = 0, tick = ++ticks;
     double seen;
-    if (prof_mode != PROF_MODE_SAMPLE || prof_exact_calls) return;
+    if (prof_mode != PROF_MODE_SAMPLE || prof_exact_calls || !__atomic_load_n(&prof_running, __ATOMIC_ACQUIRE)) return;
     take_woken();
     for (i = 0; i < nawake; i++) {
         prof_func *f = awake[i];
         if (!f->skip_site || !__atomic_load_n(&f->obs_cap, __ATOMIC_RELAXED) || f->obs_len != PROF_OBS_ALL ||
             __atomic_load_n(&f->obs_end_mark, __ATOMIC_ACQUIRE) != epoch + 1)
             continue;
-        later_start(f, epoch, tick);
-        n++;
+        n += later_start(f, epoch, tick);
     }
     if (!n) return;
     seen = threads_observed(PROF_OBS_ALL, rdtsc());
@@ -2451,6 +2466,7 @@ P_FN double epoch_calls(prof_func *f, uint64_t c, double seen, double own, unsig
     unseen = own - seen;
     if (second_on(f, ended)) { /* LATER COUNTS: the last one's rate, for what waits and the rest */
         double last = count_rate(f, 1, c, seen);
+        if (last < 0) last = f->gap_rate; /* a count of no span: the one before's */
         if (last >= 0) {
             rate = last;
             unseen += f->gap_span;
@@ -2703,9 +2719,11 @@ P_FN int bg_wait(long us) {
     unsigned char b;
     p.fd = bg_pipe[0];
     p.events = POLLIN;
+    sigset_t all;
+    sigfillset(&all); /* a signal the program gets must not cut a part short */
     ts.tv_sec = us / 1000000;
     ts.tv_nsec = us % 1000000 * 1000;
-    if (ppoll(&p, 1, &ts, 0) <= 0 || read(bg_pipe[0], &b, 1) != 1) return 1;
+    if (ppoll(&p, 1, &ts, &all) <= 0 || read(bg_pipe[0], &b, 1) != 1) return 1;
     if (b == BG_WAKE_STOP) return 0;
     report_and_die(b);
     return 0;
