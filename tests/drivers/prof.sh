@@ -191,6 +191,29 @@ prof_usage() {
 }
 case_ prof-usage prof_usage
 
+# Later counts (README, "Later counts"): EDGEPROBE_PROF_EPOCH_PARTS sets
+# the parts of an epoch; a bad value warns and keeps the default. With one
+# part no later count starts; with four, the burst functions of bursts.c,
+# whose counts end early in their epochs, count again at the mid-ticks
+# (the summary's later_counts).
+prof_epoch_parts() {
+    local d=$B/prof-epoch-parts v out n
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/bursts.c -pthread -o "$d/bursts" || return 1
+    for v in lots 0 17 4x; do
+        out=$(EDGEPROBE_PROF_EPOCH_PARTS="$v" ./build/edgeprobe prof -q -o /dev/null -- /bin/true 2>&1)
+        [[ $? -eq 0 && $out == *"EDGEPROBE_PROF_EPOCH_PARTS is 1 to 16, not $v; the default 4"* ]] || { echo "FAIL '$v': $out"; return 1; }
+    done
+    for v in 1 4; do
+        EDGEPROBE_PROF_EPOCH_PARTS=$v ./build/edgeprobe prof -q -o "$d/report-$v.txt" --top 0 -- "./$d/bursts" 6 >/dev/null || return 1
+        grep -q "count budget 3.5%, $v part(s)" "$d/report-$v.txt" || { echo "FAIL no '$v part(s)' in the header"; return 1; }
+        n=$(grep -o 'later_counts=[0-9]*' "$d/report-$v.txt" | cut -d= -f2)
+        echo "parts $v: later counts ${n:-none}"
+        [[ -n $n ]] && if [[ $v == 1 ]]; then ((n == 0)); else ((n > 0)); fi || { echo "FAIL parts $v: later_counts ${n:-missing}"; return 1; }
+    done
+}
+case_ prof-epoch-parts prof_epoch_parts
+
 # --count-budget (README, "Where the cost goes, and its floor") on the
 # truth program: at 0 the skip path counts less than a third of what it
 # counts by default, and more functions are estimated, where the default
