@@ -40,13 +40,19 @@ struct where {
 };
 
 /* addr2line's answer for one address, made short: the path relative to the
- * current directory, no "(discriminator N)"; NULL for "??". */
+ * current directory, no "(discriminator N)"; NULL for "??:?" and for a
+ * file without a line. Without line tables addr2line still names the
+ * file of a static function, from the symbol table's FILE entries
+ * ("lapi.c:?", or ":?" for one it has no name for): that told less than
+ * OBJECT+0xADDRESS, which it replaced in every row of a lua built
+ * without -g. */
 static char *short_location(char *answer) {
-    char cwd[PATH_MAX];
+    char cwd[PATH_MAX], *colon;
     size_t n;
     answer[strcspn(answer, "\n")] = 0;
     answer[strcspn(answer, " ")] = 0;
-    if (!answer[0] || answer[0] == '?') return NULL;
+    colon = strrchr(answer, ':');
+    if (!answer[0] || answer[0] == '?' || !colon || colon == answer || colon[1] < '1' || colon[1] > '9') return NULL;
     if (getcwd(cwd, sizeof cwd) && (n = strlen(cwd)) && !strncmp(answer, cwd, n) && answer[n] == '/')
         return strdup(answer + n + 1);
     return strdup(answer);

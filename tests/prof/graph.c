@@ -11,7 +11,7 @@
  *     call lasts DEPTH * OWN_REC, while its calls together last DEPTH times
  *     that over 2 on average, which counted level by level pass the run;
  *   - graph_ping(DEPTH / 2): recursion through another function: ping calls
- *     pong, which calls ping one level down; OWN_PING ticks per call of
+ *     pong (static), which calls ping one level down; OWN_PING ticks per call of
  *     either, so an outermost ping lasts DEPTH * OWN_PING;
  *   - graph_t: spins OWN_A ticks of its own, then jumps to graph_u (a tail
  *     call), which spins OWN_B: self(t)/total(t) = 0.4, as for graph_a.
@@ -48,13 +48,14 @@ NOINLINE void graph_t(void) {
     graph_u(); /* -O2: a jmp (sibling call) */
 }
 
-void graph_pong(int n);
+/* static: without -g, addr2line names its file but no line (prof-file-line) */
+static void graph_pong(int n);
 NOINLINE void graph_ping(int n) {
     spin(OWN_PING / 2);
     graph_pong(n);
     spin(OWN_PING / 2);
 }
-NOINLINE void graph_pong(int n) {
+static NOINLINE void graph_pong(int n) {
     spin(OWN_PING / 2);
     if (n > 1) graph_ping(n - 1);
     spin(OWN_PING / 2);
