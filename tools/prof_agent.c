@@ -30,7 +30,8 @@
  * (EDGEPROBE_PROF_EPOCH_MS, default 10), re-opens every closed window
  * (probes on first, then the window), folds the calls counted in each
  * function's interval into its estimate and starts the next intervals
- * (COUNTING CALLS, below).
+ * (COUNTING CALLS, below); it also wakes inside each epoch, to start
+ * counts again (LATER COUNTS).
  *
  * WHY THE SHADOW STACK CANNOT BE CORRUPTED BY TOGGLING. Each window of a
  * function has its own odd number (seq); a frame remembers the seq it was
@@ -60,6 +61,8 @@
  *   EDGEPROBE_PROF_SETTLE=0      after this many samples of a function, K / 5
  *                                a window (SETTLED FUNCTIONS; 0: never)
  *   EDGEPROBE_PROF_EPOCH_MS=10   re-activation period
+ *   EDGEPROBE_PROF_EPOCH_PARTS=4 parts of an epoch, each with its own counts
+ *                                (1 to 16; LATER COUNTS)
  *   EDGEPROBE_PROF_OUT=path      report file (default stderr)
  *   EDGEPROBE_PROF_SVG=path      also write an SVG chart of the hottest functions
  *   EDGEPROBE_PROF_TOP=25        table rows (0 = all)
@@ -2216,7 +2219,6 @@ P_FN void put_to_sleep(unsigned folded) {
     }
     nawake = n;
 }
-/* Open every closed window whose sites are all bound. */
 /* Whether f's window can open: none of its sites broken, all bound. */
 P_FN int window_can_open(const prof_func *f) {
     return !f->broken && __atomic_load_n(&f->nbound, __ATOMIC_ACQUIRE) == __atomic_load_n(&f->nsites, __ATOMIC_ACQUIRE);
@@ -2238,6 +2240,7 @@ P_FN void open_window(prof_func *f, unsigned epoch) {
     open_window_held(f, epoch, 0);
     __atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
 }
+/* Open every closed window whose sites are all bound. */
 P_FN void open_windows(void) {
     unsigned next = tick_seq + 1, i; /* the epoch thread's own: it moves the tick */
     take_woken();
