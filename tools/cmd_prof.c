@@ -70,6 +70,9 @@ static const char prof_usage[] =
     "  --count-budget PCT   percent of each epoch counting calls beyond the K\n"
     "                       samples may cost (default " PROF_STR(PROF_DEFAULT_COUNT_BUDGET) "; 0: each function's\n"
     "                       minimum; more: better estimates, more cost)\n"
+    "  --parts N            parts of an epoch, where counts restart (1 to " PROF_STR(PROF_MAX_EPOCH_PARTS) ",\n"
+    "                       default " PROF_STR(PROF_DEFAULT_EPOCH_PARTS) "; from 8, staggered: less biased,\n"
+    "                       more cost; README)\n"
     "  -q, --quiet          do not say where the report is\n"
     "\n"
     "usage: edgeprobe prof -p PID [-d SECONDS] [options] [--stay]\n"
@@ -78,7 +81,7 @@ static const char prof_usage[] =
     "attaching the agent first if it has no control endpoint. The process runs\n"
     "on; everything is switched off again at the end (--stay: the functions\n"
     "stay bound, off, for the next profile). -o, --svg, --flame, --folded, --graph,\n"
-    "--sort, -k, --epoch, --exact-calls, --count-budget as above.\n"
+    "--sort, -k, --epoch, --exact-calls, --count-budget, --parts as above.\n"
     "\n"
     "usage: edgeprobe prof --report-now PID [-o REPORT] [--svg FILE] [--flame FILE] ...\n"
     "\n"
@@ -182,6 +185,7 @@ struct prof_pid {
     double seconds;
     long k, epoch;
     const char *count_budget; /* as given, checked; 0: the default */
+    long parts;               /* checked; 0: the default */
     const char *report, *svg;
     struct prof_views *views;
 };
@@ -222,14 +226,15 @@ static void say_report(const char *report, const struct prof_pid *o) {
     fprintf(stderr, "edgeprobe prof: report in %s%s%s\n", report, o->svg ? ", chart in " : "", o->svg ? o->svg : "");
 }
 static int prof_running_process(const struct prof_pid *o) {
-    char start[96], stop[4 * PATH_MAX], report[PATH_MAX];
+    char start[128], parts[24] = "", stop[4 * PATH_MAX], report[PATH_MAX];
     const char *reply;
     int rc = 1;
     ctl_conn *c;
     if (report_request("stop", o, stop, sizeof stop, report)) return TOOL_EXIT_USAGE;
     if (!(c = ctl_attach_connect(o->pid))) return 1;
-    snprintf(start, sizeof start, "prof start %ld %ld%s%s%s", o->k, o->epoch, o->exact_calls ? " exact" : "",
-             o->count_budget ? " budget=" : "", o->count_budget ? o->count_budget : "");
+    if (o->parts) snprintf(parts, sizeof parts, " parts=%ld", o->parts);
+    snprintf(start, sizeof start, "prof start %ld %ld%s%s%s%s", o->k, o->epoch, o->exact_calls ? " exact" : "",
+             o->count_budget ? " budget=" : "", o->count_budget ? o->count_budget : "", parts);
     if (ctl_send(c, start) || !(reply = ctl_expect_ok_within(c, "prof", 4 * CTL_TIMEOUT_MS))) goto out;
     fprintf(stderr, "edgeprobe prof: profiling process %d (%s functions) for %.1f s%s\n", o->pid, reply, o->seconds,
             isatty(2) ? "; Ctrl-C ends it early" : "");
@@ -320,6 +325,10 @@ int cmd_prof(int argc, char **argv) {
             if (prof_parse_budget(v, &budget))
                 return usage_error("--count-budget needs a percent from 0 to " PROF_STR(PROF_MAX_COUNT_BUDGET) ", not", v);
             running.count_budget = v;
+        } else if (!strcmp(a, "--parts")) {
+            /* passed on as parsed: a request's words split at blanks (" 8") */
+            if (prof_parse_long(v, &running.parts) || running.parts < 1 || running.parts > PROF_MAX_EPOCH_PARTS)
+                return usage_error("--parts needs a number from 1 to " PROF_STR(PROF_MAX_EPOCH_PARTS) ", not", v);
         } else if (!strcmp(a, "--settle")) {
             if ((settle = non_negative(v)) < 0) return usage_error("--settle needs a number of samples, not", v);
         } else if (!strcmp(a, "--epoch")) {
@@ -336,6 +345,9 @@ int cmd_prof(int argc, char **argv) {
         return usage_error("--exact-calls counts the calls of a sampling profile, not with", report_now ? "--report-now" : mode);
     if (running.count_budget && (running.exact_calls || (mode && strcmp(mode, "sample")) || report_now))
         return usage_error("--count-budget is a sampling profile's, not with",
+                           running.exact_calls ? "--exact-calls" : report_now ? "--report-now" : mode);
+    if (running.parts && (running.exact_calls || (mode && strcmp(mode, "sample")) || report_now))
+        return usage_error("--parts is a sampling profile's, not with",
                            running.exact_calls ? "--exact-calls" : report_now ? "--report-now" : mode);
     snprintf(views.folded_tmp, sizeof views.folded_tmp, "%s.folded", views.flame ? views.flame : report);
     if (running.pid) {
@@ -369,6 +381,10 @@ int cmd_prof(int argc, char **argv) {
         if (mode) setenv(PROF_ENV_MODE, mode, 1);
         if (running.exact_calls) setenv(PROF_ENV_EXACT_CALLS, "1", 1);
         if (running.count_budget) setenv(PROF_ENV_COUNT_BUDGET, running.count_budget, 1);
+        if (running.parts) {
+            snprintf(buf, sizeof buf, "%ld", running.parts);
+            setenv(PROF_ENV_EPOCH_PARTS, buf, 1);
+        }
         snprintf(buf, sizeof buf, "%ld", k);
         setenv(PROF_ENV_K, buf, 1);
         snprintf(buf, sizeof buf, "%ld", epoch);

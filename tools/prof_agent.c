@@ -1495,6 +1495,36 @@ P_FN void skip_arm(prof_func *f, uint64_t n, unsigned epoch, int gap) {
  * (0.07-0.14 of their calls); smaller counts (the cap shared by the
  * parts) read low: medians 0.82-0.84 against 0.93-0.99. */
 static unsigned prof_epoch_parts = PROF_DEFAULT_EPOCH_PARTS; /* EDGEPROBE_PROF_EPOCH_PARTS */
+/* STAGGERED COUNTS. A count's span is measured in own ticks, which take
+ * out the profiler's ticks: the handlers' as measured, the skip path's at
+ * its calibrated cost (cal_skip, from a tight loop). What a skipped call
+ * costs in a program is not that: beside dependent chains of multiplies
+ * (bench/real/dense_phases.c) out-of-order execution hides nearly all of
+ * it (0.5 ticks, against 4 calibrated; bench/real/prof_stagger.sh); in
+ * lua it costs what it does in the loop (bench/real/skip_cost.sh). The
+ * error weighs only where counts run: when every ended count restarts at
+ * the same mid-tick, a program that calls a function every ten ticks or
+ * so spends much of those spans in the skip path and little of the part
+ * after them, so a count's rate, taken for the rest, carries the error of
+ * every count beside it: dense_phases reads 1.08-1.14 times its calls,
+ * lua's median 0.94-0.96 (RESULTS-real, "fourteenth session").
+ * So with 8 parts or more (EDGEPROBE_PROF_EPOCH_PARTS, `--parts`), the
+ * restarts are staggered: the functions fall into stagger_groups() groups
+ * (parts / PROF_COUNTS_PER_EPOCH, rounded down) by their probe's id, and
+ * each mid-tick restarts
+ * the ended counts of one group, so a function still counts about
+ * PROF_COUNTS_PER_EPOCH times an epoch, and its count overlaps a group's
+ * rather than every function's; the counts under way are read at one
+ * mid-tick in `groups` too, as often as with four parts. At 16 parts
+ * dense_phases reads 1.03-1.04 (within 10%: 85-95% of its functions,
+ * against 27-69%) and lua's median 1.00; but the epoch thread wakes four
+ * times as often, 16-30 us a wake-up on this VM: lua +12.6% against
+ * +10.1% in CPU samples, redis's server CPU +5 points. The default stays
+ * at 4 parts, unstaggered. */
+#define PROF_COUNTS_PER_EPOCH 4
+P_FN unsigned stagger_groups(void) {
+    return prof_epoch_parts > PROF_COUNTS_PER_EPOCH ? prof_epoch_parts / PROF_COUNTS_PER_EPOCH : 1;
+}
 /* second_word: (epoch + 1) << 2 | SECOND_ON for the epoch in which the
  * epoch thread started a later count (other epochs' words mean nothing);
  * second_from and second_tsc are written before it. */
@@ -2346,23 +2376,30 @@ P_FN void count_from_here(prof_func *f, unsigned epoch, double seen, int restart
 P_FN int counted_by_parts(const prof_func *f) {
     return f->skip_site && __atomic_load_n(&f->obs_cap, __ATOMIC_RELAXED) && f->obs_len == PROF_OBS_ALL;
 }
-/* A mid-tick (LATER COUNTS): every estimated
- * count of the skip path that has ended counts again, and every one under
- * way is read from here; the threads' clocks are read once, after every
- * restarted window has opened. Functions woken since the tick join the
- * awake set here, not at the fold, for their counts to restart too. */
+/* A mid-tick (LATER COUNTS): every estimated count of the skip path that
+ * has ended counts again (of one group: STAGGERED COUNTS), and every one
+ * under way is read from here; the threads' clocks are read once, after
+ * every restarted window has opened. Functions woken since the tick join
+ * the awake set here, not at the fold, for their counts to restart too. */
 P_FN void mid_tick(void) {
     static unsigned ticks;
-    unsigned epoch = tick_seq, i, tick = ++ticks;
+    unsigned epoch = tick_seq, i, tick = ++ticks, groups = stagger_groups();
     double seen;
     if (prof_mode != PROF_MODE_SAMPLE || prof_exact_calls || !__atomic_load_n(&prof_running, __ATOMIC_ACQUIRE)) return;
     take_woken();
     for (i = 0; i < nawake; i++)
-        if (counted_by_parts(awake[i]) && !counting(awake[i], epoch)) later_start(awake[i], epoch, tick);
+        if (counted_by_parts(awake[i]) && !counting(awake[i], epoch) && ((unsigned)awake[i]->skip_site + tick) % groups == 0)
+            later_start(awake[i], epoch, tick);
     seen = threads_observed(PROF_OBS_ALL, rdtsc());
-    for (i = 0; i < nawake; i++)
-        if (counted_by_parts(awake[i]) && counting(awake[i], epoch))
-            count_from_here(awake[i], epoch, seen, awake[i]->second_tick == tick && second_on(awake[i], epoch));
+    for (i = 0; i < nawake; i++) {
+        prof_func *f = awake[i];
+        int restart = f->second_tick == tick && second_on(f, epoch);
+        /* counts under way are read at one mid-tick in `groups`, as often
+         * as with four parts (reading them at all fifteen of 16 parts read
+         * no better: dense_phases 1.03-1.06, lua within 10% 66-75%) */
+        if (counted_by_parts(f) && counting(f, epoch) && (restart || tick % groups == 0))
+            count_from_here(f, epoch, seen, restart);
+    }
 }
 /* The calls counted in f's observation interval of the epoch that ends,
  * scaled to the epoch (own: its length in own ticks, summed over the threads
@@ -3932,10 +3969,11 @@ __attribute__((PROF_AT_EXIT noinline)) NOI void edgeprobe_profiler_stop(void) {
  * `edgeprobe list|enable|top|trace PID` reach the process, and adds the
  * profiler's requests to it (edgeprobe__ctl_ext, header section 28):
  *
- *     prof start K EPOCH_MS [exact] [budget=PERCENT]
+ *     prof start K EPOCH_MS [exact] [budget=PERCENT] [parts=N]
  *                             ok <functions>   every function on, windows open
  *                                              (exact: EXACT CALLS; budget:
- *                                              the count budget, prof_common.h)
+ *                                              the count budget, prof_common.h;
+ *                                              parts: LATER COUNTS)
  *     prof stop PATH [SVG] [graph] [sort=KEY] [folded=PATH]
  *                             ok               the report written to PATH
  *                                              (absolute), everything off
@@ -4022,11 +4060,12 @@ P_FN void park_functions(void) {
             if (s->state == 1) site_off(s);
     }
 }
-P_FN int attached_begin(long k, long epoch_ms, int exact_calls, double count_budget) {
+P_FN int attached_begin(long k, long epoch_ms, int exact_calls, double count_budget, unsigned parts) {
     if (reserve_tables()) return EDGEPROBE_ENOMEM;
     prof_mode = PROF_MODE_SAMPLE;
     prof_k = (unsigned)k;
     prof_epoch_ms = (unsigned)epoch_ms;
+    prof_epoch_parts = parts;
     prof_count_budget = count_budget;
     set_exact_calls(exact_calls);
     reset_counters();
@@ -4054,32 +4093,39 @@ P_FN void attached_end(FILE *o, const report_opts *opts) {
     if (o) write_report(o, opts, &rt);
     pthread_mutex_unlock(&report_lock);
 }
-/* The words after "prof start K EPOCH_MS": [exact] [budget=PERCENT], in
- * that order. 0, or -1 for any other word. */
-P_FN int start_words(char **w, int n, int *exact, double *budget) {
+/* The words after "prof start K EPOCH_MS": [exact] [budget=PERCENT]
+ * [parts=N], in that order. 0, or -1 for any other word. */
+P_FN int start_words(char **w, int n, int *exact, double *budget, long *parts) {
+    int b;
     *exact = n > 0 && !strcmp(w[0], "exact");
     w += *exact, n -= *exact;
     *budget = PROF_DEFAULT_COUNT_BUDGET;
-    if (n > 0 && (strncmp(w[0], "budget=", 7) || prof_parse_budget(w[0] + 7, budget))) return -1;
+    *parts = PROF_DEFAULT_EPOCH_PARTS;
+    b = n > 0 && !strncmp(w[0], "budget=", 7);
+    if (b && prof_parse_budget(w[0] + 7, budget)) return -1;
+    w += b, n -= b;
+    if (n > 0 && (strncmp(w[0], "parts=", 6) || prof_parse_long(w[0] + 6, parts) || *parts < 1 ||
+                  *parts > PROF_MAX_EPOCH_PARTS))
+        return -1;
     return n > 1 ? -1 : 0;
 }
-/* "prof start K EPOCH_MS [exact] [budget=PERCENT]" and "prof stop PATH [SVG]
+/* "prof start K EPOCH_MS [exact] [budget=PERCENT] [parts=N]" and "prof stop PATH [SVG]
  * [graph] [sort=KEY] [folded=PATH]" (see above); args[0] is "prof". */
 P_FN int attached_request(char **args, int nargs, char *reply, unsigned cap) {
-    long k, epoch;
+    long k, epoch, parts;
     double budget;
     report_opts opts;
     FILE *o;
     int n, exact;
     if (!strcmp(args[1], "start") && nargs >= 4) {
         if (prof_parse_long(args[2], &k) || k < 1 || k > PROF_MAX_K || prof_parse_long(args[3], &epoch) || epoch < 1 ||
-            epoch > PROF_MAX_EPOCH_MS || start_words(args + 4, nargs - 4, &exact, &budget))
+            epoch > PROF_MAX_EPOCH_MS || start_words(args + 4, nargs - 4, &exact, &budget, &parts))
             return snprintf(reply, cap,
                             "error EDGEPROBE_EINVAL prof start wants K (1-%d), EPOCH_MS (1-%d), then [exact] "
-                            "[budget=PERCENT (0-%d)]\n",
-                            PROF_MAX_K, PROF_MAX_EPOCH_MS, PROF_MAX_COUNT_BUDGET);
+                            "[budget=PERCENT (0-%d)] [parts=N (1-%d)]\n",
+                            PROF_MAX_K, PROF_MAX_EPOCH_MS, PROF_MAX_COUNT_BUDGET, PROF_MAX_EPOCH_PARTS);
         if (prof_running) return snprintf(reply, cap, "error EDGEPROBE_EBUSY a profile is running\n");
-        return snprintf(reply, cap, "ok %d\n", attached_begin(k, epoch, exact, budget));
+        return snprintf(reply, cap, "ok %d\n", attached_begin(k, epoch, exact, budget, (unsigned)parts));
     }
     if (!strcmp(args[1], "stop") && nargs >= 3) {
         if (!prof_running) return snprintf(reply, cap, "error EDGEPROBE_ENOENT no profile is running\n");

@@ -243,8 +243,11 @@ case_ attach-second-profile attach_second_profile
 # a profile of the hot phase of tests/attach/phases.c counts every call of
 # hot() (about 20 ticks each, which a sampled profile estimates): the
 # report says so in its header and has no estimated row. It follows a
-# sampled profile (--stay), whose last count's cap must not carry into
-# the exact profile's first epoch (it did: that epoch was estimated).
+# sampled profile (--stay, with --count-budget 0 and --parts ' 8', which
+# its header must show: the command passes on the number it read, where
+# the words of the request split at the blank), whose last count's cap
+# must not carry into the exact profile's first epoch (it did: that epoch
+# was estimated).
 attach_exact_calls() {
     local d=$B/attach-exact-calls pid rc=0
     attach_ready "$d" || return
@@ -252,14 +255,14 @@ attach_exact_calls() {
     "./$d/phases" 4 0 2>"$d/out.txt" &
     pid=$!
     for _ in $(seq 50); do grep -q ready "$d/out.txt" && break; sleep 0.1; done
-    $EP attach $pid >"$d/attach.txt" && $EP prof -p $pid -d 0.5 -k 1 --count-budget 0 --stay -o "$d/report-sampled.txt" \
+    $EP attach $pid >"$d/attach.txt" && $EP prof -p $pid -d 0.5 -k 1 --count-budget 0 --parts ' 8' --stay -o "$d/report-sampled.txt" \
         2>"$d/prof-1.txt" &&
         $EP prof -p $pid -d 1 --exact-calls -o "$d/report.txt" 2>"$d/prof.txt" || rc=1
     wait $pid || rc=1
     [[ $rc == 0 ]] || { echo "attach or prof failed"; cat "$d"/*.txt; return 1; }
     head -12 "$d/report.txt"
-    # the first profile's settings reached the process (prof start's budget word)
-    grep -q '^=== edgeprobe profiler: mode sample, K=1, epoch 10 ms, count budget 0%,' "$d/report-sampled.txt" ||
+    # the first profile's settings reached the process (prof start's budget and parts words)
+    grep -q '^=== edgeprobe profiler: mode sample, K=1, epoch 10 ms, count budget 0%, 8 part(s),' "$d/report-sampled.txt" ||
         { echo "FAIL the first profile's header:"; sed -n 2p "$d/report-sampled.txt"; rc=1; }
     grep -q '^=== edgeprobe profiler: mode sample (exact calls),' "$d/report.txt" || { echo "FAIL no (exact calls) in the header"; rc=1; }
     awk '$1 == "function" { for (i = 1; i <= NF; i++) { if ($i == "calls") c = i; if ($i == "counted") k = i }; next }

@@ -181,6 +181,11 @@ prof_usage() {
     out=$(./build/edgeprobe prof --count-budget 0 --exact-calls -- /bin/true 2>&1); [[ $? -eq 2 && $out == *"not with --exact-calls"* ]] || return 1
     out=$(./build/edgeprobe prof --count-budget 1 --mode on -- /bin/true 2>&1); [[ $? -eq 2 && $out == *"not with on"* ]] || return 1
     out=$(./build/edgeprobe prof --count-budget 0 --report-now 1 2>&1); [[ $? -eq 2 && $out == *"not with --report-now"* ]] || return 1
+    for b in 0 17 x 4x; do
+        out=$(./build/edgeprobe prof --parts "$b" -- /bin/true 2>&1)
+        [[ $? -eq 2 && $out == *"--parts needs a number from 1 to 16, not"* ]] || { echo "--parts '$b': $out"; return 1; }
+    done
+    out=$(./build/edgeprobe prof --parts 8 --exact-calls -- /bin/true 2>&1); [[ $? -eq 2 && $out == *"not with --exact-calls"* ]] || return 1
     out=$(EDGEPROBE_PROF_COUNT_BUDGET=lots ./build/edgeprobe prof -q -o /dev/null -- /bin/true 2>&1)
     [[ $? -eq 0 && $out == *"EDGEPROBE_PROF_COUNT_BUDGET is a percent from 0 to 50, not lots; the default 3.5"* ]] || return 1
     out=$(./build/edgeprobe prof 2>&1); [[ $? -eq 2 && $out == *"no PROGRAM given"* ]] || return 1
@@ -195,11 +200,16 @@ case_ prof-usage prof_usage
 # the parts of an epoch; a bad value warns and keeps the default. With one
 # part no later count starts; with four, the burst functions of bursts.c,
 # whose counts end early in their epochs, count again at the mid-ticks
-# (the summary's later_counts).
+# (the summary's later_counts). With sixteen (--parts 16) the restarts are staggered
+# (the agent's STAGGERED COUNTS): dense.c's functions, whose counts end
+# within microseconds, restart at one mid-tick in four (at most 4 of an
+# epoch's 15 each, 12 for its three functions), where restarting every
+# ended count at every mid-tick restarted them 27-31 times an epoch.
 prof_epoch_parts() {
-    local d=$B/prof-epoch-parts v out n
+    local d=$B/prof-epoch-parts v out n epochs
     mkdir -p "$d"
-    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/bursts.c -pthread -o "$d/bursts" || return 1
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/bursts.c -pthread -o "$d/bursts" &&
+        gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/dense.c -o "$d/dense" || return 1
     for v in lots 0 17 4x; do
         out=$(EDGEPROBE_PROF_EPOCH_PARTS="$v" ./build/edgeprobe prof -q -o /dev/null -- /bin/true 2>&1)
         [[ $? -eq 0 && $out == *"EDGEPROBE_PROF_EPOCH_PARTS is 1 to 16, not $v; the default 4"* ]] || { echo "FAIL '$v': $out"; return 1; }
@@ -211,6 +221,23 @@ prof_epoch_parts() {
         echo "parts $v: later counts ${n:-none}"
         [[ -n $n ]] && if [[ $v == 1 ]]; then ((n == 0)); else ((n > 0)); fi || { echo "FAIL parts $v: later_counts ${n:-missing}"; return 1; }
     done
+    ./build/edgeprobe prof --parts 16 -q -o "$d/report-dense.txt" --top 0 -- "./$d/dense" 2000 >"$d/dense-truth.txt" || return 1
+    grep -q "count budget 3.5%, 16 part(s)" "$d/report-dense.txt" || { echo "FAIL no '16 part(s)' in the header"; return 1; }
+    n=$(grep -o 'later_counts=[0-9]*' "$d/report-dense.txt" | cut -d= -f2)
+    epochs=$(grep -o 'epochs: [0-9]*' "$d/report-dense.txt" | cut -d' ' -f2)
+    echo "dense.c, 16 parts: later counts ${n:-none} in ${epochs:-no} epochs"
+    [[ -n $n && -n $epochs ]] && ((n > 0 && n <= 12 * (epochs + 1))) ||
+        { echo "FAIL dense.c: ${n:-no} later counts in ${epochs:-no} epochs: not staggered (at most 12 an epoch)"; return 1; }
+    # and the estimates stay estimates of the calls: no span left without a
+    # rate (a count not restarted, or not read, at a mid-tick), none twice.
+    # Loosely: dense.c's calls come closer than the clocks can part, and its
+    # two leaves read 0.7-1.9 of their calls at 16 parts, 0.7-2.9 at 4.
+    awk 'NR == FNR { truth[$1] = $2; next }
+         $1 == "function" { for (i = 1; i <= NF; i++) if ($i == "calls") c = i; next }
+         c && ($1 in truth) && !seen[$1]++ { r = $c / truth[$1]; printf "%s: %s of %s calls (%.2f)\n", $1, $c, truth[$1], r
+                                           if (r < 0.2 || r > 5) bad++ }
+         END { exit bad || length(seen) != 3 }' "$d/dense-truth.txt" "$d/report-dense.txt" ||
+        { echo "FAIL dense.c at 16 parts: an estimate off by more than 5x, or a function missing"; return 1; }
 }
 case_ prof-epoch-parts prof_epoch_parts
 
