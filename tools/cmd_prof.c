@@ -266,7 +266,7 @@ static int prof_report_now(const struct prof_pid *o) {
 }
 
 int cmd_prof(int argc, char **argv) {
-    const char *report = "edgeprobe-prof.txt", *svg = 0, *summary = 0, *mode = 0;
+    const char *report = "edgeprobe-prof.txt", *svg = 0, *summary = 0, *mode = 0, *not_sampled;
     long k = PROF_DEFAULT_K, epoch = PROF_DEFAULT_EPOCH_MS, top = PROF_DEFAULT_TOP, settle = PROF_DEFAULT_SETTLE;
     struct prof_pid running = {.seconds = 10};
     struct prof_views views = {0, 0, 0, 0, ""};
@@ -343,12 +343,12 @@ int cmd_prof(int argc, char **argv) {
     }
     if (running.exact_calls && ((mode && strcmp(mode, "sample")) || report_now))
         return usage_error("--exact-calls counts the calls of a sampling profile, not with", report_now ? "--report-now" : mode);
-    if (running.count_budget && (running.exact_calls || (mode && strcmp(mode, "sample")) || report_now))
-        return usage_error("--count-budget is a sampling profile's, not with",
-                           running.exact_calls ? "--exact-calls" : report_now ? "--report-now" : mode);
-    if (running.parts && (running.exact_calls || (mode && strcmp(mode, "sample")) || report_now))
-        return usage_error("--parts is a sampling profile's, not with",
-                           running.exact_calls ? "--exact-calls" : report_now ? "--report-now" : mode);
+    /* what makes the sampling profile's own options meaningless */
+    not_sampled = running.exact_calls ? "--exact-calls" : report_now ? "--report-now"
+                  : mode && strcmp(mode, "sample") ? mode : 0;
+    if (running.count_budget && not_sampled)
+        return usage_error("--count-budget is a sampling profile's, not with", not_sampled);
+    if (running.parts && not_sampled) return usage_error("--parts is a sampling profile's, not with", not_sampled);
     snprintf(views.folded_tmp, sizeof views.folded_tmp, "%s.folded", views.flame ? views.flame : report);
     if (running.pid) {
         if (i < argc) return usage_error("-p profiles a running process: no PROGRAM, not", argv[i]);

@@ -62,7 +62,8 @@
  *                                a window (SETTLED FUNCTIONS; 0: never)
  *   EDGEPROBE_PROF_EPOCH_MS=10   re-activation period
  *   EDGEPROBE_PROF_EPOCH_PARTS=4 parts of an epoch, each with its own counts
- *                                (1 to 16; LATER COUNTS)
+ *                                (1 to 16; LATER COUNTS; from 8, staggered:
+ *                                STAGGERED COUNTS)
  *   EDGEPROBE_PROF_OUT=path      report file (default stderr)
  *   EDGEPROBE_PROF_SVG=path      also write an SVG chart of the hottest functions
  *   EDGEPROBE_PROF_TOP=25        table rows (0 = all)
@@ -1506,21 +1507,22 @@ static unsigned prof_epoch_parts = PROF_DEFAULT_EPOCH_PARTS; /* EDGEPROBE_PROF_E
  * the same mid-tick, a program that calls a function every ten ticks or
  * so spends much of those spans in the skip path and little of the part
  * after them, so a count's rate, taken for the rest, carries the error of
- * every count beside it: dense_phases reads 1.08-1.14 times its calls,
- * lua's median 0.94-0.96 (RESULTS-real, "fourteenth session").
+ * every count beside it: dense_phases reads 1.07-1.14 times its calls,
+ * lua's median 0.94-1.00 (RESULTS-real, "fourteenth session").
  * So with 8 parts or more (EDGEPROBE_PROF_EPOCH_PARTS, `--parts`), the
  * restarts are staggered: the functions fall into stagger_groups() groups
  * (parts / PROF_COUNTS_PER_EPOCH, rounded down) by their probe's id, and
- * each mid-tick restarts
- * the ended counts of one group, so a function still counts about
- * PROF_COUNTS_PER_EPOCH times an epoch, and its count overlaps a group's
- * rather than every function's; the counts under way are read at one
- * mid-tick in `groups` too, as often as with four parts. At 16 parts
- * dense_phases reads 1.03-1.04 (within 10%: 85-95% of its functions,
- * against 27-69%) and lua's median 1.00; but the epoch thread wakes four
- * times as often, 16-30 us a wake-up on this VM: lua +12.6% against
- * +10.1% in CPU samples, redis's server CPU +5 points. The default stays
- * at 4 parts, unstaggered. */
+ * each mid-tick restarts the ended counts of one group, so a function
+ * still counts about PROF_COUNTS_PER_EPOCH times an epoch, and its count
+ * overlaps a group's rather than every function's; the counts under way
+ * are read at one mid-tick in `groups` too, as often as with four parts.
+ * At 16 parts dense_phases reads 1.03-1.04 (within 10%: 85-95% of its
+ * functions, against 27-69%) and lua's median 0.99-1.00; but the epoch
+ * thread wakes four times as often, 16-30 us a wake-up on this VM (lua
+ * +2.5 points of CPU samples, redis's server CPU +6 to +9), and a count
+ * whose span a mid-tick reads short (the outliers of LATER COUNTS) starts
+ * at four times as many mid-ticks: lua's worst function read up to 52
+ * times its calls. The default stays at 4 parts, unstaggered. */
 #define PROF_COUNTS_PER_EPOCH 4
 P_FN unsigned stagger_groups(void) {
     return prof_epoch_parts > PROF_COUNTS_PER_EPOCH ? prof_epoch_parts / PROF_COUNTS_PER_EPOCH : 1;

@@ -41,7 +41,7 @@
 #define PROF_DEFAULT_TOP 25      /* report rows; 0: all */
 #define PROF_MAX_K 1000000       /* -k: more would overflow the windows' entry counts */
 #define PROF_MAX_EPOCH_MS 3600000 /* --epoch: an hour (its microseconds fit a long for ppoll) */
-#define PROF_DEFAULT_EPOCH_PARTS 4 /* an epoch's parts, each with its own counts (agent: LATER COUNTS) */
+#define PROF_DEFAULT_EPOCH_PARTS 4 /* an epoch's parts, each with its own counts (agent: LATER COUNTS, STAGGERED COUNTS) */
 #define PROF_MAX_EPOCH_PARTS 16
 /* The count budget: the percent of each epoch's span (its threads' CPU
  * time) that counting calls beyond the windows' K may cost. The default's

@@ -200,11 +200,11 @@ case_ prof-usage prof_usage
 # the parts of an epoch; a bad value warns and keeps the default. With one
 # part no later count starts; with four, the burst functions of bursts.c,
 # whose counts end early in their epochs, count again at the mid-ticks
-# (the summary's later_counts). With sixteen (--parts 16) the restarts are staggered
-# (the agent's STAGGERED COUNTS): dense.c's functions, whose counts end
-# within microseconds, restart at one mid-tick in four (at most 4 of an
-# epoch's 15 each, 12 for its three functions), where restarting every
-# ended count at every mid-tick restarted them 27-31 times an epoch.
+# (the summary's later_counts). With sixteen (--parts 16) the restarts
+# are staggered (the agent's STAGGERED COUNTS): dense.c's functions, whose
+# counts end within microseconds, restart at one mid-tick in four (at most
+# 4 of an epoch's 15 each, 12 for its three functions), where restarting
+# every ended count at every mid-tick restarted them 27-31 times an epoch.
 prof_epoch_parts() {
     local d=$B/prof-epoch-parts v out n epochs
     mkdir -p "$d"
