@@ -1900,8 +1900,13 @@ typedef struct edgeprobe__reader {
     unsigned long gen;           /* outermost calls completed; owner writes */
     struct edgeprobe__reader *next; /* the root's list: push-only          */
     int tid;                     /* the owner (0: unknown); see wait_readers */
-    char pad[36];                /* one cache line per thread              */
+    int pad_;
+    unsigned long deferred;      /* signals 1-64 held back until depth 0 (DEFERRED SIGNALS) */
+    char pad[24];                /* one cache line per thread              */
 } edgeprobe__reader;
+#ifndef EDGEPROBE_FREESTANDING
+EDGEPROBE__FN void edgeprobe__signals_release(edgeprobe__reader *rd);
+#endif
 #ifndef EDGEPROBE_FREESTANDING
 #define edgeprobe__reader_tls() edgeprobe__my_reader
 #else
@@ -1918,7 +1923,12 @@ EDGEPROBE__INLINE void edgeprobe__reader_out(edgeprobe__reader *rd) {
     unsigned long d = __atomic_load_n(&rd->depth, __ATOMIC_RELAXED) - 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     __atomic_store_n(&rd->depth, d, __ATOMIC_RELEASE);
-    if (d == 0) __atomic_store_n(&rd->gen, __atomic_load_n(&rd->gen, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
+    if (d) return;
+    __atomic_store_n(&rd->gen, __atomic_load_n(&rd->gen, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
+#ifndef EDGEPROBE_FREESTANDING
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* depth 0 first: a signal from here runs now */
+    if (__builtin_expect(__atomic_load_n(&rd->deferred, __ATOMIC_RELAXED) != 0, 0)) edgeprobe__signals_release(rd);
+#endif
 }
 EDGEPROBE__INLINE void edgeprobe__call_binding(edgeprobe__point *pt, uintptr_t value) {
     struct edgeprobe__binding_full *b =
@@ -4899,6 +4909,70 @@ EDGEPROBE__FN void edgeprobe__reader_forked(void);
 EDGEPROBE__FN void edgeprobe__reader_forked(void) {
     if (edgeprobe__my_reader) edgeprobe__my_reader->tid = EDGEPROBE__GETTID();
 }
+/* DEFERRED SIGNALS. A program's signal handler may leave by siglongjmp (a
+ * timeout), wherever the signal found the thread: inside one of our
+ * handlers too, which then never ends. Its reader record stays inside (no
+ * handler on that thread again, edgeprobe_handler_sync waits for ever),
+ * and what the handler held stays held: under `edgeprobe prof`, a program
+ * that left a SIGALRM handler by siglongjmp 2,000 times hung at exit or
+ * crashed (tests/prof/jumps.c). So the libraries edgeprobe preloads route
+ * the program's handlers through edgeprobe__signal_defer
+ * (tools/signal_defer.h). A signal that finds the thread inside a handler
+ * call goes back to the kernel, queued to this thread with its siginfo
+ * and blocked, also in the interrupted context's mask (which the handler's
+ * return restores); the outermost call's end unblocks it
+ * (edgeprobe__reader_out), and the kernel delivers it there, a few
+ * microseconds late. A signal that arrives after depth 0 runs at once,
+ * first unblocking any still held back in the context it interrupted (a
+ * handler that leaves by siglongjmp then takes them along). */
+#if defined(__x86_64__)
+#define EDGEPROBE__NR_RT_SIGPROCMASK 14L
+#define EDGEPROBE__NR_RT_TGSIGQUEUEINFO 297L
+#else
+#define EDGEPROBE__NR_RT_SIGPROCMASK 135L
+#define EDGEPROBE__NR_RT_TGSIGQUEUEINFO 240L
+#endif
+#define EDGEPROBE__SIG_BLOCK 0
+#define EDGEPROBE__SIG_UNBLOCK 1
+EDGEPROBE__INLINE long edgeprobe__sigmask_change(int how, unsigned long bits) {
+    return edgeprobe__libc_syscall(EDGEPROBE__NR_RT_SIGPROCMASK, (long)how, (long)&bits, 0L, 8L);
+}
+/* Called by the program's handler's wrapper with the signal, its siginfo
+ * and the interrupted context's mask (signals 1-64: the first word of
+ * uc_sigmask). Returns 1 if the signal is held back (the wrapper returns
+ * at once), 0 if the program's handler is to run now. errno kept. */
+EDGEPROBE__FN int edgeprobe__signal_defer(int sig, const void *info, unsigned long *interrupted_mask);
+EDGEPROBE__FN int edgeprobe__signal_defer(int sig, const void *info, unsigned long *interrupted_mask) {
+    edgeprobe__reader *rd = edgeprobe__my_reader;
+    int saved = *edgeprobe__libc_errno(), held = 0;
+    unsigned long bit = sig >= 1 && sig <= 64 ? 1ul << (sig - 1) : 0;
+    if (!rd || !bit) return 0;
+    if (!__atomic_load_n(&rd->depth, __ATOMIC_RELAXED)) {
+        *interrupted_mask &= ~__atomic_exchange_n(&rd->deferred, 0, __ATOMIC_RELAXED); /* a release cut short */
+    } else if (edgeprobe__sigmask_change(EDGEPROBE__SIG_BLOCK, bit) == 0) { /* SA_NODEFER: not again now */
+        if (edgeprobe__libc_syscall(EDGEPROBE__NR_RT_TGSIGQUEUEINFO, (long)edgeprobe__libc_getpid(),
+                                    (long)EDGEPROBE__GETTID(), (long)sig, (long)info) == 0) {
+            __atomic_fetch_or(&rd->deferred, bit, __ATOMIC_RELAXED);
+            *interrupted_mask |= bit;
+            held = 1;
+        } else { /* the queue is full (RLIMIT_SIGPENDING): run it now */
+            edgeprobe__sigmask_change(EDGEPROBE__SIG_UNBLOCK, bit);
+        }
+    }
+    *edgeprobe__libc_errno() = saved;
+    return held;
+}
+/* The outermost handler call ended with signals held back: unblock them,
+ * and the kernel delivers them now. The mask changes first: a signal that
+ * comes between finds them still listed and unblocks them in the context
+ * it interrupted (edgeprobe__signal_defer). */
+EDGEPROBE__FN void edgeprobe__signals_release(edgeprobe__reader *rd) {
+    int saved = *edgeprobe__libc_errno();
+    unsigned long held = __atomic_load_n(&rd->deferred, __ATOMIC_RELAXED);
+    edgeprobe__sigmask_change(EDGEPROBE__SIG_UNBLOCK, held);
+    __atomic_fetch_and(&rd->deferred, ~held, __ATOMIC_RELAXED); /* (a handler run meanwhile may hold others) */
+    *edgeprobe__libc_errno() = saved;
+}
 EDGEPROBE__FN int edgeprobe__readers_need_fence(void) {
     const char *s = EDGEPROBE__GETENV("EDGEPROBE_MEMBARRIER");
     if (s && *s == '0') return 1;
@@ -7172,6 +7246,33 @@ int edgeprobe__libc_fstat(int, void *) __asm__("fstat"); /* glibc >= 2.33 */
 #define EDGEPROBE__SIG_SETMASK 2
 #define EDGEPROBE__CLOCK_MONOTONIC 1
 
+/* A thread of edgeprobe's own (the control endpoint's, the recorder's, the
+ * profiler's epoch thread), started with every asynchronous signal blocked.
+ * The kernel gives a process-directed signal (a timer's SIGALRM, SIGINT,
+ * SIGCHLD) to any thread that does not block it; on ours, the program's
+ * handler would run on a thread it never made, and one that leaves by
+ * siglongjmp would carry that thread onto the program's stack (a SIGALRM
+ * timeout under `edgeprobe prof`: the epoch thread jumped to main's stack
+ * and crashed). The synchronous signals stay open: a fault of our own code
+ * still goes where it would, and a thread that blocks SIGTRAP would make
+ * the int3 protocols refuse every straddler (section 21). Returns
+ * pthread_create's result. */
+EDGEPROBE__FN int edgeprobe__thread_start(unsigned long *thread, void *(*fn)(void *), void *arg);
+EDGEPROBE__FN int edgeprobe__thread_start(unsigned long *thread, void *(*fn)(void *), void *arg) {
+    static const int synchronous[] = {4 /* SIGILL */, 5 /* SIGTRAP */, 7 /* SIGBUS */, 8 /* SIGFPE */,
+                                      11 /* SIGSEGV */, 31 /* SIGSYS */};
+    unsigned long all[16], old[16]; /* glibc's sigset_t: 1024 bits */
+    unsigned i;
+    int rc;
+    __builtin_memset(all, 0xff, sizeof all);
+    for (i = 0; i < sizeof synchronous / sizeof synchronous[0]; i++)
+        all[0] &= ~(1ul << (synchronous[i] - 1));
+    edgeprobe__libc_pthread_sigmask(EDGEPROBE__SIG_SETMASK, all, old);
+    rc = edgeprobe__libc_pthread_create(thread, 0, fn, arg);
+    edgeprobe__libc_pthread_sigmask(EDGEPROBE__SIG_SETMASK, old, 0);
+    return rc;
+}
+
 enum { EDGEPROBE__CLIENT_FREE = 0, EDGEPROBE__CLIENT_REQUEST, EDGEPROBE__CLIENT_LISTING,
        EDGEPROBE__CLIENT_TRACING, EDGEPROBE__CLIENT_CLOSING };
 typedef struct edgeprobe__client {
@@ -7932,18 +8033,12 @@ EDGEPROBE__FN int edgeprobe__control_listen(struct edgeprobe__control *ctl) {
     }
     return 0;
 }
-/* The thread, with every signal blocked; its object pinned by the caller
- * (dlclose must not unmap the code it runs). */
+/* The thread, with the asynchronous signals blocked (edgeprobe__thread_start);
+ * its object pinned by the caller (dlclose must not unmap the code it runs). */
 EDGEPROBE__FN int edgeprobe__control_thread(edgeprobe__root *r);
 EDGEPROBE__FN int edgeprobe__control_thread(edgeprobe__root *r) {
-    unsigned char all[128], old[128];
     unsigned long thread;
-    int rc;
-    __builtin_memset(all, 0xff, sizeof all);
-    edgeprobe__libc_pthread_sigmask(EDGEPROBE__SIG_SETMASK, all, old);
-    rc = edgeprobe__libc_pthread_create(&thread, 0, edgeprobe__control_main, r);
-    edgeprobe__libc_pthread_sigmask(EDGEPROBE__SIG_SETMASK, old, 0);
-    if (rc) return EDGEPROBE_ENOMEM;
+    if (edgeprobe__thread_start(&thread, edgeprobe__control_main, r)) return EDGEPROBE_ENOMEM;
     edgeprobe__libc_pthread_setname_np(thread, "edgeprobe-ctl");
     edgeprobe__libc_pthread_detach(thread);
     return 0;
@@ -9114,10 +9209,8 @@ EDGEPROBE__FN int edgeprobe__rec_options(struct edgeprobe__recorder *rec, const 
 /* Open the file, start the thread; rings keep their old events out. */
 EDGEPROBE__FN int edgeprobe__rec_begin_locked(struct edgeprobe__recorder *rec, const char *path);
 EDGEPROBE__FN int edgeprobe__rec_begin_locked(struct edgeprobe__recorder *rec, const char *path) {
-    unsigned char all[128], old[128];
     edgeprobe__ring *g;
     size_t n = edgeprobe__strnlen(path, sizeof rec->path);
-    int rc;
     if (n == 0 || n >= sizeof rec->path) return EDGEPROBE_EINVAL;
     if (!rec->stage && !(rec->stage = (char *)EDGEPROBE_OS_ALLOC(EDGEPROBE__REC_STAGE))) return EDGEPROBE_ENOMEM;
     if (path != rec->path) __builtin_memcpy(rec->path, path, n + 1);
@@ -9130,11 +9223,7 @@ EDGEPROBE__FN int edgeprobe__rec_begin_locked(struct edgeprobe__recorder *rec, c
     }
     edgeprobe__rec_header(rec);
     edgeprobe__rec_flush(rec); /* a file that a crash cuts short still has its header */
-    __builtin_memset(all, 0xff, sizeof all);
-    edgeprobe__libc_pthread_sigmask(EDGEPROBE__SIG_SETMASK, all, old);
-    rc = edgeprobe__libc_pthread_create(&rec->thread, 0, edgeprobe__rec_main, rec);
-    edgeprobe__libc_pthread_sigmask(EDGEPROBE__SIG_SETMASK, old, 0);
-    if (rc) {
+    if (edgeprobe__thread_start(&rec->thread, edgeprobe__rec_main, rec)) {
         edgeprobe__libc_close(rec->fd);
         return EDGEPROBE_ENOMEM;
     }

@@ -4,7 +4,7 @@
  * nothing dies. Marker sites and gcc's function entries (five NOPs, built
  * with -fpatchable-function-entry=5) never write an int3: switched under
  * the same threads, they work. Once the threads unblock SIGTRAP, the patch
- * goes on. */
+ * goes on, also while the control endpoint's thread runs. */
 #define _GNU_SOURCE
 #define EDGEPROBE_IMPLEMENTATION
 #include "edgeprobe.h"
@@ -66,6 +66,10 @@ int main(void) {
     int i, refused = 0, done = 0, rc;
     site = code_site(code_region + 4096, 2, nop5);
     code_call(call, site, bump);
+    /* edgeprobe's own threads (here the control endpoint's) leave SIGTRAP
+     * open: while the one that blocked every signal ran, every straddling
+     * patch below was refused */
+    CHECK(edgeprobe_control_start() >= 0);
     CHECK_EQ(pthread_create(&th, 0, worker, 0), 0);
     while (!blocked_now) sched_yield();
     for (i = 0; i < 200; i++) /* straddler: refused, the process lives */

@@ -103,6 +103,9 @@
 #endif
 #include "edgeprobe.h"
 #include "prof_common.h"
+#ifndef PROF_ATTACHED
+#include "signal_defer.h" /* the program's handlers wait while ours run */
+#endif
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -2883,7 +2886,9 @@ P_FN void clocks_start(void) {
 P_FN int bg_start(void) {
     static int once;
     if (bg_pipe[0] < 0 && pipe2(bg_pipe, O_CLOEXEC | O_NONBLOCK)) return -1;
-    if (pthread_create(&bg_thread, 0, bg_main, 0)) return -1;
+    unsigned long t;
+    if (edgeprobe__thread_start(&t, bg_main, 0)) return -1; /* the program's signals are not ours to take */
+    bg_thread = (pthread_t)t;
     bg_started = 1;
     if (!once++) pthread_atfork(0, 0, on_fork_child);
     return 0;
@@ -4156,12 +4161,8 @@ P_FN void *attached_main(void *arg) {
     return 0;
 }
 __attribute__((constructor)) NOI void attached_start(void) {
-    pthread_t t;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old); /* the program's signals are not ours to take */
-    if (pthread_create(&t, 0, attached_main, 0) == 0) pthread_detach(t);
-    pthread_sigmask(SIG_SETMASK, &old, 0);
+    unsigned long t; /* the program's signals are not ours to take */
+    if (edgeprobe__thread_start(&t, attached_main, 0) == 0) pthread_detach((pthread_t)t);
 }
 #endif
 

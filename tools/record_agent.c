@@ -6,3 +6,4 @@
  * header record through the same process-wide registry. */
 #define EDGEPROBE_IMPLEMENTATION
 #include "edgeprobe.h"
+#include "signal_defer.h" /* the program's handlers wait while ours run */

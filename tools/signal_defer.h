@@ -1,0 +1,127 @@
+/* tools/signal_defer.h - the program's signal handlers, held back while one
+ * of edgeprobe's handlers runs on the thread (the header's DEFERRED
+ * SIGNALS). Included once by each library that `edgeprobe` preloads (the
+ * profiler's and the recorder's agents), after the header's
+ * implementation. It defines sigaction, signal, bsd_signal, sysv_signal
+ * and __sysv_signal, which the dynamic linker finds before libc's: every
+ * handler the program installs through them is installed as
+ * defer_wrapper, which runs it, or holds the signal back until the
+ * thread's outermost handler call ends. What the program asks back
+ * (sigaction's old action, signal's return) is its own handler, as it set
+ * it.
+ *
+ * Not covered: handlers installed by the raw system call, or by sigset and
+ * sigvec (which no program built here uses); the synchronous signals
+ * (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS: a fault cannot wait,
+ * and SIGTRAP is the header's own); and a profile attached to a running
+ * process, whose handlers were installed before the agent came. */
+#ifndef EDGEPROBE_SIGNAL_DEFER_H
+#define EDGEPROBE_SIGNAL_DEFER_H
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define DEFER_NO_INSTR __attribute__((no_instrument_function))
+#define DEFER_SIGNALS 65 /* 1 to 64 */
+
+/* The program's handler of one signal. Two per signal, alternating: a
+ * wrapper delivered while the program changes its handler reads the old
+ * one or the new one whole, never half of each. */
+typedef struct defer_handler {
+    void (*fn)(void);
+    int flags; /* the program's sa_flags */
+} defer_handler;
+static defer_handler defer_slots[DEFER_SIGNALS][2];
+static defer_handler *defer_current[DEFER_SIGNALS]; /* 0: the program's is no handler (default, ignore) */
+typedef int (*defer_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+static defer_sigaction_fn defer_real_sigaction;
+
+DEFER_NO_INSTR static int defer_resolve(void) {
+    if (!defer_real_sigaction) defer_real_sigaction = (defer_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    if (!defer_real_sigaction) defer_real_sigaction = (defer_sigaction_fn)dlsym(RTLD_DEFAULT, "__sigaction");
+    return defer_real_sigaction != 0;
+}
+__attribute__((constructor(101))) DEFER_NO_INSTR static void defer_start(void) { defer_resolve(); }
+
+/* Signals whose handlers are left as the program sets them. */
+DEFER_NO_INSTR static int defer_never(int sig) {
+    return sig < 1 || sig >= DEFER_SIGNALS || sig == SIGKILL || sig == SIGSTOP || sig == SIGSEGV || sig == SIGBUS ||
+           sig == SIGILL || sig == SIGFPE || sig == SIGTRAP || sig == SIGSYS;
+}
+
+DEFER_NO_INSTR static void defer_wrapper(int sig, siginfo_t *info, void *context) {
+    ucontext_t *uc = (ucontext_t *)context;
+    defer_handler *h;
+    if (edgeprobe__signal_defer(sig, info, (unsigned long *)(void *)&uc->uc_sigmask)) return;
+    h = __atomic_load_n(&defer_current[sig], __ATOMIC_ACQUIRE);
+    if (!h) { /* set to default or ignore meanwhile: sent again, the kernel applies it */
+        int saved = errno;
+        syscall(SYS_rt_tgsigqueueinfo, (long)getpid(), (long)syscall(SYS_gettid), (long)sig, info);
+        errno = saved;
+        return;
+    }
+    if (h->flags & SA_RESETHAND) { /* what the kernel would have done before running it */
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        __atomic_store_n(&defer_current[sig], (defer_handler *)0, __ATOMIC_RELEASE);
+        defer_real_sigaction(sig, &dfl, 0);
+    }
+    if (h->flags & SA_SIGINFO)
+        ((void (*)(int, siginfo_t *, void *))h->fn)(sig, info, context);
+    else
+        ((void (*)(int))h->fn)(sig);
+}
+
+DEFER_NO_INSTR int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+    defer_handler *was, *h;
+    struct sigaction mine;
+    int rc;
+    if (!defer_resolve()) {
+        errno = ENOSYS;
+        return -1;
+    }
+    if (defer_never(sig)) return defer_real_sigaction(sig, act, old);
+    was = __atomic_load_n(&defer_current[sig], __ATOMIC_ACQUIRE);
+    if (act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN) {
+        h = &defer_slots[sig][was == &defer_slots[sig][0]];
+        h->fn = (void (*)(void))act->sa_handler;
+        h->flags = act->sa_flags;
+        mine = *act;
+        mine.sa_sigaction = defer_wrapper;
+        mine.sa_flags = (act->sa_flags | SA_SIGINFO) & ~SA_RESETHAND; /* the wrapper resets it */
+        __atomic_store_n(&defer_current[sig], h, __ATOMIC_RELEASE);
+        if ((rc = defer_real_sigaction(sig, &mine, old)) != 0) __atomic_store_n(&defer_current[sig], was, __ATOMIC_RELEASE);
+    } else if ((rc = defer_real_sigaction(sig, act, old)) == 0 && act) {
+        __atomic_store_n(&defer_current[sig], (defer_handler *)0, __ATOMIC_RELEASE);
+    }
+    if (rc == 0 && old && was && old->sa_sigaction == defer_wrapper) { /* the program's own, as it set it */
+        old->sa_handler = (void (*)(int))was->fn;
+        old->sa_flags = was->flags;
+    }
+    return rc;
+}
+
+/* signal() and its kin, as glibc builds them on sigaction. */
+DEFER_NO_INSTR static void (*defer_signal_as(int sig, void (*fn)(int), int flags, int mask_self))(int) {
+    struct sigaction act, old;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = fn;
+    sigemptyset(&act.sa_mask);
+    if (mask_self && sig >= 1 && sig < DEFER_SIGNALS) sigaddset(&act.sa_mask, sig);
+    act.sa_flags = flags;
+    return sigaction(sig, &act, &old) ? SIG_ERR : old.sa_handler;
+}
+/* BSD semantics (glibc's signal with _DEFAULT_SOURCE, and bsd_signal). */
+DEFER_NO_INSTR void (*signal(int sig, void (*fn)(int)))(int) { return defer_signal_as(sig, fn, SA_RESTART, 1); }
+DEFER_NO_INSTR void (*bsd_signal(int sig, void (*fn)(int)))(int) { return defer_signal_as(sig, fn, SA_RESTART, 1); }
+/* System V semantics (signal under strict ISO C compiles to __sysv_signal). */
+DEFER_NO_INSTR void (*__sysv_signal(int sig, void (*fn)(int)))(int) {
+    return defer_signal_as(sig, fn, SA_RESETHAND | SA_NODEFER, 0);
+}
+DEFER_NO_INSTR void (*sysv_signal(int sig, void (*fn)(int)))(int) { return defer_signal_as(sig, fn, SA_RESETHAND | SA_NODEFER, 0); }
+#endif
