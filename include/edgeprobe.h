@@ -4927,20 +4927,51 @@ EDGEPROBE__FN void edgeprobe__reader_forked(void) {
  * handler that leaves by siglongjmp then takes them along). */
 #if defined(__x86_64__)
 #define EDGEPROBE__NR_RT_SIGPROCMASK 14L
+#define EDGEPROBE__NR_RT_SIGTIMEDWAIT 128L
 #define EDGEPROBE__NR_RT_TGSIGQUEUEINFO 297L
 #else
 #define EDGEPROBE__NR_RT_SIGPROCMASK 135L
+#define EDGEPROBE__NR_RT_SIGTIMEDWAIT 137L
 #define EDGEPROBE__NR_RT_TGSIGQUEUEINFO 240L
 #endif
 #define EDGEPROBE__SIG_BLOCK 0
 #define EDGEPROBE__SIG_UNBLOCK 1
+#define EDGEPROBE__SIGRTMIN_KERNEL 32
+#define EDGEPROBE__QUEUED_KEPT 16 /* instances of a real-time signal kept in order */
 EDGEPROBE__INLINE long edgeprobe__sigmask_change(int how, unsigned long bits) {
     return edgeprobe__libc_syscall(EDGEPROBE__NR_RT_SIGPROCMASK, (long)how, (long)&bits, 0L, 8L);
+}
+EDGEPROBE__INLINE long edgeprobe__signal_requeue(int sig, const void *info) {
+    return edgeprobe__libc_syscall(EDGEPROBE__NR_RT_TGSIGQUEUEINFO, (long)edgeprobe__libc_getpid(),
+                                   (long)EDGEPROBE__GETTID(), (long)sig, (long)info);
+}
+/* Real-time signals lost: held back when the process had used up its
+ * RLIMIT_SIGPENDING, the kernel refused to queue them again. */
+static unsigned long edgeprobe__signals_dropped;
+/* Queue sig (just taken, blocked) again behind nothing: a real-time signal
+ * keeps its place before the instances still queued (the kernel's order is
+ * first in, first out), which are taken first and queued again after it. */
+EDGEPROBE__FN void edgeprobe__signal_hold(int sig, const void *info, unsigned long bit);
+EDGEPROBE__FN void edgeprobe__signal_hold(int sig, const void *info, unsigned long bit) {
+    unsigned long later[EDGEPROBE__QUEUED_KEPT][16]; /* siginfo: 128 bytes each */
+    long zero[2] = {0, 0};
+    int n = 0, i;
+    if (sig >= EDGEPROBE__SIGRTMIN_KERNEL)
+        while (n < EDGEPROBE__QUEUED_KEPT &&
+               edgeprobe__libc_syscall(EDGEPROBE__NR_RT_SIGTIMEDWAIT, (long)&bit, (long)later[n], (long)zero, 8L) == sig)
+            n++;
+    /* a standard signal is always queued again (as pending, if need be) */
+    if (edgeprobe__signal_requeue(sig, info) != 0) __atomic_add_fetch(&edgeprobe__signals_dropped, 1, __ATOMIC_RELAXED);
+    for (i = 0; i < n; i++)
+        if (edgeprobe__signal_requeue(sig, later[i]) != 0) __atomic_add_fetch(&edgeprobe__signals_dropped, 1, __ATOMIC_RELAXED);
 }
 /* Called by the program's handler's wrapper with the signal, its siginfo
  * and the interrupted context's mask (signals 1-64: the first word of
  * uc_sigmask). Returns 1 if the signal is held back (the wrapper returns
- * at once), 0 if the program's handler is to run now. errno kept. */
+ * at once), 0 if the program's handler is to run now. It never runs the
+ * handler inside ours: a real-time signal the kernel will not queue again
+ * is lost (edgeprobe__signals_dropped) rather than cut a handler short.
+ * errno kept. */
 EDGEPROBE__FN int edgeprobe__signal_defer(int sig, const void *info, unsigned long *interrupted_mask);
 EDGEPROBE__FN int edgeprobe__signal_defer(int sig, const void *info, unsigned long *interrupted_mask) {
     edgeprobe__reader *rd = edgeprobe__my_reader;
@@ -4950,14 +4981,10 @@ EDGEPROBE__FN int edgeprobe__signal_defer(int sig, const void *info, unsigned lo
     if (!__atomic_load_n(&rd->depth, __ATOMIC_RELAXED)) {
         *interrupted_mask &= ~__atomic_exchange_n(&rd->deferred, 0, __ATOMIC_RELAXED); /* a release cut short */
     } else if (edgeprobe__sigmask_change(EDGEPROBE__SIG_BLOCK, bit) == 0) { /* SA_NODEFER: not again now */
-        if (edgeprobe__libc_syscall(EDGEPROBE__NR_RT_TGSIGQUEUEINFO, (long)edgeprobe__libc_getpid(),
-                                    (long)EDGEPROBE__GETTID(), (long)sig, (long)info) == 0) {
-            __atomic_fetch_or(&rd->deferred, bit, __ATOMIC_RELAXED);
-            *interrupted_mask |= bit;
-            held = 1;
-        } else { /* the queue is full (RLIMIT_SIGPENDING): run it now */
-            edgeprobe__sigmask_change(EDGEPROBE__SIG_UNBLOCK, bit);
-        }
+        edgeprobe__signal_hold(sig, info, bit);
+        __atomic_fetch_or(&rd->deferred, bit, __ATOMIC_RELAXED);
+        *interrupted_mask |= bit;
+        held = 1;
     }
     *edgeprobe__libc_errno() = saved;
     return held;

@@ -38,11 +38,20 @@ typedef struct defer_handler {
 static defer_handler defer_slots[DEFER_SIGNALS][2];
 static defer_handler *defer_current[DEFER_SIGNALS]; /* 0: the program's is no handler (default, ignore) */
 typedef int (*defer_sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef void (*defer_fn)(int);
+typedef defer_fn (*defer_signal_fn)(int, defer_fn);
 static defer_sigaction_fn defer_real_sigaction;
+/* libc's signal, bsd_signal, sysv_signal: each sets the flags it sets
+ * (signal leaves SA_RESTART out for a signal given to siginterrupt) */
+static const char *const defer_signal_names[] = {"signal", "bsd_signal", "__sysv_signal"};
+static defer_signal_fn defer_real_signal[3];
 
+/* Found before main (the constructor), not in a handler that sets one. */
 DEFER_NO_INSTR static int defer_resolve(void) {
-    if (!defer_real_sigaction) defer_real_sigaction = (defer_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
-    if (!defer_real_sigaction) defer_real_sigaction = (defer_sigaction_fn)dlsym(RTLD_DEFAULT, "__sigaction");
+    unsigned i;
+    if (defer_real_sigaction) return 1;
+    for (i = 0; i < 3; i++) defer_real_signal[i] = (defer_signal_fn)dlsym(RTLD_NEXT, defer_signal_names[i]);
+    defer_real_sigaction = (defer_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
     return defer_real_sigaction != 0;
 }
 __attribute__((constructor(101))) DEFER_NO_INSTR static void defer_start(void) { defer_resolve(); }
@@ -101,27 +110,36 @@ DEFER_NO_INSTR int sigaction(int sig, const struct sigaction *act, struct sigact
     }
     if (rc == 0 && old && was && old->sa_sigaction == defer_wrapper) { /* the program's own, as it set it */
         old->sa_handler = (void (*)(int))was->fn;
-        old->sa_flags = was->flags;
+        /* the kernel's flags (siginterrupt changes them), but for ours */
+        old->sa_flags = (old->sa_flags & ~(SA_SIGINFO | SA_RESETHAND)) | (was->flags & (SA_SIGINFO | SA_RESETHAND));
     }
     return rc;
 }
 
-/* signal() and its kin, as glibc builds them on sigaction. */
-DEFER_NO_INSTR static void (*defer_signal_as(int sig, void (*fn)(int), int flags, int mask_self))(int) {
-    struct sigaction act, old;
-    memset(&act, 0, sizeof act);
-    act.sa_handler = fn;
-    sigemptyset(&act.sa_mask);
-    if (mask_self && sig >= 1 && sig < DEFER_SIGNALS) sigaddset(&act.sa_mask, sig);
-    act.sa_flags = flags;
-    return sigaction(sig, &act, &old) ? SIG_ERR : old.sa_handler;
+/* signal() and its kin: libc's own installs the handler with the flags it
+ * chooses, then the handler is wrapped with the kernel's flags and mask. */
+DEFER_NO_INSTR static defer_fn defer_signal_via(int which, int sig, defer_fn fn) {
+    defer_handler *was;
+    struct sigaction now;
+    defer_fn old;
+    if (!defer_resolve() || !defer_real_signal[which]) {
+        errno = ENOSYS;
+        return SIG_ERR;
+    }
+    if (defer_never(sig)) return defer_real_signal[which](sig, fn);
+    was = __atomic_load_n(&defer_current[sig], __ATOMIC_ACQUIRE);
+    if ((old = defer_real_signal[which](sig, fn)) == SIG_ERR) return old;
+    if (defer_real_sigaction(sig, 0, &now) == 0) {
+        if (now.sa_handler == SIG_DFL || now.sa_handler == SIG_IGN)
+            __atomic_store_n(&defer_current[sig], (defer_handler *)0, __ATOMIC_RELEASE);
+        else
+            sigaction(sig, &now, 0);
+    }
+    return (void *)old == (void *)defer_wrapper ? (was ? (defer_fn)was->fn : SIG_DFL) : old;
 }
-/* BSD semantics (glibc's signal with _DEFAULT_SOURCE, and bsd_signal). */
-DEFER_NO_INSTR void (*signal(int sig, void (*fn)(int)))(int) { return defer_signal_as(sig, fn, SA_RESTART, 1); }
-DEFER_NO_INSTR void (*bsd_signal(int sig, void (*fn)(int)))(int) { return defer_signal_as(sig, fn, SA_RESTART, 1); }
-/* System V semantics (signal under strict ISO C compiles to __sysv_signal). */
-DEFER_NO_INSTR void (*__sysv_signal(int sig, void (*fn)(int)))(int) {
-    return defer_signal_as(sig, fn, SA_RESETHAND | SA_NODEFER, 0);
-}
-DEFER_NO_INSTR void (*sysv_signal(int sig, void (*fn)(int)))(int) { return defer_signal_as(sig, fn, SA_RESETHAND | SA_NODEFER, 0); }
+DEFER_NO_INSTR defer_fn signal(int sig, defer_fn fn) { return defer_signal_via(0, sig, fn); }
+DEFER_NO_INSTR defer_fn bsd_signal(int sig, defer_fn fn) { return defer_signal_via(1, sig, fn); }
+/* signal under strict ISO C compiles to __sysv_signal */
+DEFER_NO_INSTR defer_fn __sysv_signal(int sig, defer_fn fn) { return defer_signal_via(2, sig, fn); }
+DEFER_NO_INSTR defer_fn sysv_signal(int sig, defer_fn fn) { return defer_signal_via(2, sig, fn); }
 #endif
