@@ -21,9 +21,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <ucontext.h>
-#include <unistd.h>
 
 #define DEFER_NO_INSTR __attribute__((no_instrument_function))
 #define DEFER_SIGNALS 65 /* 1 to 64 */
@@ -69,7 +67,7 @@ DEFER_NO_INSTR static void defer_wrapper(int sig, siginfo_t *info, void *context
     h = __atomic_load_n(&defer_current[sig], __ATOMIC_ACQUIRE);
     if (!h) { /* set to default or ignore meanwhile: sent again, the kernel applies it */
         int saved = errno;
-        syscall(SYS_rt_tgsigqueueinfo, (long)getpid(), (long)syscall(SYS_gettid), (long)sig, info);
+        edgeprobe__signal_requeue(sig, info);
         errno = saved;
         return;
     }
