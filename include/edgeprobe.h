@@ -1900,8 +1900,8 @@ typedef struct edgeprobe__reader {
     unsigned long gen;           /* outermost calls completed; owner writes */
     struct edgeprobe__reader *next; /* the root's list: push-only          */
     int tid;                     /* the owner (0: unknown); see wait_readers */
-    int pad_;
-    unsigned long deferred;      /* signals 1-64 held back until depth 0 (DEFERRED SIGNALS) */
+    int guarded;                 /* guarded stretches in progress; owner writes (DEFERRED SIGNALS) */
+    unsigned long deferred;      /* signals 1-64 held back until depth and guarded are 0 */
     char pad[24];                /* one cache line per thread              */
 } edgeprobe__reader;
 #ifndef EDGEPROBE_FREESTANDING
@@ -4978,7 +4978,7 @@ EDGEPROBE__FN int edgeprobe__signal_defer(int sig, const void *info, unsigned lo
     int saved = *edgeprobe__libc_errno(), held = 0;
     unsigned long bit = sig >= 1 && sig <= 64 ? 1ul << (sig - 1) : 0;
     if (!rd || !bit) return 0;
-    if (!__atomic_load_n(&rd->depth, __ATOMIC_RELAXED)) {
+    if (!__atomic_load_n(&rd->depth, __ATOMIC_RELAXED) && !__atomic_load_n(&rd->guarded, __ATOMIC_RELAXED)) {
         *interrupted_mask &= ~__atomic_exchange_n(&rd->deferred, 0, __ATOMIC_RELAXED); /* a release cut short */
     } else if (edgeprobe__sigmask_change(EDGEPROBE__SIG_BLOCK, bit) == 0) { /* SA_NODEFER: not again now */
         edgeprobe__signal_hold(sig, info, bit);
@@ -4989,13 +4989,17 @@ EDGEPROBE__FN int edgeprobe__signal_defer(int sig, const void *info, unsigned lo
     *edgeprobe__libc_errno() = saved;
     return held;
 }
-/* The outermost handler call ended with signals held back: unblock them,
- * and the kernel delivers them now. The mask changes first: a signal that
- * comes between finds them still listed and unblocks them in the context
- * it interrupted (edgeprobe__signal_defer). */
+/* The outermost handler call (or guarded stretch) ended with signals held
+ * back: unblock them, and the kernel delivers them now - unless a guarded
+ * stretch is still in progress, whose end does. The mask changes first: a
+ * signal that comes between finds them still listed and unblocks them in
+ * the context it interrupted (edgeprobe__signal_defer). */
 EDGEPROBE__FN void edgeprobe__signals_release(edgeprobe__reader *rd) {
-    int saved = *edgeprobe__libc_errno();
-    unsigned long held = __atomic_load_n(&rd->deferred, __ATOMIC_RELAXED);
+    int saved;
+    unsigned long held;
+    if (__atomic_load_n(&rd->guarded, __ATOMIC_RELAXED)) return;
+    saved = *edgeprobe__libc_errno();
+    held = __atomic_load_n(&rd->deferred, __ATOMIC_RELAXED);
     edgeprobe__sigmask_change(EDGEPROBE__SIG_UNBLOCK, held);
     __atomic_fetch_and(&rd->deferred, ~held, __ATOMIC_RELAXED); /* (a handler run meanwhile may hold others) */
     *edgeprobe__libc_errno() = saved;
@@ -5039,6 +5043,27 @@ EDGEPROBE__FN edgeprobe__reader *edgeprobe__reader_new(edgeprobe__root *r) {
 EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__reader_self(edgeprobe__root *r) {
     edgeprobe__reader *rd = edgeprobe__my_reader;
     return rd ? rd : edgeprobe__reader_new(r);
+}
+/* A GUARDED STRETCH: code of ours that runs on a program thread outside
+ * any handler call and holds something a siglongjmp must not carry away -
+ * a provider site's first hit, which asks dladdr (the loader's lock) and
+ * then takes the registry's. Signals are held back there as in a handler
+ * call (DEFERRED SIGNALS), but the stretch is no reader:
+ * edgeprobe_handler_sync does not wait for it. NULL: no record, no guard. */
+EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__guard_in(edgeprobe__root *r) {
+    edgeprobe__reader *rd = edgeprobe__reader_self(r);
+    if (!rd) return 0;
+    __atomic_store_n(&rd->guarded, __atomic_load_n(&rd->guarded, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* before the stretch's first store */
+    return rd;
+}
+EDGEPROBE__INLINE void edgeprobe__guard_out(edgeprobe__reader *rd) {
+    if (!rd) return;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* after the stretch's last store */
+    __atomic_store_n(&rd->guarded, __atomic_load_n(&rd->guarded, __ATOMIC_RELAXED) - 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* 0 first: a signal from here runs now */
+    if (!__atomic_load_n(&rd->depth, __ATOMIC_RELAXED) && __atomic_load_n(&rd->deferred, __ATOMIC_RELAXED))
+        edgeprobe__signals_release(rd);
 }
 #else
 EDGEPROBE__FN int edgeprobe__readers_need_fence(void) { return 1; }
@@ -5429,18 +5454,22 @@ EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover_locked(edgeprobe__r
 /* A site's first hit, safe in a signal handler: the loader is asked with no
  * lock held, and the registry lock is only tried - when it is busy (maybe
  * held by the very thread this handler interrupted), the site is found at
- * a later hit. */
+ * a later hit. The whole hit is a guarded stretch: a program's handler that
+ * leaves by siglongjmp runs after it, not inside dladdr or the lock. */
 EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover(edgeprobe__root *r, void *fn, uintptr_t ret, int kind,
                                                              const void *hook);
 EDGEPROBE__FN edgeprobe__point *edgeprobe__provider_discover(edgeprobe__root *r, void *fn, uintptr_t ret, int kind,
                                                              const void *hook) {
     edgeprobe__provider_found f;
-    edgeprobe__point *pt;
+    edgeprobe__point *pt = 0;
+    edgeprobe__reader *guard = edgeprobe__guard_in(r);
     f.fn = fn, f.ret = ret, f.kind = kind, f.hook = hook;
     edgeprobe__provider_look(&f, edgeprobe__provider_get(r, EDGEPROBE__FN_KEY(fn)) != 0);
-    if (!edgeprobe__trylock(&r->lock)) return 0;
-    pt = edgeprobe__provider_discover_locked(r, &f);
-    edgeprobe__unlock(&r->lock);
+    if (edgeprobe__trylock(&r->lock)) {
+        pt = edgeprobe__provider_discover_locked(r, &f);
+        edgeprobe__unlock(&r->lock);
+    }
+    edgeprobe__guard_out(guard);
     return pt;
 }
 EDGEPROBE__FN void edgeprobe__provider_hit(void *fn, uintptr_t ret, int kind, const void *hook);
