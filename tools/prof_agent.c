@@ -3495,6 +3495,7 @@ typedef struct run_totals {
     unsigned long long threads, events, samples, toggles, toggle_calls, toggle_errors, stale, unmatched, overflow;
     unsigned long long nfuncs, broken, exit_hidden, skipped;
     double bg_cpu_ns; /* the epoch thread's CPU time */
+    unsigned long signals_dropped; /* the header's DEFERRED SIGNALS: held back, not queued again */
 } run_totals;
 
 /* No sample is recorded from here on; the epoch thread ends; the clocks stop. */
@@ -3508,6 +3509,7 @@ P_FN void read_clocks(run_totals *rt) {
     rt->cpu_ns = ru_cpu_ns(&ru_end) - ru_cpu_ns(&ru_start);
     rt->ns_per_tick = rt->tsc_end > tsc_start ? rt->run_ns / (double)(rt->tsc_end - tsc_start) : 1;
     rt->secs = rt->run_ns / 1e9;
+    rt->signals_dropped = __atomic_load_n(&edgeprobe__signals_dropped, __ATOMIC_RELAXED);
 }
 /* No count left armed once sampling stops: an entry past its check of
  * prof_running may have armed one after the last fold, and a tool that
@@ -3669,9 +3671,14 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
                 (unsigned long long)cal_count, (unsigned long long)cal_skip, rt->skipped,
                 (unsigned long long)__atomic_load_n(&gap_skipped, __ATOMIC_RELAXED));
     fprintf(o, "profiler memory: %.1f KiB (sites, functions, histograms, thread stacks: %u records, %u taken over "
-               "from threads gone)\n\n",
+               "from threads gone)\n",
             (double)arena_used / 1024, __atomic_load_n(&ts_made, __ATOMIC_RELAXED),
             __atomic_load_n(&ts_reused, __ATOMIC_RELAXED));
+    if (rt->signals_dropped)
+        fprintf(o, "signals lost: %lu real-time signals of the program, held back while a handler of ours ran, that "
+                   "the kernel would not queue again (RLIMIT_SIGPENDING used up; README, \"Reliability\")\n",
+                rt->signals_dropped);
+    fputc('\n', o);
 }
 
 /* The file a function is in, and its address there (PROF_WHERE_SEP): the
@@ -3761,12 +3768,12 @@ P_FN void write_summary(FILE *o, const run_totals *rt) {
                "toggles=%llu toggles_per_s=%.0f handler_calls=%llu handler_calls_per_s=%.0f samples=%llu samples_per_s=%.0f "
                "toggle_ms=%.3f toggle_pct_cpu=%.4f epoch_parts=%u later_counts=%llu " PROF_KEY_SITES "=%llu tail_sites=%llu functions=%llu "
                PROF_KEY_EXIT_HIDDEN "=%llu unmatched=%llu stale=%llu arena_bytes=%llu thread_records=%u "
-               "thread_records_reused=%u\n",
+               "thread_records_reused=%u signals_dropped=%lu\n",
             prof_mode_name(prof_mode), prof_k, prof_settle, prof_epoch_ms, prof_count_budget, rt->secs, rt->cpu_ns / 1e9,
             rt->toggles, rt->toggles / rt->secs, rt->events, rt->events / rt->secs, rt->samples, rt->samples / rt->secs,
             rt->toggle_ns / 1e6, 100 * rt->toggle_ns / rt->cpu_ns, prof_epoch_parts, later_counts, sites_discovered, sites_tail, rt->nfuncs,
             rt->exit_hidden, rt->unmatched, rt->stale, (unsigned long long)arena_used,
-            __atomic_load_n(&ts_made, __ATOMIC_RELAXED), __atomic_load_n(&ts_reused, __ATOMIC_RELAXED));
+            __atomic_load_n(&ts_made, __ATOMIC_RELAXED), __atomic_load_n(&ts_reused, __ATOMIC_RELAXED), rt->signals_dropped);
 }
 P_FN void append_summary(const char *path, const run_totals *rt) {
     FILE *so = path && *path ? fopen(path, "a") : 0;

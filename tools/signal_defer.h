@@ -2,16 +2,16 @@
  * of edgeprobe's handlers runs on the thread (the header's DEFERRED
  * SIGNALS). Included once by each library that `edgeprobe` preloads (the
  * profiler's and the recorder's agents), after the header's
- * implementation. It defines sigaction, signal, bsd_signal, sysv_signal
- * and __sysv_signal, which the dynamic linker finds before libc's: every
+ * implementation. It defines sigaction, signal, bsd_signal, sysv_signal,
+ * __sysv_signal and sigset, which the dynamic linker finds before libc's: every
  * handler the program installs through them is installed as
  * defer_wrapper, which runs it, or holds the signal back until the
  * thread's outermost handler call ends. What the program asks back
  * (sigaction's old action, signal's return) is its own handler, as it set
  * it.
  *
- * Not covered: handlers installed by the raw system call, or by sigset and
- * sigvec (which no program built here uses); the synchronous signals
+ * Not covered: handlers installed by the raw system call, or by sigvec
+ * (gone from glibc's API); the synchronous signals
  * (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS: a fault cannot wait,
  * and SIGTRAP is the header's own); and a profile attached to a running
  * process, whose handlers were installed before the agent came. */
@@ -41,14 +41,15 @@ typedef defer_fn (*defer_signal_fn)(int, defer_fn);
 static defer_sigaction_fn defer_real_sigaction;
 /* libc's signal, bsd_signal, sysv_signal: each sets the flags it sets
  * (signal leaves SA_RESTART out for a signal given to siginterrupt) */
-static const char *const defer_signal_names[] = {"signal", "bsd_signal", "__sysv_signal"};
-static defer_signal_fn defer_real_signal[3];
+static const char *const defer_signal_names[] = {"signal", "bsd_signal", "__sysv_signal", "sigset"};
+#define DEFER_SIGNAL_FAMILY 4
+static defer_signal_fn defer_real_signal[DEFER_SIGNAL_FAMILY];
 
 /* Found before main (the constructor), not in a handler that sets one. */
 DEFER_NO_INSTR static int defer_resolve(void) {
     unsigned i;
     if (defer_real_sigaction) return 1;
-    for (i = 0; i < 3; i++) defer_real_signal[i] = (defer_signal_fn)dlsym(RTLD_NEXT, defer_signal_names[i]);
+    for (i = 0; i < DEFER_SIGNAL_FAMILY; i++) defer_real_signal[i] = (defer_signal_fn)dlsym(RTLD_NEXT, defer_signal_names[i]);
     defer_real_sigaction = (defer_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
     return defer_real_sigaction != 0;
 }
@@ -58,6 +59,30 @@ __attribute__((constructor(101))) DEFER_NO_INSTR static void defer_start(void) {
 DEFER_NO_INSTR static int defer_never(int sig) {
     return sig < 1 || sig >= DEFER_SIGNALS || sig == SIGKILL || sig == SIGSTOP || sig == SIGSEGV || sig == SIGBUS ||
            sig == SIGILL || sig == SIGFPE || sig == SIGTRAP || sig == SIGSYS;
+}
+
+/* A one-shot handler (SA_RESETHAND) about to run: what the kernel does at
+ * its delivery, the action set back to the default, its flags and mask
+ * kept (sigaction reports SA_RESETHAND after it ran). One thread wins: a
+ * second thread that took the signal at the same time sends it again, and
+ * the kernel applies the default to it, as it would have (once the
+ * winner's reset is in; until then the wrapper takes it and sends it
+ * again). Returns 1 if this thread is to run the handler. */
+DEFER_NO_INSTR static int defer_reset(int sig, defer_handler *h, siginfo_t *info) {
+    struct sigaction dfl;
+    int saved = errno;
+    if (!__atomic_compare_exchange_n(&defer_current[sig], &h, (defer_handler *)0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        edgeprobe__signal_requeue(sig, info);
+        errno = saved;
+        return 0;
+    }
+    if (defer_real_sigaction(sig, 0, &dfl) == 0) {
+        dfl.sa_handler = SIG_DFL;
+        dfl.sa_flags = h->flags;
+        defer_real_sigaction(sig, &dfl, 0);
+    }
+    errno = saved;
+    return 1;
 }
 
 DEFER_NO_INSTR static void defer_wrapper(int sig, siginfo_t *info, void *context) {
@@ -71,13 +96,7 @@ DEFER_NO_INSTR static void defer_wrapper(int sig, siginfo_t *info, void *context
         errno = saved;
         return;
     }
-    if (h->flags & SA_RESETHAND) { /* what the kernel would have done before running it */
-        struct sigaction dfl;
-        memset(&dfl, 0, sizeof dfl);
-        dfl.sa_handler = SIG_DFL;
-        __atomic_store_n(&defer_current[sig], (defer_handler *)0, __ATOMIC_RELEASE);
-        defer_real_sigaction(sig, &dfl, 0);
-    }
+    if ((h->flags & SA_RESETHAND) && !defer_reset(sig, h, info)) return;
     if (h->flags & SA_SIGINFO)
         ((void (*)(int, siginfo_t *, void *))h->fn)(sig, info, context);
     else
@@ -130,7 +149,7 @@ DEFER_NO_INSTR static defer_fn defer_signal_via(int which, int sig, defer_fn fn)
     if (defer_real_sigaction(sig, 0, &now) == 0) {
         if (now.sa_handler == SIG_DFL || now.sa_handler == SIG_IGN)
             __atomic_store_n(&defer_current[sig], (defer_handler *)0, __ATOMIC_RELEASE);
-        else
+        else if (now.sa_sigaction != defer_wrapper) /* (sigset's SIG_HOLD changes no action) */
             sigaction(sig, &now, 0);
     }
     return (void *)old == (void *)defer_wrapper ? (was ? (defer_fn)was->fn : SIG_DFL) : old;
@@ -140,4 +159,6 @@ DEFER_NO_INSTR defer_fn bsd_signal(int sig, defer_fn fn) { return defer_signal_v
 /* signal under strict ISO C compiles to __sysv_signal */
 DEFER_NO_INSTR defer_fn __sysv_signal(int sig, defer_fn fn) { return defer_signal_via(2, sig, fn); }
 DEFER_NO_INSTR defer_fn sysv_signal(int sig, defer_fn fn) { return defer_signal_via(2, sig, fn); }
+/* System V's: also unblocks the signal, or only blocks it (SIG_HOLD) */
+DEFER_NO_INSTR defer_fn sigset(int sig, defer_fn fn) { return defer_signal_via(3, sig, fn); }
 #endif

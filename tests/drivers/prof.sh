@@ -102,12 +102,14 @@ case_ prof-thread-reuse prof_thread_reuse
 
 # A program whose SIGALRM handler leaves by siglongjmp wherever the signal
 # finds its thread (tests/prof/jumps.c, 1,500 timeouts of 150 us), the
-# handler installed by sigaction, by signal, and one-shot (SA_RESETHAND |
-# SA_NODEFER), and the program built with -finstrument-functions (fi), in
-# modes sample, on and off: every run ends by itself with its own output,
-# the handler always ran on main's thread (the epoch thread blocks the
-# asynchronous signals), and the report names the eight functions (mode
-# off reports none). In mode on, every call of the patchable entries is
+# handler installed by sigaction, by signal, by sigset, and one-shot
+# (SA_RESETHAND | SA_NODEFER), and the program built with
+# -finstrument-functions (fi), in modes sample, on and off: every run ends
+# by itself with its own output, the handler always ran on main's thread
+# (the epoch thread blocks the asynchronous signals), and the report names
+# the eight functions (mode off reports none). A one-shot handler, once
+# run, leaves the default action and SA_RESETHAND in its flags, as the
+# kernel does (the wrapper left flags 0). In mode on, every call of the patchable entries is
 # seen: the report's calls are at least the program's, and at most one
 # more per timeout (an entry the longjmp cut before the function counted
 # itself); the provider's sites are bound an epoch after their first call,
@@ -119,7 +121,7 @@ prof_siglongjmp() {
     mkdir -p "$d"
     prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/jumps.c -o "$d/jumps" &&
         gcc -O2 $WARN -finstrument-functions -rdynamic tests/prof/jumps.c -o "$d/jumps-fi" || return 1
-    for how in sigaction signal oneshot fi; do
+    for how in sigaction signal sigset oneshot fi; do
         exe=jumps
         [[ $how == fi ]] && exe=jumps-fi
         for mode in sample on off; do
@@ -128,10 +130,11 @@ prof_siglongjmp() {
             rc=$?
             out="$(cat "$d/out-$how-$mode.txt") exit $rc"
             awk -v how=$how -v mode=$mode -v out="$out" '
-                BEGIN { split(out, o, " "); timeouts = o[2]; calls = o[4]; foreign = o[6]; status = o[8] }
+                BEGIN { split(out, o, " "); timeouts = o[2]; calls = o[4]; foreign = o[6]; reset = o[8]; status = o[10] }
                 $1 == "function" { for (i = 1; i <= NF; i++) if ($i == "calls") c = i; next }
                 c && $1 ~ /^f[1-8]$/ { n++; seen += $c }
                 END { bad = o[1] != "timeouts" || timeouts != 1500 || foreign != 0 || status != 0 || (mode != "off" && n != 8)
+                      bad = bad || reset != (how == "oneshot" ? 1 : "-")
                       if (mode == "on" && how != "fi") bad = bad || seen < calls || seen > calls + timeouts
                       printf "%s %s %s: %s; %d functions in the report, %d calls\n", bad ? "FAIL" : "ok", how, mode, out, n, seen
                       exit bad }' "$d/report-$how-$mode.txt" || bad=1
