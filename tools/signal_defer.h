@@ -3,7 +3,7 @@
  * SIGNALS). Included once by each library that `edgeprobe` preloads (the
  * profiler's and the recorder's agents), after the header's
  * implementation. It defines sigaction, signal, bsd_signal, sysv_signal,
- * __sysv_signal and sigset, which the dynamic linker finds before libc's: every
+ * __sysv_signal, sigset and fork, which the dynamic linker finds before libc's: every
  * handler the program installs through them is installed as
  * defer_wrapper, which runs it, or holds the signal back until the
  * thread's outermost handler call ends. What the program asks back
@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <string.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #define DEFER_NO_INSTR __attribute__((no_instrument_function))
 #define DEFER_SIGNALS 65 /* 1 to 64 */
@@ -41,6 +42,8 @@ typedef defer_fn (*defer_signal_fn)(int, defer_fn);
 static defer_sigaction_fn defer_real_sigaction;
 /* libc's signal, bsd_signal, sysv_signal: each sets the flags it sets
  * (signal leaves SA_RESTART out for a signal given to siginterrupt) */
+typedef pid_t (*defer_fork_fn)(void);
+static defer_fork_fn defer_real_fork;
 static const char *const defer_signal_names[] = {"signal", "bsd_signal", "__sysv_signal", "sigset"};
 #define DEFER_SIGNAL_FAMILY 4
 static defer_signal_fn defer_real_signal[DEFER_SIGNAL_FAMILY];
@@ -50,6 +53,7 @@ DEFER_NO_INSTR static int defer_resolve(void) {
     unsigned i;
     if (defer_real_sigaction) return 1;
     for (i = 0; i < DEFER_SIGNAL_FAMILY; i++) defer_real_signal[i] = (defer_signal_fn)dlsym(RTLD_NEXT, defer_signal_names[i]);
+    defer_real_fork = (defer_fork_fn)dlsym(RTLD_NEXT, "fork");
     defer_real_sigaction = (defer_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
     return defer_real_sigaction != 0;
 }
@@ -161,4 +165,31 @@ DEFER_NO_INSTR defer_fn __sysv_signal(int sig, defer_fn fn) { return defer_signa
 DEFER_NO_INSTR defer_fn sysv_signal(int sig, defer_fn fn) { return defer_signal_via(2, sig, fn); }
 /* System V's: also unblocks the signal, or only blocks it (SIG_HOLD) */
 DEFER_NO_INSTR defer_fn sigset(int sig, defer_fn fn) { return defer_signal_via(3, sig, fn); }
+
+/* fork: the whole of it is a guarded stretch (the header's DEFERRED
+ * SIGNALS), and a program's signal that comes meanwhile runs when fork
+ * returns. The kernel restarts a fork that a signal interrupts, so its
+ * handler ran inside fork: where the header's prepare handler holds the
+ * registry lock (a handler that called probed functions deadlocked on
+ * it: the profiler's handler switches them), and glibc its own locks,
+ * which it takes when the process has threads - the epoch thread's
+ * presence makes it so (the list of fork handlers, malloc's arenas): a
+ * handler that left by siglongjmp left them held, and the program hung
+ * (tests/prof/forks.c; the stretch from the header's prepare handler to
+ * its parent handler still left glibc's lock of its handler list held, 1
+ * run in 6). vfork is left alone (its child runs on the parent's stack:
+ * a wrapper's return would overwrite the parent's frame). */
+DEFER_NO_INSTR pid_t fork(void) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
+    edgeprobe__reader *guard;
+    pid_t pid;
+    if (!defer_resolve() || !defer_real_fork) {
+        errno = ENOSYS;
+        return -1;
+    }
+    guard = r ? edgeprobe__guard_in(r) : 0;
+    pid = defer_real_fork();
+    edgeprobe__guard_out(guard); /* (in the child too: its own copy of the record) */
+    return pid;
+}
 #endif

@@ -167,6 +167,35 @@ prof_first_hits_siglongjmp() {
 }
 case_ prof-first-hits-siglongjmp prof_first_hits_siglongjmp
 
+# fork() in a loop under a SIGALRM timer whose handler leaves by siglongjmp
+# (jump) or calls eight probed functions (call) (tests/prof/forks.c), built
+# with -fpatchable-function-entry=5 and with -finstrument-functions, in
+# modes sample, on and off: every run ends by itself with its own output.
+# A fork is a guarded stretch (tools/signal_defer.h); before, the handler
+# ran inside fork, where the registry's lock and glibc's fork locks are
+# held: with the agent of the day before, 7 of the 12 runs hung.
+prof_fork_signals() {
+    local d="$B/prof-fork-signals" exe how mode bad=0 rc
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/forks.c -o "$d/forks" &&
+        gcc -O2 $WARN -finstrument-functions -fno-optimize-sibling-calls -rdynamic tests/prof/forks.c -o "$d/forks-fi" ||
+        return 1
+    for exe in forks forks-fi; do
+        for how in jump call; do
+            for mode in sample on off; do
+                timeout -s KILL 30 ./build/edgeprobe prof -q --mode $mode -o "$d/report-$exe-$how-$mode.txt" --top 0 -- \
+                    "./$d/$exe" 1000 $how >"$d/out-$exe-$how-$mode.txt" 2>"$d/err-$exe-$how-$mode.txt"
+                rc=$?
+                echo "$(cat "$d/out-$exe-$how-$mode.txt") exit $rc" | awk -v t="$exe $how $mode" -v how=$how '
+                    { bad = $1 != "forks" || $4 < 1 || $6 != 0 || (how == "call" && $2 != 1000)
+                      printf "%s %s: %s\n", bad ? "FAIL" : "ok", t, $0; exit bad }' || bad=1
+            done
+        done
+    done
+    return $bad
+}
+case_ prof-fork-signals prof_fork_signals
+
 # A program that sets its locale from the environment (tests/prof/locale.c)
 # under de_DE.UTF-8, whose decimal point is a comma (built with localedef
 # into the case's directory): the report's numbers keep the C locale's
