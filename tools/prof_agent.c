@@ -1010,7 +1010,15 @@ P_FN int counting(const prof_func *f, unsigned epoch);
 P_FN void close_window(prof_func *f, unsigned s, uint64_t now, tstate *t, unsigned epoch) {
     int zero = 0;
     unsigned expect = s;
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
     if (!(s & 1)) return; /* that window is shut already */
+    /* A call made by a signal handler that interrupted this thread while it
+     * held the registry's lock (inside fork, between the header's prepare
+     * and parent handlers; in an object's constructor): switching waits
+     * for that lock, which this thread cannot let go. The window stays
+     * open, for a later entry to close (attached, `prof -p`, with no
+     * signal held back: tests/prof/forks.c hung in 4 of 4 runs). */
+    if (r && edgeprobe__lock_maybe_mine(&r->lock)) return;
     if (!__atomic_compare_exchange_n(&f->busy, &zero, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
     if (second_on(f, epoch) && counting(f, epoch)) { /* a later count began: the window stays */
         __atomic_store_n(&f->busy, 0, __ATOMIC_RELEASE);
@@ -2167,6 +2175,7 @@ P_FN void calibrate(void) {
     t->skipped_seen = edgeprobe_func_thread_skipped(); /* the calibration's calls are not the program's */
     edgeprobe_func_detach(PROF_CALIBRATION_TARGET);
 }
+#ifndef PROF_ATTACHED /* (attached, the hooks are the program's) */
 /* The provider's calibration: what one of its events costs beyond what
  * prof_handler measures of itself (the hook's call and return, the
  * site's lookup, the dispatch), charged to each event as cal_entry is to
@@ -2226,6 +2235,12 @@ P_FN void calibrate_provider(void) {
     cal_provider_off();
     cal_provider = (per_call + 1) / 2;
 }
+#else
+P_FN int cal_provider_found(const edgeprobe_info *info) {
+    (void)info;
+    return 0;
+}
+#endif
 
 /* ---- the background thread ------------------------------------------------ */
 static pthread_t bg_thread;
@@ -2999,7 +3014,9 @@ P_FN void adopt_functions(void) {
         fentry_mode = 1;
     } else {
         edgeprobe_set_discovery(prof_discover, 0);
+#ifndef PROF_ATTACHED /* attached, the program's own hooks (if any) are not ours */
         if (!cal_psite[0].func) calibrate_provider();
+#endif
     }
 }
 

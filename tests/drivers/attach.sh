@@ -239,6 +239,40 @@ attach_second_profile() {
 }
 case_ attach-second-profile attach_second_profile
 
+# `prof -p` (no signal held back, attached) of a program that forks while
+# a periodic SIGALRM handler calls eight probed functions
+# (tests/prof/forks.c, call), counts estimated (--count-budget 0) so that
+# windows close and switch probes off: a handler run inside fork, where the
+# header's fork handler holds the registry's lock, switched probes off and
+# waited for that lock for ever (4 of 4 runs hung; the profiler now leaves
+# the window open when its thread may hold the lock). Two profiles; each
+# must end, switch probes (toggles > 0) and leave the program to finish
+# its 8,000 forks.
+attach_prof_fork_signals() {
+    local d=$B/attach-prof-fork-signals pid round rc toggles
+    attach_ready "$d" || return
+    gcc -O2 -fpatchable-function-entry=5 tests/prof/forks.c -o "$d/forks" || return 1
+    for round in 1 2; do
+        "./$d/forks" 8000 call >"$d/out-$round.txt" 2>&1 &
+        pid=$!
+        sleep 0.3
+        timeout -s KILL 30 $EP prof -p $pid -d 1 --count-budget 0 -o "$d/report-$round.txt" 2>"$d/prof-$round.txt"
+        rc=$?
+        for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.2; done
+        if kill -0 $pid 2>/dev/null; then
+            echo "FAIL round $round: the program hung (prof exit $rc)"
+            kill -KILL $pid
+            wait $pid
+            return 1
+        fi
+        wait $pid || { echo "FAIL round $round: the program failed"; return 1; }
+        toggles=$(awk '$1 == "toggles:" { print $2 }' "$d/report-$round.txt")
+        echo "round $round: prof exit $rc, $(cat "$d/out-$round.txt"), toggles ${toggles:-none}"
+        [[ $rc == 0 && $(cat "$d/out-$round.txt") == "forks 8000 "* && ${toggles:-0} -gt 0 ]] || return 1
+    done
+}
+case_ attach-prof-fork-signals attach_prof_fork_signals
+
 # `prof -p PID --exact-calls` (the request `prof start K EPOCH_MS exact`):
 # a profile of the hot phase of tests/attach/phases.c counts every call of
 # hot() (about 20 ticks each, which a sampled profile estimates): the

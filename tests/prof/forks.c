@@ -2,7 +2,8 @@
  * either leaves by siglongjmp (HOW jump: a one-shot timer of 20-200 us
  * before each fork) or returns after calling eight probed functions (HOW
  * call: a periodic timer of 50 us) (tests/drivers/prof.sh, case
- * prof-fork-signals). The kernel restarts a fork that a signal interrupts,
+ * prof-fork-signals; attached: tests/drivers/attach.sh, case
+ * attach-prof-fork-signals). The kernel restarts a fork that a signal interrupts,
  * so the handler runs inside fork, where edgeprobe's fork handlers hold
  * the registry lock and glibc its fork locks: under `edgeprobe prof`, a
  * handler that called probed functions deadlocked on the lock its own
