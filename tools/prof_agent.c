@@ -2195,6 +2195,19 @@ __attribute__((noinline, visibility("default"))) NOI void edgeprobe_prof_provide
     __asm__ volatile(""); /* not a sibling call: the exit's site is a call to switch */
 }
 static prof_site cal_psite[2]; /* the target's entry and exit sites (func set: found) */
+/* This file's hooks (the header's, EDGEPROBE_PROVIDER), by a name no
+ * other object binds: a program that exports hooks of its own (built
+ * with -rdynamic) has its calls go to those, and so would the target's;
+ * then the provider sees nothing, and the calibration does not run (it
+ * ran the program's hooks before the program's constructors, which an
+ * independent review's program, whose hooks write to a FILE its
+ * constructor opens, did not survive). */
+extern __typeof__(__cyg_profile_func_enter) prof_own_enter __attribute__((alias("__cyg_profile_func_enter"), visibility("hidden")));
+extern __typeof__(__cyg_profile_func_exit) prof_own_exit __attribute__((alias("__cyg_profile_func_exit"), visibility("hidden")));
+P_FN int provider_hooks_ours(void) {
+    return dlsym(RTLD_DEFAULT, "__cyg_profile_func_enter") == (void *)prof_own_enter &&
+           dlsym(RTLD_DEFAULT, "__cyg_profile_func_exit") == (void *)prof_own_exit;
+}
 P_FN int cal_provider_found(const edgeprobe_info *info) {
     prof_site *s = &cal_psite[info->kind == EDGEPROBE_KIND_EXIT];
     if (!info->name || strcmp(info->name, PROF_PROVIDER_CALIBRATION_TARGET)) return 0;
@@ -2217,6 +2230,7 @@ P_FN void calibrate_provider(void) {
     tstate *t = count_event();
     uint64_t per_call, whole;
     int i, k;
+    if (!provider_hooks_ours()) return;
     /* a first call whose try of the registry's lock failed is found later */
     for (i = 0; i < 100 && !(__atomic_load_n(&cal_psite[0].func, __ATOMIC_ACQUIRE) &&
                              __atomic_load_n(&cal_psite[1].func, __ATOMIC_ACQUIRE)); i++)
@@ -3762,7 +3776,7 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
                 (unsigned long long)cal_entry, (unsigned long long)cal_exit, (unsigned long long)cal_self,
                 (unsigned long long)cal_count, (unsigned long long)cal_skip, rt->skipped,
                 (unsigned long long)__atomic_load_n(&gap_skipped, __ATOMIC_RELAXED));
-    else
+    else if (cal_provider) /* (not calibrated: hooks of the program's own, or none) */
         fprintf(o, "profiler's own cost per event, taken out of latencies and counting intervals: handlers as "
                    "measured, plus the hooks' calls and the provider's dispatch, %llu ticks\n",
                 (unsigned long long)cal_provider);

@@ -3,7 +3,7 @@
  * SIGNALS). Included once by each library that `edgeprobe` preloads (the
  * profiler's and the recorder's agents), after the header's
  * implementation. It defines sigaction, signal, bsd_signal, sysv_signal,
- * __sysv_signal, sigset and fork, which the dynamic linker finds before libc's: every
+ * __sysv_signal, sigset, fork, __fork and forkpty, which the dynamic linker finds before libc's: every
  * handler the program installs through them is installed as
  * defer_wrapper, which runs it, or holds the signal back until the
  * thread's outermost handler call ends. What the program asks back
@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <pty.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -32,7 +33,8 @@
  * one or the new one whole, never half of each. */
 typedef struct defer_handler {
     void (*fn)(void);
-    int flags; /* the program's sa_flags */
+    int flags;   /* the program's sa_flags */
+    int unblock; /* one-shot and SA_NODEFER: unblocked once the action is reset */
 } defer_handler;
 static defer_handler defer_slots[DEFER_SIGNALS][2];
 static defer_handler *defer_current[DEFER_SIGNALS]; /* 0: the program's is no handler (default, ignore) */
@@ -43,7 +45,8 @@ static defer_sigaction_fn defer_real_sigaction;
 /* libc's signal, bsd_signal, sysv_signal: each sets the flags it sets
  * (signal leaves SA_RESTART out for a signal given to siginterrupt) */
 typedef pid_t (*defer_fork_fn)(void);
-static defer_fork_fn defer_real_fork;
+static defer_fork_fn defer_real_fork[2]; /* fork, __fork */
+static int (*defer_real_forkpty)(int *, char *, const struct termios *, const struct winsize *);
 static const char *const defer_signal_names[] = {"signal", "bsd_signal", "__sysv_signal", "sigset"};
 #define DEFER_SIGNAL_FAMILY 4
 static defer_signal_fn defer_real_signal[DEFER_SIGNAL_FAMILY];
@@ -53,7 +56,9 @@ DEFER_NO_INSTR static int defer_resolve(void) {
     unsigned i;
     if (defer_real_sigaction) return 1;
     for (i = 0; i < DEFER_SIGNAL_FAMILY; i++) defer_real_signal[i] = (defer_signal_fn)dlsym(RTLD_NEXT, defer_signal_names[i]);
-    defer_real_fork = (defer_fork_fn)dlsym(RTLD_NEXT, "fork");
+    defer_real_fork[0] = (defer_fork_fn)dlsym(RTLD_NEXT, "fork");
+    defer_real_fork[1] = (defer_fork_fn)dlsym(RTLD_NEXT, "__fork");
+    defer_real_forkpty = (int (*)(int *, char *, const struct termios *, const struct winsize *))dlsym(RTLD_NEXT, "forkpty");
     defer_real_sigaction = (defer_sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
     return defer_real_sigaction != 0;
 }
@@ -101,6 +106,7 @@ DEFER_NO_INSTR static void defer_wrapper(int sig, siginfo_t *info, void *context
         return;
     }
     if ((h->flags & SA_RESETHAND) && !defer_reset(sig, h, info)) return;
+    if (h->unblock) edgeprobe__sigmask_change(EDGEPROBE__SIG_UNBLOCK, 1ul << (sig - 1)); /* SA_NODEFER, from here */
     if (h->flags & SA_SIGINFO)
         ((void (*)(int, siginfo_t *, void *))h->fn)(sig, info, context);
     else
@@ -121,9 +127,15 @@ DEFER_NO_INSTR int sigaction(int sig, const struct sigaction *act, struct sigact
         h = &defer_slots[sig][was == &defer_slots[sig][0]];
         h->fn = (void (*)(void))act->sa_handler;
         h->flags = act->sa_flags;
+        h->unblock = (act->sa_flags & SA_RESETHAND) && (act->sa_flags & SA_NODEFER) && !sigismember(&act->sa_mask, sig);
         mine = *act;
         mine.sa_sigaction = defer_wrapper;
-        mine.sa_flags = (act->sa_flags | SA_SIGINFO) & ~SA_RESETHAND; /* the wrapper resets it */
+        /* the wrapper resets a one-shot action, with its signal blocked
+         * until then: under SA_NODEFER, a flood of it nested a delivery in
+         * every wrapper's first instruction, before any reset, until the
+         * stack ran out */
+        mine.sa_flags = (act->sa_flags | SA_SIGINFO) & ~SA_RESETHAND;
+        if (act->sa_flags & SA_RESETHAND) mine.sa_flags &= ~SA_NODEFER;
         __atomic_store_n(&defer_current[sig], h, __ATOMIC_RELEASE);
         if ((rc = defer_real_sigaction(sig, &mine, old)) != 0) __atomic_store_n(&defer_current[sig], was, __ATOMIC_RELEASE);
     } else if ((rc = defer_real_sigaction(sig, act, old)) == 0 && act) {
@@ -132,7 +144,8 @@ DEFER_NO_INSTR int sigaction(int sig, const struct sigaction *act, struct sigact
     if (rc == 0 && old && was && old->sa_sigaction == defer_wrapper) { /* the program's own, as it set it */
         old->sa_handler = (void (*)(int))was->fn;
         /* the kernel's flags (siginterrupt changes them), but for ours */
-        old->sa_flags = (old->sa_flags & ~(SA_SIGINFO | SA_RESETHAND)) | (was->flags & (SA_SIGINFO | SA_RESETHAND));
+        old->sa_flags = (old->sa_flags & ~(SA_SIGINFO | SA_RESETHAND | SA_NODEFER)) |
+                        (was->flags & (SA_SIGINFO | SA_RESETHAND | SA_NODEFER));
     }
     return rc;
 }
@@ -177,19 +190,40 @@ DEFER_NO_INSTR defer_fn sigset(int sig, defer_fn fn) { return defer_signal_via(3
  * handler that left by siglongjmp left them held, and the program hung
  * (tests/prof/forks.c; the stretch from the header's prepare handler to
  * its parent handler still left glibc's lock of its handler list held, 1
- * run in 6). vfork is left alone (its child runs on the parent's stack:
- * a wrapper's return would overwrite the parent's frame). */
-DEFER_NO_INSTR pid_t fork(void) {
+ * run in 6). So are __fork and forkpty, which fork by glibc's own alias
+ * (an independent review: forkpty hung 3 of 3 so). Not wrapped: vfork
+ * (its child runs on the parent's stack: a wrapper's return would
+ * overwrite the parent's frame), and daemon (it forks once, and its
+ * parent exits inside it). */
+DEFER_NO_INSTR static edgeprobe__reader *defer_guard_in(void) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
+    return r ? edgeprobe__guard_in(r) : 0;
+}
+DEFER_NO_INSTR static pid_t defer_fork_via(int which) {
     edgeprobe__reader *guard;
     pid_t pid;
-    if (!defer_resolve() || !defer_real_fork) {
+    if (!defer_resolve() || !defer_real_fork[which]) {
         errno = ENOSYS;
         return -1;
     }
-    guard = r ? edgeprobe__guard_in(r) : 0;
-    pid = defer_real_fork();
+    guard = defer_guard_in();
+    pid = defer_real_fork[which]();
     edgeprobe__guard_out(guard); /* (in the child too: its own copy of the record) */
+    return pid;
+}
+DEFER_NO_INSTR pid_t fork(void) { return defer_fork_via(0); }
+DEFER_NO_INSTR pid_t __fork(void);
+DEFER_NO_INSTR pid_t __fork(void) { return defer_fork_via(1); }
+DEFER_NO_INSTR int forkpty(int *master, char *name, const struct termios *termp, const struct winsize *winp) {
+    edgeprobe__reader *guard;
+    int pid;
+    if (!defer_resolve() || !defer_real_forkpty) {
+        errno = ENOSYS;
+        return -1;
+    }
+    guard = defer_guard_in();
+    pid = defer_real_forkpty(master, name, termp, winp);
+    edgeprobe__guard_out(guard);
     return pid;
 }
 #endif

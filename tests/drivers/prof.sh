@@ -170,31 +170,69 @@ case_ prof-first-hits-siglongjmp prof_first_hits_siglongjmp
 # fork() in a loop under a SIGALRM timer whose handler leaves by siglongjmp
 # (jump) or calls eight probed functions (call) (tests/prof/forks.c), built
 # with -fpatchable-function-entry=5 and with -finstrument-functions, in
-# modes sample, on and off: every run ends by itself with its own output.
-# A fork is a guarded stretch (tools/signal_defer.h); before, the handler
+# modes sample, on and off, and forking by __fork and forkpty (glibc's own
+# alias: jump, sample): every run ends by itself with its own output. A
+# fork is a guarded stretch (tools/signal_defer.h); before, the handler
 # ran inside fork, where the registry's lock and glibc's fork locks are
-# held: with the agent of the day before, 7 of the 12 runs hung.
+# held: with the agent of the day before, 7 of the 12 runs hung (and
+# forkpty 3 of 3 with fork alone wrapped).
 prof_fork_signals() {
-    local d="$B/prof-fork-signals" exe how mode bad=0 rc
+    local d="$B/prof-fork-signals" run exe how mode bad=0 rc via
     mkdir -p "$d"
     prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/forks.c -o "$d/forks" &&
         gcc -O2 $WARN -finstrument-functions -fno-optimize-sibling-calls -rdynamic tests/prof/forks.c -o "$d/forks-fi" ||
         return 1
-    for exe in forks forks-fi; do
-        for how in jump call; do
-            for mode in sample on off; do
-                timeout -s KILL 30 ./build/edgeprobe prof -q --mode $mode -o "$d/report-$exe-$how-$mode.txt" --top 0 -- \
-                    "./$d/$exe" 1000 $how >"$d/out-$exe-$how-$mode.txt" 2>"$d/err-$exe-$how-$mode.txt"
-                rc=$?
-                echo "$(cat "$d/out-$exe-$how-$mode.txt") exit $rc" | awk -v t="$exe $how $mode" -v how=$how '
-                    { bad = $1 != "forks" || $4 < 1 || $6 != 0 || (how == "call" && $2 != 1000)
-                      printf "%s %s: %s\n", bad ? "FAIL" : "ok", t, $0; exit bad }' || bad=1
-            done
+    for run in "forks jump fork" "forks call fork" "forks-fi jump fork" "forks-fi call fork" "forks jump __fork" \
+        "forks jump forkpty"; do
+        set -- $run
+        exe=$1 how=$2 via=$3
+        for mode in sample on off; do
+            [[ $via != fork && $mode != sample ]] && continue
+            timeout -s KILL 30 ./build/edgeprobe prof -q --mode $mode -o "$d/report-$exe-$how-$via-$mode.txt" --top 0 -- \
+                "./$d/$exe" 1000 $how $via >"$d/out-$exe-$how-$via-$mode.txt" 2>"$d/err-$exe-$how-$via-$mode.txt"
+            rc=$?
+            echo "$(cat "$d/out-$exe-$how-$via-$mode.txt") exit $rc" | awk -v t="$exe $how $via $mode" -v how=$how '
+                { bad = $1 != "forks" || $4 < 1 || $6 != 0 || (how == "call" && $2 != 1000)
+                  printf "%s %s: %s\n", bad ? "FAIL" : "ok", t, $0; exit bad }' || bad=1
         done
     done
     return $bad
 }
 case_ prof-fork-signals prof_fork_signals
+
+# One-shot handlers (SA_RESETHAND | SA_NODEFER, and SA_RESETHAND alone)
+# under a flood of their signal (tests/prof/oneshot_flood.c, 20,000 of
+# them): each runs once, as without the profiler; the wrapper used to be
+# installed with SA_NODEFER, and the flood nested deliveries before any
+# reset until the stack ran out (SIGSEGV, 3 of 3).
+prof_oneshot_flood() {
+    local d="$B/prof-oneshot-flood" nodefer out rc bad=0
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 -pthread tests/prof/oneshot_flood.c -o "$d/oneshot_flood" ||
+        return 1
+    for nodefer in 1 0; do
+        out=$(timeout -s KILL 60 ./build/edgeprobe prof -q -o "$d/report-$nodefer.txt" -- "./$d/oneshot_flood" 20000 $nodefer)
+        rc=$?
+        echo "SA_NODEFER $nodefer: $out, exit $rc"
+        [[ $rc == 0 && $out == "oneshots 20000 ran 20000" ]] || bad=1
+    done
+    return $bad
+}
+case_ prof-oneshot-flood prof_oneshot_flood
+
+# A -finstrument-functions program with hooks of its own, which its
+# constructor prepares (tests/prof/own_hooks.c): under prof it runs as
+# without (the provider's calibration called them before the program's
+# constructor: SIGSEGV).
+prof_own_hooks() {
+    local d="$B/prof-own-hooks" out
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -finstrument-functions -rdynamic tests/prof/own_hooks.c -o "$d/own_hooks" || return 1
+    out=$(timeout -s KILL 30 ./build/edgeprobe prof -q -o "$d/report.txt" -- "./$d/own_hooks") || { echo "FAIL exit $?"; return 1; }
+    echo "$out"
+    [[ $out == "ok 1498500 depth 1" ]]
+}
+case_ prof-own-hooks prof_own_hooks
 
 # A program that sets its locale from the environment (tests/prof/locale.c)
 # under de_DE.UTF-8, whose decimal point is a comma (built with localedef

@@ -9,9 +9,11 @@
  * handler that called probed functions deadlocked on the lock its own
  * thread held (their handler toggles them), and one that left by
  * siglongjmp left the locks held (the next malloc or switch waited for
- * ever), until the fork became a guarded stretch. Prints:
+ * ever), until the fork became a guarded stretch. VIA is the call that
+ * forks: fork (default), __fork or forkpty (the last two fork by glibc's
+ * own alias, not through fork). Prints:
  *
- *     forks N [jump|call]
+ *     forks N [jump|call [fork|__fork|forkpty]]
  *     forks F signals S
  */
 #define _GNU_SOURCE
@@ -19,6 +21,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pty.h>
 #include <string.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -40,12 +43,23 @@ __attribute__((no_instrument_function)) static void on_alarm_call(int sig) {
     signals++;
     h1(), h2(), h3(), h4(), h5(), h6(), h7(), h8();
 }
+pid_t __fork(void);
+static int via; /* 0 fork, 1 __fork, 2 forkpty */
+static pid_t fork_via(void) {
+    int master;
+    pid_t pid;
+    if (via == 0) return fork();
+    if (via == 1) return __fork();
+    if ((pid = forkpty(&master, 0, 0, 0)) > 0) close(master);
+    return pid;
+}
 static void reap(void) {
     while (waitpid(-1, 0, 0) > 0) {}
 }
 int main(int argc, char **argv) {
     static volatile long n, i = 0, forks = 0; /* kept across siglongjmp */
     int jump = argc > 2 && !strcmp(argv[2], "jump");
+    via = argc > 3 ? (!strcmp(argv[3], "__fork") ? 1 : !strcmp(argv[3], "forkpty") ? 2 : 0) : 0;
     struct itimerval stop, arm;
     struct sigaction sa;
     n = argc > 1 ? atol(argv[1]) : 1000;
@@ -68,7 +82,7 @@ int main(int argc, char **argv) {
         }
         i++;
         h1();
-        if ((pid = fork()) == 0) _exit(0);
+        if ((pid = fork_via()) == 0) _exit(0);
         if (jump) setitimer(ITIMER_REAL, &stop, 0);
         if (pid > 0) forks++;
         if (!jump && pid > 0) while (waitpid(pid, 0, 0) < 0) {}
