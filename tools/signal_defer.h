@@ -3,12 +3,13 @@
  * SIGNALS). Included once by each library that `edgeprobe` preloads (the
  * profiler's and the recorder's agents), after the header's
  * implementation. It defines sigaction, signal, bsd_signal, sysv_signal,
- * __sysv_signal, sigset, fork, __fork and forkpty, which the dynamic linker finds before libc's: every
- * handler the program installs through them is installed as
+ * __sysv_signal and sigset, which the dynamic linker finds before libc's:
+ * every handler the program installs through them is installed as
  * defer_wrapper, which runs it, or holds the signal back until the
- * thread's outermost handler call ends. What the program asks back
- * (sigaction's old action, signal's return) is its own handler, as it set
- * it.
+ * thread's outermost handler call (or guarded stretch) ends. What the
+ * program asks back (sigaction's old action, signal's return) is its own
+ * handler, as it set it. It also defines fork, __fork and forkpty, each
+ * one guarded stretch (below).
  *
  * Not covered: handlers installed by the raw system call, or by sigvec
  * (gone from glibc's API); the synchronous signals
