@@ -2683,6 +2683,16 @@ EDGEPROBE__INLINE int edgeprobe__trylock(edgeprobe__lock_t *l) {
     __atomic_store_n(&l->owner, edgeprobe__self(), __ATOMIC_RELAXED);
     return 1;
 }
+/* The lock if it comes free within `tries` looks (a pause between two),
+ * else 0: for a caller that must not wait for ever, because it may hold a
+ * lock the holder waits for. */
+EDGEPROBE__FN int edgeprobe__lock_within(edgeprobe__lock_t *l, unsigned tries);
+EDGEPROBE__FN int edgeprobe__lock_within(edgeprobe__lock_t *l, unsigned tries) {
+    while (!edgeprobe__trylock(l))
+        if (!tries--) return 0;
+        else edgeprobe__pause();
+    return 1;
+}
 EDGEPROBE__INLINE void edgeprobe__unlock(edgeprobe__lock_t *l) {
     __atomic_store_n(&l->owner, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&l->v, 0, __ATOMIC_RELEASE);
@@ -7091,13 +7101,16 @@ EDGEPROBE__FN int edgeprobe__func_op_all(edgeprobe__root *r, void *arg) {
     if (!op->matched && !glob) return EDGEPROBE_ENOENT;
     return op->changed;
 }
-EDGEPROBE__FN int edgeprobe__func_run(edgeprobe__func_op *op);
-EDGEPROBE__FN int edgeprobe__func_run(edgeprobe__func_op *op) {
+/* tries: 0 waits for the registry lock; else EDGEPROBE_EBUSY when it is
+ * not free within that many looks (edgeprobe__func_off_nowait). */
+EDGEPROBE__FN int edgeprobe__func_run_tries(edgeprobe__func_op *op, unsigned tries);
+EDGEPROBE__FN int edgeprobe__func_run_tries(edgeprobe__func_op *op, unsigned tries) {
     int rc = op->pattern ? edgeprobe__check_pattern(op->pattern) : 0;
     EDGEPROBE__READY_OR_RETURN(r);
     if (rc) return rc;
     edgeprobe__pin_self(); /* the trampolines may be this object's */
-    edgeprobe__lock(&r->lock);
+    if (!tries) edgeprobe__lock(&r->lock);
+    else if (!edgeprobe__lock_within(&r->lock, tries)) return EDGEPROBE_EBUSY;
     if (!edgeprobe__func_state_get_locked(r)) rc = EDGEPROBE_ENOMEM;
     else {
         if (op->pattern && edgeprobe__dl_loads() != r->fstate->adds) edgeprobe__func_sync_objects_locked(r, 1);
@@ -7105,6 +7118,20 @@ EDGEPROBE__FN int edgeprobe__func_run(edgeprobe__func_op *op) {
     }
     edgeprobe__unlock(&r->lock);
     return rc;
+}
+EDGEPROBE__FN int edgeprobe__func_run(edgeprobe__func_op *op);
+EDGEPROBE__FN int edgeprobe__func_run(edgeprobe__func_op *op) { return edgeprobe__func_run_tries(op, 0); }
+/* edgeprobe_func_off for a handler on a program thread (a profiler's),
+ * which must not wait for the registry lock: its thread may hold the
+ * loader's lock (a program that calls probed functions from a
+ * dl_iterate_phdr callback, or a signal handler that interrupted one),
+ * which a holder of the registry lock switching functions waits for
+ * (edgeprobe__func_loader). EDGEPROBE_EBUSY when the lock is not free
+ * within `tries` looks. */
+EDGEPROBE__FN int edgeprobe__func_off_nowait(int id, unsigned tries);
+EDGEPROBE__FN int edgeprobe__func_off_nowait(int id, unsigned tries) {
+    edgeprobe__func_op op = {0, id, EDGEPROBE__FUNC_OP_OFF, 0, 0, 0, 0, 0};
+    return edgeprobe__func_run_tries(&op, tries ? tries : 1);
 }
 /* op (one that binds: ATTACH, ENABLE, BIND_FREE) with these handlers, to
  * the functions selected by pattern or id. */

@@ -965,6 +965,18 @@ P_FN int site_off(prof_site *s) {
     if (s->kind == EDGEPROBE_KIND_FUNCTION) return edgeprobe_func_off(s->id);
     return prof_toggle_provider ? edgeprobe_provider_off(s->id) : edgeprobe_call_off(s->addr);
 }
+/* Off from a handler on a program thread (close_window), which must not
+ * wait for the registry lock: its thread may hold the loader's, which the
+ * lock's holder, switching functions, waits for (a program calling probed
+ * functions from a dl_iterate_phdr callback hung under prof, 3 of 3: an
+ * independent review). A function probe left on so (EDGEPROBE_EBUSY,
+ * counted as a toggle error) runs handlers whose window is shut, until
+ * the next tick's re-opening. The provider's switch takes no loader lock
+ * (close_window's own check covers its thread holding the registry's). */
+#define PROF_OFF_TRIES 4096 /* looks at the lock: the epoch thread yields it between two sites (prio_waiters) */
+P_FN int site_off_nowait(prof_site *s) {
+    return s->kind == EDGEPROBE_KIND_FUNCTION ? edgeprobe__func_off_nowait(s->id, PROF_OFF_TRIES) : site_off(s);
+}
 extern void prof_handler(const edgeprobe_info *info, void *user, uintptr_t value) NOI;
 P_FN int site_on(prof_site *s) {
     if (s->kind == EDGEPROBE_KIND_FUNCTION) return edgeprobe_func_on(s->id);
@@ -986,7 +998,7 @@ P_FN void func_toggle(prof_func *f, int on, tstate *t) {
         if (s->state != 1) continue;
         if (on)
             while (__atomic_load_n(&prio_waiters, __ATOMIC_ACQUIRE)) __builtin_ia32_pause();
-        rc = on ? site_on(s) : site_off(s);
+        rc = on ? site_on(s) : site_off_nowait(s);
         t->toggle_calls++;
         if (rc > 0) t->toggles++;
         else if (rc < 0) t->toggle_errors++;

@@ -234,6 +234,28 @@ prof_own_hooks() {
 }
 case_ prof-own-hooks prof_own_hooks
 
+# Probed functions called from a dl_iterate_phdr callback, the loader's
+# lock held (tests/prof/in_loader.c), three runs: each ends by itself with
+# its own output and profiles both functions. A handler on the program's
+# thread switching a function off waited for the registry lock, held by
+# the epoch thread, which waited for the loader's (3 of 3 hung); it now
+# gives up after a while (edgeprobe__func_off_nowait).
+prof_in_loader() {
+    local d="$B/prof-in-loader" i out rc bad=0
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/in_loader.c -o "$d/in_loader" || return 1
+    for i in 1 2 3; do
+        rm -f "$d/report-$i.txt"
+        out=$(timeout -s KILL 30 ./build/edgeprobe prof -q -o "$d/report-$i.txt" -- "./$d/in_loader" 300000)
+        rc=$?
+        echo "run $i: $out, exit $rc; $(grep '^toggles:' "$d/report-$i.txt" | cut -d';' -f1)"
+        [[ $rc == 0 && $out == "walks 300000 "* ]] && grep -q '^leaf_a ' "$d/report-$i.txt" &&
+            grep -q '^leaf_b ' "$d/report-$i.txt" || bad=1
+    done
+    return $bad
+}
+case_ prof-in-loader prof_in_loader
+
 # A program that sets its locale from the environment (tests/prof/locale.c)
 # under de_DE.UTF-8, whose decimal point is a comma (built with localedef
 # into the case's directory): the report's numbers keep the C locale's
