@@ -402,7 +402,7 @@ typedef struct tstate {
     int ran_gap;             /* it ran between the two (restart_clocks) */
     unsigned long skipped_seen; /* its calls skipped, as last charged (SKIPPED COUNTS) */
     unsigned long long events, samples, toggles, toggle_calls, toggle_ticks;
-    unsigned long long stale, unmatched, overflow, toggle_errors;
+    unsigned long long stale, unmatched, overflow, toggle_errors, toggle_busy;
     /* the report's count of threads: the earlier owners that had events
      * since the counters were reset, and events when this one took it */
     unsigned long long owners_before, events_base;
@@ -970,8 +970,8 @@ P_FN int site_off(prof_site *s) {
  * lock's holder, switching functions, waits for (a program calling probed
  * functions from a dl_iterate_phdr callback hung under prof, 3 of 3: an
  * independent review). A function probe left on so (EDGEPROBE_EBUSY,
- * counted as a toggle error) runs handlers whose window is shut, until
- * the next tick's re-opening. The provider's switch takes no loader lock
+ * counted apart: "offs left to the tick") runs handlers whose window is
+ * shut, until the next tick's re-opening. The provider's switch takes no loader lock
  * (close_window's own check covers its thread holding the registry's). */
 #define PROF_OFF_TRIES 4096 /* looks at the lock: the epoch thread yields it between two sites (prio_waiters) */
 P_FN int site_off_nowait(prof_site *s) {
@@ -1001,6 +1001,7 @@ P_FN void func_toggle(prof_func *f, int on, tstate *t) {
         rc = on ? site_on(s) : site_off_nowait(s);
         t->toggle_calls++;
         if (rc > 0) t->toggles++;
+        else if (rc == EDGEPROBE_EBUSY) t->toggle_busy++; /* left on (site_off_nowait) */
         else if (rc < 0) t->toggle_errors++;
     }
     if (!on) __atomic_sub_fetch(&prio_waiters, 1, __ATOMIC_RELEASE);
@@ -3610,7 +3611,7 @@ P_FN void write_folded(const char *path, const graph *g, double ns_per_tick) {
 typedef struct run_totals {
     uint64_t tsc_end;
     double run_ns, cpu_ns, ns_per_tick, secs, toggle_ns, app_toggle_ns;
-    unsigned long long threads, events, samples, toggles, toggle_calls, toggle_errors, stale, unmatched, overflow;
+    unsigned long long threads, events, samples, toggles, toggle_calls, toggle_errors, toggle_busy, stale, unmatched, overflow;
     unsigned long long nfuncs, broken, exit_hidden, skipped;
     double bg_cpu_ns; /* the epoch thread's CPU time */
     unsigned long signals_dropped; /* the header's DEFERRED SIGNALS: held back, not queued again */
@@ -3666,6 +3667,7 @@ P_FN void sum_counters(run_totals *rt) {
         rt->toggles += t->toggles;
         rt->toggle_calls += t->toggle_calls;
         rt->toggle_errors += t->toggle_errors;
+        rt->toggle_busy += t->toggle_busy;
         rt->stale += t->stale;
         rt->unmatched += t->unmatched;
         rt->overflow += t->overflow;
@@ -3772,9 +3774,9 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
     fprintf(o, "run %.3f s wall, %.3f s CPU, TSC %.3f GHz, %llu thread(s) hit probes\n", rt->secs, rt->cpu_ns / 1e9,
             1.0 / rt->ns_per_tick, rt->threads);
     write_probe_line(o, rt);
-    fprintf(o, "toggles: %llu (%.0f/s) in %llu calls, %llu errors; time toggling %.2f ms = %.3f%% of CPU time "
-               "(%.2f ms on program threads, %.2f ms on the epoch thread)\n",
-            rt->toggles, rt->toggles / rt->secs, rt->toggle_calls, rt->toggle_errors, rt->toggle_ns / 1e6,
+    fprintf(o, "toggles: %llu (%.0f/s) in %llu calls, %llu errors, %llu offs left to the tick (lock busy); time "
+               "toggling %.2f ms = %.3f%% of CPU time (%.2f ms on program threads, %.2f ms on the epoch thread)\n",
+            rt->toggles, rt->toggles / rt->secs, rt->toggle_calls, rt->toggle_errors, rt->toggle_busy, rt->toggle_ns / 1e6,
             100 * rt->toggle_ns / rt->cpu_ns, rt->app_toggle_ns / 1e6, (rt->toggle_ns - rt->app_toggle_ns) / 1e6);
     fprintf(o, "handler invocations: %llu (%.0f/s); samples: %llu (%.0f/s); exits ignored: %llu unmatched, "
                "%llu stale; stack overflows: %llu; epochs: %llu (the epoch thread: %.2f ms CPU = %.3f%%)\n",
@@ -4145,7 +4147,7 @@ P_FN void reset_function(prof_func *f) {
 }
 P_FN void reset_thread(tstate *t) {
     t->events = t->samples = t->toggles = t->toggle_calls = t->toggle_ticks = 0;
-    t->stale = t->unmatched = t->overflow = t->toggle_errors = 0;
+    t->stale = t->unmatched = t->overflow = t->toggle_errors = t->toggle_busy = 0;
     t->owners_before = t->events_base = 0;
 }
 P_FN void reset_counters(void) {
