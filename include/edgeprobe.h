@@ -1906,8 +1906,6 @@ typedef struct edgeprobe__reader {
 } edgeprobe__reader;
 #ifndef EDGEPROBE_FREESTANDING
 EDGEPROBE__FN void edgeprobe__signals_release(edgeprobe__reader *rd);
-#endif
-#ifndef EDGEPROBE_FREESTANDING
 #define edgeprobe__reader_tls() edgeprobe__my_reader
 #else
 #define edgeprobe__reader_tls() ((edgeprobe__reader *)0)
@@ -4961,6 +4959,7 @@ EDGEPROBE__FN void edgeprobe__reader_forked(void) {
 #endif
 #define EDGEPROBE__SIG_BLOCK 0
 #define EDGEPROBE__SIG_UNBLOCK 1
+#define EDGEPROBE__SIG_SETMASK 2
 #define EDGEPROBE__SIGRTMIN_KERNEL 32
 #define EDGEPROBE__QUEUED_KEPT 16 /* instances of a real-time signal kept in order */
 EDGEPROBE__INLINE long edgeprobe__sigmask_change(int how, unsigned long bits) {
@@ -7341,7 +7340,6 @@ int edgeprobe__libc_fstat(int, void *) __asm__("fstat"); /* glibc >= 2.33 */
 #define EDGEPROBE__EAGAIN 11
 #define EDGEPROBE__EINTR 4
 #define EDGEPROBE__EEXIST 17
-#define EDGEPROBE__SIG_SETMASK 2
 #define EDGEPROBE__CLOCK_MONOTONIC 1
 
 /* A thread of edgeprobe's own (the control endpoint's, the recorder's, the

@@ -971,8 +971,9 @@ P_FN int site_off(prof_site *s) {
  * functions from a dl_iterate_phdr callback hung under prof, 3 of 3: an
  * independent review). A function probe left on so (EDGEPROBE_EBUSY,
  * counted apart: "offs left to the tick") runs handlers whose window is
- * shut, until the next tick's re-opening. The provider's switch takes no loader lock
- * (close_window's own check covers its thread holding the registry's). */
+ * shut, until the next tick's re-opening. The provider's switch takes no
+ * loader lock (close_window's own check covers its thread holding the
+ * registry's). */
 #define PROF_OFF_TRIES 4096 /* looks at the lock: the epoch thread yields it between two sites (prio_waiters) */
 P_FN int site_off_nowait(prof_site *s) {
     return s->kind == EDGEPROBE_KIND_FUNCTION ? edgeprobe__func_off_nowait(s->id, PROF_OFF_TRIES) : site_off(s);
