@@ -73,6 +73,9 @@ static const char prof_usage[] =
     "  --parts N            parts of an epoch, where counts restart (1 to " PROF_STR(PROF_MAX_EPOCH_PARTS) ",\n"
     "                       default " PROF_STR(PROF_DEFAULT_EPOCH_PARTS) "; from 8, staggered: less biased,\n"
     "                       more cost; README)\n"
+    "  --epochs inline      a program of one thread keeps it: the epochs run on\n"
+    "                       it, from a timer on its CPU time, at safe points\n"
+    "                       (glibc's single-thread paths stay; README)\n"
     "  -q, --quiet          do not say where the report is\n"
     "\n"
     "usage: edgeprobe prof -p PID [-d SECONDS] [options] [--stay]\n"
@@ -266,7 +269,7 @@ static int prof_report_now(const struct prof_pid *o) {
 }
 
 int cmd_prof(int argc, char **argv) {
-    const char *report = "edgeprobe-prof.txt", *svg = 0, *summary = 0, *mode = 0, *not_sampled;
+    const char *report = "edgeprobe-prof.txt", *svg = 0, *summary = 0, *mode = 0, *epochs = 0, *not_sampled;
     long k = PROF_DEFAULT_K, epoch = PROF_DEFAULT_EPOCH_MS, top = PROF_DEFAULT_TOP, settle = PROF_DEFAULT_SETTLE;
     struct prof_pid running = {.seconds = 10};
     struct prof_views views = {0, 0, 0, 0, ""};
@@ -314,7 +317,10 @@ int cmd_prof(int argc, char **argv) {
             if (*end || !(running.seconds > 0) || running.seconds > 86400)
                 return usage_error("-d needs a number of seconds, not", v);
         }
-        else if (!strcmp(a, "--mode")) {
+        else if (!strcmp(a, "--epochs")) {
+            if (strcmp(v, "thread") && strcmp(v, "inline")) return usage_error("--epochs is thread or inline, not", v);
+            epochs = v;
+        } else if (!strcmp(a, "--mode")) {
             int m = prof_mode_parse(v);
             if (m < 0 || m == PROF_MODE_NONE) return usage_error("unknown mode", v);
             mode = v;
@@ -352,8 +358,8 @@ int cmd_prof(int argc, char **argv) {
     snprintf(views.folded_tmp, sizeof views.folded_tmp, "%s.folded", views.flame ? views.flame : report);
     if (running.pid) {
         if (i < argc) return usage_error("-p profiles a running process: no PROGRAM, not", argv[i]);
-        if (mode || summary || settle != PROF_DEFAULT_SETTLE)
-            return usage_error("not with -p:", mode ? "--mode" : summary ? "--summary" : "--settle");
+        if (mode || summary || epochs || settle != PROF_DEFAULT_SETTLE)
+            return usage_error("not with -p:", mode ? "--mode" : summary ? "--summary" : epochs ? "--epochs" : "--settle");
         running.k = k, running.epoch = epoch, running.report = report, running.svg = svg, running.views = &views;
         (void)quiet, (void)top;
         return report_now ? prof_report_now(&running) : prof_running_process(&running);
@@ -379,6 +385,7 @@ int cmd_prof(int argc, char **argv) {
         if (svg) setenv(PROF_ENV_SVG, svg, 1);
         if (summary) setenv(PROF_ENV_SUMMARY, summary, 1);
         if (mode) setenv(PROF_ENV_MODE, mode, 1);
+        if (epochs) setenv(PROF_ENV_EPOCHS, epochs, 1);
         if (running.exact_calls) setenv(PROF_ENV_EXACT_CALLS, "1", 1);
         if (running.count_budget) setenv(PROF_ENV_COUNT_BUDGET, running.count_budget, 1);
         if (running.parts) {

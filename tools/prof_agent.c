@@ -61,6 +61,8 @@
  *   EDGEPROBE_PROF_SETTLE=0      after this many samples of a function, K / 5
  *                                a window (SETTLED FUNCTIONS; 0: never)
  *   EDGEPROBE_PROF_EPOCH_MS=10   re-activation period
+ *   EDGEPROBE_PROF_EPOCHS=thread thread (default) | inline: a program of one
+ *                                thread runs the epochs itself (INLINE EPOCHS)
  *   EDGEPROBE_PROF_EPOCH_PARTS=4 parts of an epoch, each with its own counts
  *                                (1 to 16; LATER COUNTS; from 8, staggered:
  *                                STAGGERED COUNTS)
@@ -413,6 +415,8 @@ typedef struct tstate {
 static uint64_t tick_tsc;
 static unsigned tick_seq;
 static __thread tstate *my_ts;
+static int inline_on; /* the epochs run on the program's thread (INLINE EPOCHS; launched only) */
+P_FN void inline_thread_seen(void);
 static tstate *ts_all;
 static tstate bg_ts; /* the background thread's counters */
 
@@ -546,7 +550,10 @@ P_FN void charge_skipped(tstate *t) {
 }
 P_FN tstate *count_event(void) {
     tstate *t = my_ts;
-    if (!t && !(t = tstate_new())) return 0;
+    if (!t) {
+        if (!(t = tstate_new())) return 0;
+        if (__atomic_load_n(&inline_on, __ATOMIC_ACQUIRE)) inline_thread_seen(); /* a thread the epochs missed? */
+    }
     t->events++;
     charge_skipped(t);
     return t;
@@ -2915,32 +2922,49 @@ P_FN int bg_wait(long us) {
     return 0;
 }
 static long bg_tid; /* the epoch thread's, for its CPU clock */
+static unsigned bg_part; /* the parts of the epoch under way done so far */
+/* One part of an epoch (LATER COUNTS): a mid-tick, or, the last, the tick.
+ * On the epoch thread, or on the program's (INLINE EPOCHS). */
+P_FN void epoch_part(void) {
+    long functions;
+    if (++bg_part < prof_epoch_parts) {
+        mid_tick();
+        return;
+    }
+    bg_part = 0;
+    /* dlopen: new points (a marker's too; the scan's count of functions
+     * is no point id, and held against fentry_seen a program's markers
+     * hid libraries it loaded later) */
+    if (fentry_mode && (functions = edgeprobe_func_scan()) > 0 && edgeprobe_point_count() > fentry_seen)
+        fentry_adopt(functions, 1);
+    bind_pending();
+    if (prof_mode != PROF_MODE_OFF) open_windows();
+    fold_epoch(rdtsc());
+    bg_epochs++;
+}
+/* The wait before the next part: the epoch's length shared out, the last
+ * part taking what division leaves. */
+P_FN long epoch_part_us(void) {
+    long part = (long)prof_epoch_ms * 1000 / prof_epoch_parts;
+    return bg_part + 1 < prof_epoch_parts ? part : (long)prof_epoch_ms * 1000 - part * ((long)prof_epoch_parts - 1);
+}
 P_FN void *bg_main(void *arg) {
     (void)arg;
     bg_tid = syscall(SYS_gettid);
-    for (;;) {
-        long part = (long)prof_epoch_ms * 1000 / prof_epoch_parts, k; /* LATER COUNTS */
-        for (k = 1; k < (long)prof_epoch_parts; k++) {
-            if (!bg_wait(part)) return 0;
-            mid_tick();
-        }
-        if (!bg_wait((long)prof_epoch_ms * 1000 - part * ((long)prof_epoch_parts - 1))) break;
-        long functions;
-        /* dlopen: new points (a marker's too; the scan's count of functions
-         * is no point id, and held against fentry_seen a program's markers
-         * hid libraries it loaded later) */
-        if (fentry_mode && (functions = edgeprobe_func_scan()) > 0 && edgeprobe_point_count() > fentry_seen)
-            fentry_adopt(functions, 1);
-        bind_pending();
-        if (prof_mode != PROF_MODE_OFF) open_windows();
-        fold_epoch(rdtsc());
-        bg_epochs++;
-    }
+    while (bg_wait(epoch_part_us())) epoch_part();
     return 0;
 }
-NOI void on_stop_signal(int sig) {
+#ifndef PROF_ATTACHED
+P_FN void inline_stop(int sig, const ucontext_t *uc);
+#endif
+NOI void on_stop_signal(int sig, siginfo_t *info, void *context) {
     unsigned char b = (unsigned char)sig;
     int saved = errno;
+    (void)info, (void)context;
+#ifndef PROF_ATTACHED
+    if (__atomic_load_n(&inline_on, __ATOMIC_ACQUIRE)) inline_stop(sig, (const ucontext_t *)context);
+    else
+#endif
     if (write(bg_pipe[1], &b, 1) != 1) {} /* a full pipe: a report is on its way */
     errno = saved;
 }
@@ -2955,9 +2979,11 @@ NOI void on_fork_child(void) {
     prof_running = 0;
     prof_mode = PROF_MODE_NONE;
     bg_started = 0;
+    inline_on = 0; /* (a process's timers are not inherited) */
     for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction old;
-        if (sigaction(sigs[i], 0, &old) == 0 && old.sa_handler == on_stop_signal) signal(sigs[i], SIG_DFL);
+        if (sigaction(sigs[i], 0, &old) == 0 && (void *)old.sa_sigaction == (void *)on_stop_signal)
+            signal(sigs[i], SIG_DFL);
     }
     close(bg_pipe[0]);
     close(bg_pipe[1]);
@@ -2974,12 +3000,416 @@ P_FN void catch_stop_signals(void) {
         struct sigaction old, sa;
         if (sigaction(sigs[i], 0, &old) || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) continue;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_stop_signal;
-        sa.sa_flags = SA_RESTART;
+        sa.sa_sigaction = on_stop_signal;
+        sa.sa_flags = SA_RESTART | SA_SIGINFO; /* where it came: INLINE EPOCHS */
         sigemptyset(&sa.sa_mask);
         sigaction(sigs[i], &sa, 0);
     }
 }
+#endif
+
+#ifndef PROF_ATTACHED
+/* ---- INLINE EPOCHS: the epochs on the program's own thread ---------------
+ * glibc keeps fast paths for a process of one thread (malloc and free
+ * without the arena's lock; private mutexes without atomic instructions),
+ * chosen by __libc_single_threaded, which the first pthread_create clears
+ * for good: an epoch thread that only sleeps cost lua 1.4-2.8% (RESULTS-real,
+ * eleventh session), and the flag cannot be set back (fifteenth). Its
+ * wake-ups cost too (16-30 us each, mostly waking an idle vCPU). So a
+ * launched program that has one thread when the profile starts gets no
+ * epoch thread. A timer on its thread's CPU-time clock sends INLINE_SIGNAL
+ * at every part of an epoch, and the handler runs the part there
+ * (epoch_part). That clock advances only while the thread runs: a thread
+ * blocked in read, poll or nanosleep is never interrupted for it, and none
+ * of its calls returns EINTR because of it (bench/real/tick_eintr.c: 0 of
+ * 600; a wall-clock timer, 200 of 300). The part runs at a safe point only
+ * (inline_safe):
+ *   - the interrupted instruction is in the text of a loaded object other
+ *     than libc, the loader, the vDSO and this library (_dl_find_object,
+ *     which takes no lock): not in malloc or the loader, which the part
+ *     calls into (dl_iterate_phdr), not in a trampoline, stub or handler;
+ *   - the thread is in no handler of the profiler's and no guarded stretch,
+ *     and the registry's lock is not (maybe) its own;
+ *   - it is not inside a program's signal handler (PROGRAM HANDLERS UNDER
+ *     WAY, signal_defer.h) nor on the alternate signal stack: a handler may
+ *     have interrupted malloc.
+ * Elsewhere the part is tried again INLINE_RETRY_US of CPU time later (on
+ * lua, 85% of ticks land at such points: bench/real/tick_where.c). The
+ * part's time is charged to the thread as a handler's is (add_ov): out of
+ * the latencies of the calls it interrupted, and out of the thread's own
+ * time in counting intervals.
+ *
+ * The program's first pthread_create (this library's, which the dynamic
+ * linker finds first) hands the epochs to an epoch thread before the new
+ * thread starts: one thread's clock no longer measures the process, and
+ * the thread may wait in pthread_join. A thread libc makes itself is seen at
+ * the next part. A stop signal (SIGTERM, SIGINT) writes the report in its
+ * handler, at a safe point or inside one of the wrappers of blocking system
+ * calls (a thread waiting in read holds nothing the report takes); else a
+ * wall-clock timer tries again every INLINE_RETRY_US, for up to
+ * INLINE_STOP_TRIES times. EDGEPROBE_PROF_EPOCHS=thread (`--epoch-thread`)
+ * keeps the epoch thread. */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35)) /* (the agent: x86-64) */
+#include <gnu/libc-version.h>
+#include <sys/auxv.h>
+#include <sys/signalfd.h>
+#include <sys/single_threaded.h>
+#define INLINE_SIGNAL (SIGRTMAX - 7)
+#define INLINE_RETRY_US 100
+#define INLINE_STOP_SECONDS 5   /* a stop signal's report tried for that long */
+#define INLINE_STOP_TIMER 1      /* the stop timer's sival_int */
+P_FN int bg_prepare(void);
+P_FN int bg_start(void);
+static timer_t inline_timer, inline_stop_timer;
+static int inline_used;                  /* the profile's epochs began on the program's thread */
+static volatile sig_atomic_t inline_stop_sig;
+static unsigned long long inline_parts, inline_retries, inline_ticks;
+static int (*inline_find)(void *, struct dl_find_object *);
+/* The objects no part may interrupt (their map starts): libc, the loader,
+ * the vDSO, this library, and those of an allocator the program brought
+ * (malloc, calloc, realloc, free), which a part calls into. */
+enum { INLINE_LIBC, INLINE_LOADER, INLINE_VDSO, INLINE_SELF, INLINE_ALLOC, INLINE_NOT_SAFE = INLINE_ALLOC + 4 };
+static void *inline_not_safe[INLINE_NOT_SAFE];
+static const char *const inline_alloc_names[] = {"malloc", "calloc", "realloc", "free"};
+P_FN uintptr_t uc_pc(const ucontext_t *uc) { return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP]; }
+/* The map start of the object around a, or 0. */
+P_FN void *inline_object(const void *a) {
+    struct dl_find_object o;
+    return a && inline_find((void *)a, &o) == 0 ? o.dlfo_map_start : 0;
+}
+P_FN int inline_in_program_text(uintptr_t pc) {
+    void *start = inline_object((void *)pc);
+    unsigned i;
+    if (!start) return 0; /* no object's: a trampoline, a stub, generated code */
+    for (i = 0; i < INLINE_NOT_SAFE; i++)
+        if (start == inline_not_safe[i]) return 0;
+    return 1;
+}
+/* Whether the thread was waiting in a system call that blocks (read,
+ * poll, a futex, a FIFO's open, a lock on a file...) when the signal came:
+ * restarted (SA_RESTART), the instruction is the `syscall` again and rax
+ * its number; else rax is -EINTR, just after it. Neither malloc's system
+ * calls nor the loader's are cut short so. */
+static const int inline_blocking_calls[] = {
+    SYS_read,    SYS_write,   SYS_readv,     SYS_writev,   SYS_pread64,      SYS_pwrite64,      SYS_preadv,
+    SYS_pwritev, SYS_open,    SYS_openat,    SYS_ioctl,    SYS_flock,        SYS_fcntl,         SYS_wait4,
+    SYS_waitid,  SYS_accept,  SYS_accept4,   SYS_connect,  SYS_recvfrom,     SYS_sendto,        SYS_recvmsg,
+    SYS_sendmsg, SYS_futex,   SYS_semop,     SYS_semtimedop, SYS_msgrcv,     SYS_msgsnd,        SYS_pause,
+    SYS_rt_sigsuspend, SYS_rt_sigtimedwait, SYS_nanosleep, SYS_clock_nanosleep, SYS_poll, SYS_ppoll, SYS_select,
+    SYS_pselect6, SYS_epoll_wait, SYS_epoll_pwait, SYS_restart_syscall, SYS_mq_timedreceive, SYS_mq_timedsend};
+P_FN int inline_in_blocking_call(const ucontext_t *uc) {
+    const unsigned char *pc = (const unsigned char *)uc_pc(uc);
+    long ax = (long)uc->uc_mcontext.gregs[REG_RAX];
+    unsigned i;
+    void *object = inline_object(pc);
+    if (!object) return 0;
+    if (ax == -EINTR) return inline_object(pc - 2) == object && pc[-2] == 0x0f && pc[-1] == 0x05;
+    if (pc[0] != 0x0f || pc[1] != 0x05) return 0;
+    for (i = 0; i < sizeof inline_blocking_calls / sizeof inline_blocking_calls[0]; i++)
+        if (ax == inline_blocking_calls[i]) return 1;
+    return 0;
+}
+/* Whether the thread, interrupted at uc, may run an epoch's part or the
+ * report here (blocked_ok: also in a blocking system call). */
+P_FN int inline_safe(const ucontext_t *uc, int blocked_ok) {
+    uintptr_t pc = uc_pc(uc);
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
+    edgeprobe__reader *rd = edgeprobe__reader_tls();
+    stack_t alt;
+    uintptr_t alt_lo = 0, alt_hi = 0;
+    if (!inline_in_program_text(pc) && !(blocked_ok && inline_in_blocking_call(uc))) return 0;
+    if ((rd && (rd->depth || rd->guarded)) || (my_ts && my_ts->inside)) return 0;
+    if (r && edgeprobe__lock_maybe_mine(&r->lock)) return 0;
+    if (sigaltstack(0, &alt) == 0 && !(alt.ss_flags & SS_DISABLE)) {
+        if (alt.ss_flags & SS_ONSTACK) return 0; /* a handler's stack */
+        alt_lo = (uintptr_t)alt.ss_sp, alt_hi = alt_lo + alt.ss_size;
+    }
+    return !defer_in_program_handler(defer_uc_sp(uc), alt_lo, alt_hi);
+}
+/* One shot of timer in us (CPU time of the thread, or wall time). */
+P_FN void inline_arm(timer_t timer, long us) {
+    struct itimerspec its;
+    memset(&its, 0, sizeof its);
+    its.it_value.tv_sec = us / 1000000;
+    its.it_value.tv_nsec = us % 1000000 * 1000;
+    timer_settime(timer, 0, &its, 0);
+}
+/* OWN STACK: a part takes up to about 25 KiB of stack (lat_fold's 12 KiB,
+ * an adopted object's scan 8.5 KiB: gcc -fstack-usage), and the report
+ * more; the thread's own stack, interrupted anywhere, may have less left
+ * (a deep recursion under a small ulimit -s: prof-inline-deep-stack). So
+ * they run on the profiler's: INLINE_STACK bytes above a guard page. */
+#define INLINE_STACK (256 * 1024)
+static char *inline_stack; /* its lowest byte: the guard page's */
+P_FN int inline_stack_make(void) {
+    inline_stack = (char *)mmap(0, INLINE_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                                -1, 0);
+    if (inline_stack == MAP_FAILED) return inline_stack = 0, -1;
+    mprotect(inline_stack, 4096, PROT_NONE);
+    return 0;
+}
+/* fn() with the stack pointer at the top of the profiler's stack; every
+ * register the ABI lets fn change is declared changed. */
+__attribute__((noinline)) NOI static void inline_on_own_stack(void (*fn)(void)) {
+    void *top = inline_stack + INLINE_STACK; /* 16-byte aligned (a page's end) */
+    __asm__ volatile("mov %%rsp, %%r12\n\t"
+                     "mov %[top], %%rsp\n\t"
+                     "call *%[fn]\n\t"
+                     "mov %%r12, %%rsp"
+                     : [top] "+r"(top), [fn] "+r"(fn)
+                     :
+                     : "r12", "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2",
+                       "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",
+                       "xmm14", "xmm15", "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)", "memory",
+                       "cc");
+}
+/* The epochs go to an epoch thread (the program starts a thread), for good. */
+static long inline_tid;       /* the program's thread */
+static int inline_part_busy;  /* a part runs on it */
+P_FN void epochs_to_thread(void) {
+    if (!__atomic_exchange_n(&inline_on, 0, __ATOMIC_SEQ_CST)) return;
+    timer_delete(inline_timer); /* a tick already sent finds inline_on 0 */
+    if (syscall(SYS_gettid) == inline_tid) { /* a tick waiting, blocked: gone before the program sets the signal */
+        sigset_t one;
+        struct timespec now = {0, 0};
+        sigemptyset(&one);
+        sigaddset(&one, INLINE_SIGNAL);
+        while (syscall(SYS_rt_sigtimedwait, &one, 0, &now, _NSIG / 8) > 0) {}
+    } else {
+        while (__atomic_load_n(&inline_part_busy, __ATOMIC_SEQ_CST)) sched_yield(); /* never two epoch runners */
+    }
+    if (bg_start()) fprintf(stderr, "edgeprobe profiler: no background thread; probes will not re-open\n");
+}
+/* The first event of a thread: one the program's pthread_create did not
+ * make (thrd_create, a SIGEV_THREAD timer's, aio's) while its main thread
+ * may wait for it, with no CPU time to tick by. */
+P_FN void inline_thread_seen(void) {
+    if (syscall(SYS_gettid) != inline_tid) epochs_to_thread();
+}
+/* The program sets an action for the profiler's signal (one for every
+ * signal, say): the epochs go to a thread first. */
+NOI static void inline_program_sets(int sig) {
+    if (sig == INLINE_SIGNAL && __atomic_load_n(&inline_on, __ATOMIC_ACQUIRE)) epochs_to_thread();
+}
+/* A part due: run here, or tried again shortly. */
+P_FN void inline_tick(const ucontext_t *uc) {
+    uint64_t t0, t1;
+    if (!inline_safe(uc, 0)) {
+        inline_retries++;
+        inline_arm(inline_timer, INLINE_RETRY_US);
+        return;
+    }
+    if (!__libc_single_threaded) { /* a thread libc made (a SIGEV_THREAD timer, aio) */
+        inline_on_own_stack(epochs_to_thread);
+        return;
+    }
+    __atomic_store_n(&inline_part_busy, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&inline_on, __ATOMIC_SEQ_CST)) { /* a thread took the epochs meanwhile */
+        __atomic_store_n(&inline_part_busy, 0, __ATOMIC_SEQ_CST);
+        return;
+    }
+    t0 = rdtsc();
+    inline_on_own_stack(epoch_part);
+    t1 = rdtsc();
+    __atomic_store_n(&inline_part_busy, 0, __ATOMIC_SEQ_CST);
+    inline_parts++;
+    inline_ticks += t1 - t0;
+    if (my_ts) add_ov(my_ts, t0, t1, 0);
+    inline_arm(inline_timer, epoch_part_us());
+}
+/* The stop signal's report, here if this is a safe point (report_and_die
+ * does not return), else from the stop timer's signal. */
+NOI static void inline_report_and_die(void) { report_and_die(inline_stop_sig); }
+P_FN void inline_stop(int sig, const ucontext_t *uc) {
+    static struct timespec first;
+    struct timespec now;
+    inline_stop_sig = sig;
+    if (inline_safe(uc, 1)) inline_on_own_stack(inline_report_and_die);
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (!first.tv_sec && !first.tv_nsec) first = now;
+    if (now.tv_sec - first.tv_sec > INLINE_STOP_SECONDS ||
+        (now.tv_sec - first.tv_sec == INLINE_STOP_SECONDS && now.tv_nsec >= first.tv_nsec)) {
+        static const char msg[] = "edgeprobe profiler: no report: the program's thread came to no safe point in 5 s\n";
+        if (write(2, msg, sizeof msg - 1) < 0) {}
+        signal(sig, SIG_DFL);
+        raise(sig);
+        _exit(128 + sig);
+    }
+    inline_arm(inline_stop_timer, INLINE_RETRY_US);
+}
+NOI void on_inline_signal(int sig, siginfo_t *info, void *context) {
+    int saved = errno;
+    (void)sig;
+    if (info->si_code == SI_TIMER && info->si_value.sival_int == INLINE_STOP_TIMER) {
+        if (inline_stop_sig && prof_running) inline_stop(inline_stop_sig, (const ucontext_t *)context);
+    } else if (__atomic_load_n(&inline_on, __ATOMIC_ACQUIRE) && prof_running) {
+        inline_tick((const ucontext_t *)context);
+    }
+    errno = saved;
+}
+/* The objects no part may interrupt, and the blocking calls' wrappers. 0
+ * when the program's own text is one of those objects: this library linked
+ * in, or an allocator built into the executable (no point of it would be
+ * safe). */
+P_FN int inline_objects(void) {
+    void *program = inline_object((void *)getauxval(AT_ENTRY));
+    unsigned i;
+    inline_not_safe[INLINE_LIBC] = inline_object((void *)gnu_get_libc_version);
+    inline_not_safe[INLINE_LOADER] = inline_object((void *)inline_find);
+    inline_not_safe[INLINE_VDSO] = inline_object((void *)getauxval(AT_SYSINFO_EHDR));
+    inline_not_safe[INLINE_SELF] = inline_object((void *)on_inline_signal);
+    for (i = 0; i < 4; i++)
+        if (!(inline_not_safe[INLINE_ALLOC + i] = inline_object(dlsym(RTLD_DEFAULT, inline_alloc_names[i])))) return 0;
+    for (i = 0; i < INLINE_NOT_SAFE; i++)
+        if (i != INLINE_VDSO && (!inline_not_safe[i] || inline_not_safe[i] == program)) return 0;
+    return 1;
+}
+P_FN int inline_timer_make(timer_t *timer, clockid_t clock, int value) {
+    struct sigevent ev;
+    memset(&ev, 0, sizeof ev);
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = INLINE_SIGNAL;
+    ev.sigev_value.sival_int = value;
+    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    return timer_create(clock, &ev, timer);
+}
+/* The epochs on this thread, if the process has no other and nothing else
+ * stands in the way; else -1 (an epoch thread). */
+P_FN int inline_refused(const char *why) {
+    fprintf(stderr, "edgeprobe profiler: --epochs inline: %s; the epochs run on a thread\n", why);
+    return -1;
+}
+P_FN int inline_start(void) {
+    const char *how = getenv(PROF_ENV_EPOCHS);
+    struct sigaction sa, old;
+    if (!how || strcmp(how, "inline")) return -1;
+    if (!__libc_single_threaded) return inline_refused("the program has threads already");
+    if (!defer_resolve() ||
+        !(inline_find = (int (*)(void *, struct dl_find_object *))dlsym(RTLD_DEFAULT, "_dl_find_object")))
+        return inline_refused("no _dl_find_object");
+    if (!inline_objects())
+        return inline_refused("the program's own text holds its allocator (malloc) or the profiler");
+    if (defer_real_sigaction(INLINE_SIGNAL, 0, &old) || old.sa_handler != SIG_DFL)
+        return inline_refused("the program handles the profiler's signal (SIGRTMAX - 7)");
+    if (!inline_stack && inline_stack_make()) return inline_refused("no memory for its stack");
+    if (inline_timer_make(&inline_timer, CLOCK_THREAD_CPUTIME_ID, 0)) return inline_refused("no timer");
+    if (inline_timer_make(&inline_stop_timer, CLOCK_MONOTONIC, INLINE_STOP_TIMER) || bg_prepare()) {
+        timer_delete(inline_timer);
+        return inline_refused("no timer");
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_inline_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigfillset(&sa.sa_mask); /* the program's handlers wait for a part */
+    defer_real_sigaction(INLINE_SIGNAL, &sa, 0);
+    inline_used = 1;
+    inline_tid = syscall(SYS_gettid);
+    defer_program_sets = inline_program_sets;
+    __atomic_store_n(&inline_on, 1, __ATOMIC_RELEASE);
+    inline_arm(inline_timer, epoch_part_us());
+    return 0;
+}
+/* The profile ends (on the program's thread: stop_sampling). */
+P_FN void inline_end(void) {
+    if (__atomic_exchange_n(&inline_on, 0, __ATOMIC_ACQ_REL)) timer_delete(inline_timer);
+}
+/* MASKS AND WAITS. While the epochs are inline, the program's masks and
+ * waits leave the profiler's signal out: blocked, the epochs would wait
+ * for good (a program that blocks every signal, to take them with
+ * sigwaitinfo or a signalfd); taken by sigwaitinfo, the program would get
+ * a signal it never asked for (both found by an independent review). */
+static int (*inline_real_sigprocmask)(int, const sigset_t *, sigset_t *);
+static int (*inline_real_pthread_sigmask)(int, const sigset_t *, sigset_t *);
+static int (*inline_real_sigwait)(const sigset_t *, int *);
+static int (*inline_real_sigwaitinfo)(const sigset_t *, siginfo_t *);
+static int (*inline_real_sigtimedwait)(const sigset_t *, siginfo_t *, const struct timespec *);
+static int (*inline_real_signalfd)(int, const sigset_t *, int);
+__attribute__((constructor(101))) NOI static void inline_resolve(void) { /* not in a handler */
+    inline_real_sigprocmask = (int (*)(int, const sigset_t *, sigset_t *))dlsym(RTLD_NEXT, "sigprocmask");
+    inline_real_pthread_sigmask = (int (*)(int, const sigset_t *, sigset_t *))dlsym(RTLD_NEXT, "pthread_sigmask");
+    inline_real_sigwait = (int (*)(const sigset_t *, int *))dlsym(RTLD_NEXT, "sigwait");
+    inline_real_sigwaitinfo = (int (*)(const sigset_t *, siginfo_t *))dlsym(RTLD_NEXT, "sigwaitinfo");
+    inline_real_sigtimedwait =
+        (int (*)(const sigset_t *, siginfo_t *, const struct timespec *))dlsym(RTLD_NEXT, "sigtimedwait");
+    inline_real_signalfd = (int (*)(int, const sigset_t *, int))dlsym(RTLD_NEXT, "signalfd");
+}
+/* set, or a copy of it without the profiler's signal */
+P_FN const sigset_t *inline_strip(const sigset_t *set, sigset_t *copy) {
+    if (!set || !__atomic_load_n(&inline_on, __ATOMIC_ACQUIRE) || sigismember(set, INLINE_SIGNAL) != 1) return set;
+    *copy = *set;
+    sigdelset(copy, INLINE_SIGNAL);
+    return copy;
+}
+#define INLINE_REAL_OR(fn, fail)                                                                                       \
+    if (!inline_real_##fn) inline_resolve();                                                                         \
+    if (!inline_real_##fn) return (fail)
+__attribute__((visibility("default"))) NOI int sigprocmask(int how, const sigset_t *set, sigset_t *old) {
+    sigset_t copy;
+    INLINE_REAL_OR(sigprocmask, (errno = ENOSYS, -1));
+    return inline_real_sigprocmask(how, how == SIG_UNBLOCK ? set : inline_strip(set, &copy), old);
+}
+__attribute__((visibility("default"))) NOI int pthread_sigmask(int how, const sigset_t *set, sigset_t *old) {
+    sigset_t copy;
+    INLINE_REAL_OR(pthread_sigmask, ENOSYS);
+    return inline_real_pthread_sigmask(how, how == SIG_UNBLOCK ? set : inline_strip(set, &copy), old);
+}
+__attribute__((visibility("default"))) NOI int sigwait(const sigset_t *set, int *sig) {
+    sigset_t copy;
+    INLINE_REAL_OR(sigwait, ENOSYS);
+    return inline_real_sigwait(inline_strip(set, &copy), sig);
+}
+__attribute__((visibility("default"))) NOI int sigwaitinfo(const sigset_t *set, siginfo_t *info) {
+    sigset_t copy;
+    INLINE_REAL_OR(sigwaitinfo, (errno = ENOSYS, -1));
+    return inline_real_sigwaitinfo(inline_strip(set, &copy), info);
+}
+__attribute__((visibility("default"))) NOI int sigtimedwait(const sigset_t *set, siginfo_t *info,
+                                                            const struct timespec *timeout) {
+    sigset_t copy;
+    INLINE_REAL_OR(sigtimedwait, (errno = ENOSYS, -1));
+    return inline_real_sigtimedwait(inline_strip(set, &copy), info, timeout);
+}
+__attribute__((visibility("default"))) NOI int signalfd(int fd, const sigset_t *mask, int flags) {
+    sigset_t copy;
+    INLINE_REAL_OR(signalfd, (errno = ENOSYS, -1));
+    return inline_real_signalfd(fd, inline_strip(mask, &copy), flags);
+}
+/* The dynamic linker finds this before libc's. */
+__attribute__((visibility("default"))) NOI int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                                                              void *(*fn)(void *), void *arg) {
+    static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    if (!real && !(real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(
+                       RTLD_NEXT, "pthread_create")))
+        return EAGAIN;
+    if (__atomic_load_n(&inline_on, __ATOMIC_ACQUIRE)) epochs_to_thread();
+    return real(thread, attr, fn, arg);
+}
+#else /* no _dl_find_object (glibc before 2.35) */
+#define inline_used 0
+#define inline_parts 0ull
+#define inline_retries 0ull
+#define inline_ticks 0ull
+P_FN int inline_start(void) {
+    const char *how = getenv(PROF_ENV_EPOCHS);
+    if (how && !strcmp(how, "inline"))
+        fprintf(stderr, "edgeprobe profiler: --epochs inline: not built here (glibc 2.35 or later needed); "
+                        "the epochs run on a thread\n");
+    return -1;
+}
+P_FN void inline_end(void) {}
+P_FN void inline_stop(int sig, const ucontext_t *uc) {
+    (void)uc;
+    report_and_die(sig);
+}
+P_FN void inline_thread_seen(void) {}
+#endif
+#else /* ATTACHED: an epoch thread always */
+#define inline_used 0
+#define inline_parts 0ull
+#define inline_retries 0ull
+#define inline_ticks 0ull
+P_FN void inline_end(void) {}
+P_FN void inline_thread_seen(void) {}
 #endif
 
 /* ---- start ------------------------------------------------------------- */
@@ -2999,15 +3429,21 @@ P_FN void clocks_start(void) {
     getrusage(RUSAGE_SELF, &ru_start);
     tsc_start = rdtsc();
 }
-/* The epoch thread (its pipe and the fork handler are made once). */
-P_FN int bg_start(void) {
+/* The epoch thread's pipe (stop signals write to it) and the fork handler,
+ * made once; the epochs on the program's thread use them too. */
+P_FN int bg_prepare(void) {
     static int once;
     if (bg_pipe[0] < 0 && pipe2(bg_pipe, O_CLOEXEC | O_NONBLOCK)) return -1;
+    if (!once++) pthread_atfork(0, 0, on_fork_child);
+    return 0;
+}
+/* The epoch thread. */
+P_FN int bg_start(void) {
     unsigned long t;
+    if (bg_prepare()) return -1;
     if (edgeprobe__thread_start(&t, bg_main, 0)) return -1; /* the program's signals are not ours to take */
     bg_thread = (pthread_t)t;
     bg_started = 1;
-    if (!once++) pthread_atfork(0, 0, on_fork_child);
     return 0;
 }
 /* The first epoch's tick, after the calibration. A thread's look at its
@@ -3099,7 +3535,7 @@ __attribute__((constructor(101))) NOI void edgeprobe_profiler_start(void) {
     edgeprobe__ctl_ext = prof_request; /* `edgeprobe prof --report-now PID`, with EDGEPROBE_CONTROL=1 */
     adopt_functions();
     first_tick(); /* the first epoch starts with the windows open */
-    if (bg_start() == 0) {
+    if (inline_start() == 0 || bg_start() == 0) {
         if (pid == (long)getpid()) catch_stop_signals();
     } else {
         fprintf(stderr, "edgeprobe profiler: no background thread; probes will not re-open\n");
@@ -3640,8 +4076,10 @@ P_FN void disarm_all(void) {
 }
 P_FN void stop_sampling(run_totals *rt) {
     prof_running = 0;
+    inline_end();
     read_clocks(rt);
     if (bg_tid) rt->bg_cpu_ns = (double)thread_cpu_ns(bg_tid); /* before it ends */
+    rt->bg_cpu_ns += (double)inline_ticks * rt->ns_per_tick;
     if (bg_started && !pthread_equal(pthread_self(), bg_thread)) {
         unsigned char stop = BG_WAKE_STOP;
         while (write(bg_pipe[1], &stop, 1) != 1) sched_yield(); /* full of signal bytes: drains soon */
@@ -3780,9 +4218,20 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
             rt->toggles, rt->toggles / rt->secs, rt->toggle_calls, rt->toggle_errors, rt->toggle_busy, rt->toggle_ns / 1e6,
             100 * rt->toggle_ns / rt->cpu_ns, rt->app_toggle_ns / 1e6, (rt->toggle_ns - rt->app_toggle_ns) / 1e6);
     fprintf(o, "handler invocations: %llu (%.0f/s); samples: %llu (%.0f/s); exits ignored: %llu unmatched, "
-               "%llu stale; stack overflows: %llu; epochs: %llu (the epoch thread: %.2f ms CPU = %.3f%%)\n",
+               "%llu stale; stack overflows: %llu; epochs: %llu ",
             rt->events, rt->events / rt->secs, rt->samples, rt->samples / rt->secs, rt->unmatched, rt->stale,
-            rt->overflow, bg_epochs, rt->bg_cpu_ns / 1e6, 100 * rt->bg_cpu_ns / rt->cpu_ns);
+            rt->overflow, bg_epochs);
+    if (inline_used)
+        fprintf(o, "(on the program's thread: %llu parts, %llu put off to a safe point%s; ", inline_parts,
+                inline_retries, bg_tid ? ", then the epoch thread" : "");
+    else
+        fprintf(o, "(");
+    fprintf(o, "%s: %.2f ms CPU = %.3f%%)\n", inline_used && !bg_tid ? "their time" : "the epoch thread",
+            rt->bg_cpu_ns / 1e6, 100 * rt->bg_cpu_ns / rt->cpu_ns);
+    if (inline_used && inline_retries > 4 * inline_parts + 50) /* (INLINE EPOCHS) */
+        fprintf(o, "note: the program's thread was seldom at a safe point for the epochs (inside libc or the "
+                   "profiler): %llu parts, %llu put off; the epochs were long and the estimates rough; "
+                   "--epochs thread suits this program\n", inline_parts, inline_retries);
     if (fentry_mode)
         fprintf(o, "profiler's own cost per event, taken out of latencies and counting intervals: handlers as "
                    "measured, plus trampolines %llu ticks (entry) and %llu (exit), %llu inside a timed call; "

@@ -34,6 +34,7 @@
 /* The pid the command forked: a child the program starts (same LD_PRELOAD,
  * another pid) leaves the agent idle. */
 #define PROF_ENV_PID "EDGEPROBE_PROF_PID"
+#define PROF_ENV_EPOCHS "EDGEPROBE_PROF_EPOCHS" /* inline: on the program's thread (agent: INLINE EPOCHS) */
 
 #define PROF_DEFAULT_K 10        /* samples per function per window */
 #define PROF_DEFAULT_SETTLE 0    /* a function's samples after which its windows take K / 5; 0: never */

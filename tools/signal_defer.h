@@ -21,6 +21,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <pty.h>
 #include <ucontext.h>
@@ -65,6 +66,10 @@ DEFER_NO_INSTR static int defer_resolve(void) {
 }
 __attribute__((constructor(101))) DEFER_NO_INSTR static void defer_start(void) { defer_resolve(); }
 
+/* Called with each signal the program sets an action for, before it is
+ * set (the profiler's INLINE EPOCHS give theirs up); may be left 0. */
+static void (*defer_program_sets)(int sig);
+
 /* Signals whose handlers are left as the program sets them. */
 DEFER_NO_INSTR static int defer_never(int sig) {
     return sig < 1 || sig >= DEFER_SIGNALS || sig == SIGKILL || sig == SIGSTOP || sig == SIGSEGV || sig == SIGBUS ||
@@ -95,9 +100,73 @@ DEFER_NO_INSTR static int defer_reset(int sig, defer_handler *h, siginfo_t *info
     return 1;
 }
 
+/* PROGRAM HANDLERS UNDER WAY: the frames of the wrappers running the
+ * program's handlers on this thread, outermost first. A handler may have
+ * interrupted anything (malloc, the loader), so code that runs inside one
+ * is no safe point for work that calls into libc (the profiler's INLINE
+ * EPOCHS). A wrapper's return takes its own entry and any pushed after it
+ * (by nested handlers left by longjmp). A handler left by longjmp for good
+ * is seen at the next signal: code a signal interrupts runs below the
+ * frames of the handlers it is inside, on the same stack; a frame on the
+ * alternate signal stack is left when that code is not on it (nested
+ * handlers on the normal stack, inside one on the alternate stack, do not
+ * run: the kernel stays on the alternate stack). */
+#define DEFER_FRAMES 16
+static __thread uintptr_t defer_frames[DEFER_FRAMES];
+static __thread unsigned defer_nframes; /* beyond DEFER_FRAMES: counted, not kept */
+/* The stack pointer of the code a signal interrupted. */
+DEFER_NO_INSTR static uintptr_t defer_uc_sp(const ucontext_t *uc) {
+#if defined(__x86_64__)
+    return (uintptr_t)uc->uc_mcontext.gregs[15]; /* REG_RSP, named only under _GNU_SOURCE */
+#elif defined(__aarch64__)
+    return (uintptr_t)uc->uc_mcontext.sp;
+#else
+    (void)uc;
+    return 0; /* no frame seen as left */
+#endif
+}
+/* The alternate signal stack's bounds ([0, 0) if none). */
+DEFER_NO_INSTR static void defer_altstack(uintptr_t *lo, uintptr_t *hi) {
+    stack_t ss;
+    *lo = *hi = 0;
+    if (sigaltstack(0, &ss) == 0 && !(ss.ss_flags & SS_DISABLE))
+        *lo = (uintptr_t)ss.ss_sp, *hi = *lo + ss.ss_size;
+}
+/* Push this wrapper's frame; returns its slot for defer_frame_pop. */
+DEFER_NO_INSTR static unsigned defer_frame_push(uintptr_t frame, uintptr_t interrupted_sp) {
+    uintptr_t lo, hi;
+    unsigned slot;
+    defer_altstack(&lo, &hi);
+    while (defer_nframes && defer_nframes <= DEFER_FRAMES) {
+        uintptr_t top = defer_frames[defer_nframes - 1];
+        int top_alt = top >= lo && top < hi, sp_alt = interrupted_sp >= lo && interrupted_sp < hi;
+        if (!((top_alt && !sp_alt) || (top_alt == sp_alt && top < interrupted_sp))) break;
+        defer_nframes--; /* left by longjmp */
+    }
+    slot = defer_nframes;
+    if (slot < DEFER_FRAMES) defer_frames[slot] = frame;
+    defer_nframes++;
+    return slot;
+}
+DEFER_NO_INSTR static void defer_frame_pop(unsigned slot) {
+    if (slot < defer_nframes) defer_nframes = slot;
+}
+/* Whether code running with stack pointer sp on this thread (interrupted
+ * by a signal) may be inside a program's handler. Frames on the alternate
+ * signal stack [alt, alt_end) are left out when sp is not on it (the
+ * caller checks that). */
+__attribute__((unused)) DEFER_NO_INSTR static int defer_in_program_handler(uintptr_t sp, uintptr_t alt, uintptr_t alt_end) {
+    unsigned i;
+    if (defer_nframes > DEFER_FRAMES) return 1;
+    for (i = 0; i < defer_nframes; i++)
+        if (sp < defer_frames[i] && !(defer_frames[i] >= alt && defer_frames[i] < alt_end)) return 1;
+    return 0;
+}
+
 DEFER_NO_INSTR static void defer_wrapper(int sig, siginfo_t *info, void *context) {
     ucontext_t *uc = (ucontext_t *)context;
     defer_handler *h;
+    unsigned slot;
     if (edgeprobe__signal_defer(sig, info, (unsigned long *)(void *)&uc->uc_sigmask)) return;
     h = __atomic_load_n(&defer_current[sig], __ATOMIC_ACQUIRE);
     if (!h) { /* set to default or ignore meanwhile: sent again, the kernel applies it */
@@ -108,10 +177,12 @@ DEFER_NO_INSTR static void defer_wrapper(int sig, siginfo_t *info, void *context
     }
     if ((h->flags & SA_RESETHAND) && !defer_reset(sig, h, info)) return;
     if (h->unblock) edgeprobe__sigmask_change(EDGEPROBE__SIG_UNBLOCK, 1ul << (sig - 1)); /* SA_NODEFER, from here */
+    slot = defer_frame_push((uintptr_t)__builtin_frame_address(0), defer_uc_sp(uc));
     if (h->flags & SA_SIGINFO)
         ((void (*)(int, siginfo_t *, void *))h->fn)(sig, info, context);
     else
         ((void (*)(int))h->fn)(sig);
+    defer_frame_pop(slot);
 }
 
 DEFER_NO_INSTR int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
@@ -123,6 +194,7 @@ DEFER_NO_INSTR int sigaction(int sig, const struct sigaction *act, struct sigact
         return -1;
     }
     if (defer_never(sig)) return defer_real_sigaction(sig, act, old);
+    if (act && defer_program_sets) defer_program_sets(sig);
     was = __atomic_load_n(&defer_current[sig], __ATOMIC_ACQUIRE);
     if (act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN) {
         h = &defer_slots[sig][was == &defer_slots[sig][0]];
@@ -162,6 +234,7 @@ DEFER_NO_INSTR static defer_fn defer_signal_via(int which, int sig, defer_fn fn)
         return SIG_ERR;
     }
     if (defer_never(sig)) return defer_real_signal[which](sig, fn);
+    if (defer_program_sets) defer_program_sets(sig);
     was = __atomic_load_n(&defer_current[sig], __ATOMIC_ACQUIRE);
     if ((old = defer_real_signal[which](sig, fn)) == SIG_ERR) return old;
     if (defer_real_sigaction(sig, 0, &now) == 0) {

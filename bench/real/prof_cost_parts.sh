@@ -16,6 +16,10 @@
 #   least   `prof -k 1 --count-budget 0 --epoch 100`: the least sampling the
 #           agent does (its call estimates are far off: README)
 #   default `prof`
+#   inline  `prof --epochs inline`: the default's profile, its epochs run on
+#           the program's thread (the agent's INLINE EPOCHS)
+#   epoch20 `prof --epoch 20`: the default's, at the epochs' length inline
+#           ones reach on a kernel ticking at 250 Hz (4 parts of a tick)
 #   exact   `prof --exact-calls`
 #   lib-NAME `prof` with the profiler library $PROF_PARTS_LIB_DIR/NAME.so
 #           (an A/B of two builds: bench/real/common.sh base_agent)
@@ -75,6 +79,8 @@ prefix() {
     light) echo "$EP prof -q -o /dev/null -k 1 --count-budget 0 --" ;;
     least) echo "$EP prof -q -o /dev/null -k 1 --count-budget 0 --epoch 100 --" ;;
     default) echo "$EP prof -q -o /dev/null --" ;;
+    inline) echo "$EP prof -q -o /dev/null --epochs inline --" ;;
+    epoch20) echo "$EP prof -q -o /dev/null --epoch 20 --" ;;
     exact) echo "$EP prof -q -o /dev/null --exact-calls --" ;;
     lib-*) [[ -f ${PROF_PARTS_LIB_DIR:-}/${1#lib-}.so ]] &&
         echo "env EDGEPROBE_PROF_LIB=$PROF_PARTS_LIB_DIR/${1#lib-}.so $EP prof -q -o /dev/null --" ;;

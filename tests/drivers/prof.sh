@@ -1170,3 +1170,215 @@ prof_longjmp_frames() {
         }' "$d/settled.txt"
 }
 case_ prof-longjmp-frames prof_longjmp_frames
+
+# --epochs inline (the agent's INLINE EPOCHS): a program of one thread
+# keeps it. tests/prof/inline.c calls inl_hot and inl_cold for 600 ms with
+# blocking calls between: inline, glibc still reads one thread and the
+# process has one, no blocking call returned EINTR, the epochs ran on the
+# thread (parts and epochs counted in the report) and reopened the windows
+# (more samples than three windows' K); with the epoch thread (the same
+# run, --epochs thread), glibc reads two threads, so the check can tell.
+prof_inline_epochs() {
+    local d="$B/prof-inline-epochs" how out
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/inline.c -pthread -o "$d/inline" || return 1
+    for how in inline thread; do
+        out=$(timeout -s KILL 60 ./build/edgeprobe prof -q --epochs $how -k 5 -o "$d/report-$how.txt" -- \
+            "./$d/inline" busy 600) || { echo "FAIL $how: status $?"; return 1; }
+        echo "$how: $out"
+        grep -o 'epochs: .*' "$d/report-$how.txt"
+        awk -v how=$how -v out="$out" '
+            BEGIN { split(out, o, " "); single = o[2]; tasks = o[4]; eintr = o[6] }
+            /epochs: / { for (i = 1; i <= NF; i++) { if ($i == "epochs:") epochs = $(i + 1) + 0
+                                                     if ($i == "parts,") parts = $(i - 1) + 0 } }
+            $1 == "inl_hot" { hot = $2 }
+            END { want1 = how == "inline" ? 1 : 0; want_tasks = how == "inline" ? 1 : 2
+                  bad = single != want1 || tasks != want_tasks || eintr != 0 || hot < 15 || epochs < 5
+                  if (how == "inline") bad = bad || parts < 10
+                  printf "%s %s: single %s tasks %s eintr %s; epochs %d, parts %d; inl_hot sampled %d\n",
+                         bad ? "FAIL" : "ok", how, single, tasks, eintr, epochs, parts, hot
+                  exit bad }' "$d/report-$how.txt" || return 1
+    done
+}
+case_ prof-inline-epochs prof_inline_epochs
+
+# The program starts threads after a third of its run, and main waits in
+# pthread_join: the epochs go to an epoch thread at the first
+# pthread_create, which reopens the workers' windows (inl_worker sampled in
+# more than three windows of K = 5).
+prof_inline_to_thread() {
+    local d="$B/prof-inline-to-thread" out
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/inline.c -pthread -o "$d/inline" || return 1
+    out=$(timeout -s KILL 60 ./build/edgeprobe prof -q --epochs inline -k 5 -o "$d/report.txt" -- \
+        "./$d/inline" threads 600) || { echo "FAIL status $?"; return 1; }
+    echo "$out"
+    grep -o 'epochs: .*' "$d/report.txt"
+    grep -q "then the epoch thread" "$d/report.txt" || { echo "FAIL the epochs did not go to a thread"; return 1; }
+    awk '$1 == "inl_worker" { w = $2 }
+         END { printf "%s inl_worker sampled %d\n", (w >= 15) ? "ok" : "FAIL", w; exit w < 15 }' "$d/report.txt"
+}
+case_ prof-inline-to-thread prof_inline_to_thread
+
+# SIGTERM reaches a program whose thread waits in read(): the report is
+# written in the signal's handler (inside a blocking call's wrapper), and
+# the program ends by the signal.
+prof_inline_sigterm_waiting() {
+    local d="$B/prof-inline-sigterm-waiting" cmd child= rc i dog
+    mkdir -p "$d"
+    rm -f "$d/report.txt" "$d/stdin"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/inline.c -pthread -o "$d/inline" || return 1
+    mkfifo "$d/stdin" && exec 9<>"$d/stdin" || return 1 # a writer that never writes: read() waits
+    ./build/edgeprobe prof --epochs inline -o "$d/report.txt" -- "./$d/inline" wait <"$d/stdin" 2>"$d/prof.err" &
+    cmd=$!
+    for i in $(seq 100); do child=$(pgrep -P "$cmd") && break; sleep 0.1; done
+    [[ -n $child ]] || { exec 9>&-; kill "$cmd"; echo "FAIL no program started"; return 1; }
+    sleep 1
+    (sleep 30; kill -KILL "$child" 2>/dev/null) &
+    dog=$!
+    kill -TERM "$child"
+    wait "$cmd"
+    rc=$?
+    kill "$dog" 2>/dev/null
+    exec 9>&-
+    cat "$d/prof.err"
+    grep -o 'epochs: .*' "$d/report.txt"
+    [[ $rc -eq 143 ]] || { echo "FAIL status $rc, not 143"; return 1; }
+    grep -q '^inl_hot ' "$d/report.txt" && grep -q '^edgeprobe-prof-summary:' "$d/report.txt" ||
+        { echo "FAIL no report after SIGTERM"; return 1; }
+    grep -q 'on the program.s thread' "$d/report.txt" || { echo "FAIL the epochs were not inline"; return 1; }
+    echo "ok report written, status $rc"
+    # and in a call that blocks outside the wrappers of reads and sleeps: a
+    # FIFO's open (the review: no report after 7 s)
+    rm -f "$d/report-fifo.txt" "$d/fifo"
+    mkfifo "$d/fifo" || return 1
+    ./build/edgeprobe prof -q --epochs inline -o "$d/report-fifo.txt" -- "./$d/inline" fifo "$d/fifo" \
+        2>"$d/prof-fifo.err" &
+    cmd=$!
+    child=
+    for i in $(seq 100); do child=$(pgrep -P "$cmd") && break; sleep 0.1; done
+    [[ -n $child ]] || { kill "$cmd"; echo "FAIL no program started"; return 1; }
+    sleep 1
+    kill -TERM "$child"
+    wait "$cmd"
+    rc=$?
+    cat "$d/prof-fifo.err"
+    [[ $rc -eq 143 ]] && grep -q '^edgeprobe-prof-summary:' "$d/report-fifo.txt" ||
+        { echo "FAIL fifo: status $rc, no report"; return 1; }
+    echo "ok fifo: report written, status $rc"
+}
+case_ prof-inline-sigterm-waiting prof_inline_sigterm_waiting
+
+# The signal and fork cases above, and the known-truth program's, with the
+# epochs on the program's thread (each in its own directory).
+prof_inline() {
+    local B="$B/inline"
+    EDGEPROBE_PROF_EPOCHS=inline "$@"
+}
+case_ prof-inline-siglongjmp prof_inline prof_siglongjmp
+case_ prof-inline-first-hits-siglongjmp prof_inline prof_first_hits_siglongjmp
+case_ prof-inline-fork-signals prof_inline prof_fork_signals
+case_ prof-inline-oneshot-flood prof_inline prof_oneshot_flood
+case_ prof-inline-in-loader prof_inline prof_in_loader
+case_ prof-inline-truth-1thread prof_inline prof_truth 1 8000
+case_ prof-inline-report-on-sigterm prof_inline prof_stop_signal TERM 143
+case_ prof-inline-fork prof_inline prof_fork
+
+# An allocator built into the executable: no point of its text is safe for
+# the epochs (they call malloc), so they run on an epoch thread, and the
+# command says why.
+prof_inline_own_malloc() {
+    local d="$B/prof-inline-own-malloc"
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/own_malloc.c -o "$d/own_malloc" || return 1
+    timeout -s KILL 60 ./build/edgeprobe prof -q --epochs inline -o "$d/report.txt" -- "./$d/own_malloc" \
+        >"$d/out.txt" 2>"$d/err.txt" || { echo "FAIL status $?"; cat "$d/err.txt"; return 1; }
+    cat "$d/out.txt" "$d/err.txt"
+    grep -o 'epochs: .*' "$d/report.txt"
+    grep -q 'epochs inline: the program.s own text holds its allocator' "$d/err.txt" ||
+        { echo "FAIL no word of the allocator"; return 1; }
+    grep -q 'epochs: [0-9]* (the epoch thread' "$d/report.txt" && grep -q '^own_work ' "$d/report.txt" ||
+        { echo "FAIL the epochs were not on a thread"; return 1; }
+    echo "ok epochs on a thread"
+}
+case_ prof-inline-own-malloc prof_inline_own_malloc
+
+# A thread that runs with 16 KiB of its stack left (ulimit -s 512): the
+# epochs' parts, which take more than that, run on the profiler's own stack
+# (OWN STACK; on the thread's, 3 runs of 3 ended by SIGSEGV). The same run
+# with the epoch thread shows the handlers fit.
+prof_inline_deep_stack() {
+    local d="$B/prof-inline-deep-stack" how out rc
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/deep_stack.c -o "$d/deep_stack" || return 1
+    for how in thread inline; do
+        out=$(ulimit -s 512 && timeout -s KILL 60 ./build/edgeprobe prof -q --epochs $how -o "$d/report-$how.txt" -- \
+            "./$d/deep_stack" 16384 400)
+        rc=$?
+        echo "$how: status $rc, $out; $(grep -o 'epochs: [0-9]* ([^;]*' "$d/report-$how.txt")"
+        [[ $rc -eq 0 && $out == depth* ]] || { echo "FAIL $how: status $rc"; return 1; }
+    done
+    grep -q "epochs: [0-9]* (on the program.s thread: [1-9]" "$d/report-inline.txt" ||
+        { echo "FAIL no part ran on the program's thread"; return 1; }
+}
+case_ prof-inline-deep-stack prof_inline_deep_stack
+
+# Programs that broke --epochs inline in an independent review
+# (tests/prof/inline.c): every signal reset to its default (the
+# profiler's signal killed the program), one handler for every signal, every
+# signal blocked and taken by sigtimedwait (the program got the profiler's
+# signal, and no epoch ran), and threads the profiler's pthread_create does
+# not make (C11 threads, a SIGEV_THREAD timer's) while main waits (their
+# functions were sampled in one window). Each must exit 0, print "done 0",
+# and, with threads, have inl_worker sampled in more than three windows of 5.
+prof_inline_hostile() {
+    local d="$B/prof-inline-hostile" mode out rc bad=0
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/inline.c -pthread \
+        -o "$d/inline" || return 1
+    for mode in reset catchall sigwait c11 sigev; do
+        out=$(timeout -s KILL 60 ./build/edgeprobe prof -q --epochs inline -k 5 -o "$d/report-$mode.txt" -- \
+            "./$d/inline" $mode 2>"$d/err-$mode.txt")
+        rc=$?
+        awk -v mode=$mode -v out="$out" -v rc=$rc '
+            $1 == "inl_worker" { w = $2 }
+            END { bad = rc != 0 || out != "done 0" || ((mode == "c11" || mode == "sigev") && w < 15)
+                  printf "%s %s: status %d, \"%s\", inl_worker sampled %d\n", bad ? "FAIL" : "ok", mode, rc, out, w
+                  exit bad }' "$d/report-$mode.txt" || { bad=1; cat "$d/err-$mode.txt"; }
+    done
+    return $bad
+}
+case_ prof-inline-hostile prof_inline_hostile
+
+# SIGTERM to a program that allocates under a SIGALRM handler, which raises
+# a signal handled on an alternate stack above it: the report must not be
+# written inside the SIGALRM handler (it may have interrupted malloc; the
+# review: 6 of 12 runs aborted in malloc, no report). 4 runs, each ended by
+# SIGTERM with a report.
+prof_inline_sigterm_altstack() {
+    local d="$B/prof-inline-sigterm-altstack" cmd child rc i run bad=0
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/inline.c -pthread \
+        -o "$d/inline" || return 1
+    for run in 1 2 3 4; do
+        rm -f "$d/report.txt"
+        timeout -s KILL 60 ./build/edgeprobe prof -q --epochs inline -o "$d/report.txt" -- "./$d/inline" \
+            altstack 2>"$d/err.txt" &
+        cmd=$!
+        child=
+        for i in $(seq 100); do child=$(pgrep -f "^./$d/inline altstack") && break; sleep 0.05; done
+        sleep 1
+        [[ -n $child ]] && kill -TERM $child
+        wait $cmd
+        rc=$?
+        if [[ $rc -eq 143 ]] && grep -q '^edgeprobe-prof-summary:' "$d/report.txt"; then
+            echo "ok run $run: status 143, report written"
+        else
+            echo "FAIL run $run: status $rc, report $( [[ -s $d/report.txt ]] && echo partial || echo none)"
+            cat "$d/err.txt"
+            bad=1
+        fi
+    done
+    return $bad
+}
+case_ prof-inline-sigterm-altstack prof_inline_sigterm_altstack
