@@ -29,7 +29,9 @@ base_agent() {
     local base=$1 out=$2 f
     shift 2
     mkdir -p "$out/base"
-    for f in include/edgeprobe.h tools/prof_agent.c tools/prof_common.h; do git show "$base:$f" >"$out/base/${f##*/}"; done
+    for f in include/edgeprobe.h tools/prof_agent.c tools/prof_common.h tools/signal_defer.h; do
+        git show "$base:$f" >"$out/base/${f##*/}" 2>/dev/null || rm -f "$out/base/${f##*/}" # (signal_defer.h: since 2026-11-27)
+    done
     cc -O2 -Wall -Wextra "$@" -I"$out/base" -fPIC -shared "$out/base/prof_agent.c" -o "$out/agent-base.so" -pthread -ldl
 }
 
