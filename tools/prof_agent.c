@@ -3039,16 +3039,22 @@ P_FN void catch_stop_signals(void) {
  * the latencies of the calls it interrupted, and out of the thread's own
  * time in counting intervals.
  *
- * The program's first pthread_create (this library's, which the dynamic
- * linker finds first) hands the epochs to an epoch thread before the new
- * thread starts: one thread's clock no longer measures the process, and
- * the thread may wait in pthread_join. A thread libc makes itself is seen at
- * the next part. A stop signal (SIGTERM, SIGINT) writes the report in its
- * handler, at a safe point or inside one of the wrappers of blocking system
- * calls (a thread waiting in read holds nothing the report takes); else a
- * wall-clock timer tries again every INLINE_RETRY_US, for up to
- * INLINE_STOP_TRIES times. EDGEPROBE_PROF_EPOCHS=thread (`--epoch-thread`)
- * keeps the epoch thread. */
+ * A part runs on the profiler's own stack (OWN STACK).
+ *
+ * The epochs go to an epoch thread, for good, at the program's first
+ * pthread_create (this library's, which the dynamic linker finds first),
+ * before the new thread starts: one thread's clock no longer measures the
+ * process, and the thread may wait in pthread_join. A thread made otherwise
+ * (thrd_create, a SIGEV_THREAD timer's) hands them over at its first event,
+ * or the next part finds glibc's flag cleared; so does the program's own
+ * action for INLINE_SIGNAL. Its masks and waits leave INLINE_SIGNAL out
+ * (MASKS AND WAITS). A stop signal (SIGTERM, SIGINT) writes the report in
+ * its handler, at a safe point or where the thread was blocked in a system
+ * call (inline_in_blocking_call: it holds nothing the report takes); else a
+ * wall-clock timer tries again every INLINE_RETRY_US, for
+ * INLINE_STOP_SECONDS. Chosen by EDGEPROBE_PROF_EPOCHS=inline (`--epochs
+ * inline`); not the default: its epochs are longer, and its estimates
+ * rougher (RESULTS-real, seventeenth session). */
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35)) /* (the agent: x86-64) */
 #include <gnu/libc-version.h>
 #include <sys/auxv.h>
@@ -3115,15 +3121,11 @@ P_FN int inline_safe(const ucontext_t *uc, int blocked_ok) {
     uintptr_t pc = uc_pc(uc);
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
     edgeprobe__reader *rd = edgeprobe__reader_tls();
-    stack_t alt;
-    uintptr_t alt_lo = 0, alt_hi = 0;
+    uintptr_t alt_lo, alt_hi;
     if (!inline_in_program_text(pc) && !(blocked_ok && inline_in_blocking_call(uc))) return 0;
     if ((rd && (rd->depth || rd->guarded)) || (my_ts && my_ts->inside)) return 0;
     if (r && edgeprobe__lock_maybe_mine(&r->lock)) return 0;
-    if (sigaltstack(0, &alt) == 0 && !(alt.ss_flags & SS_DISABLE)) {
-        if (alt.ss_flags & SS_ONSTACK) return 0; /* a handler's stack */
-        alt_lo = (uintptr_t)alt.ss_sp, alt_hi = alt_lo + alt.ss_size;
-    }
+    if (defer_altstack(&alt_lo, &alt_hi)) return 0; /* on a handler's stack */
     return !defer_in_program_handler(defer_uc_sp(uc), alt_lo, alt_hi);
 }
 /* One shot of timer in us (CPU time of the thread, or wall time). */
@@ -3163,9 +3165,9 @@ __attribute__((noinline)) NOI static void inline_on_own_stack(void (*fn)(void)) 
                        "xmm14", "xmm15", "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)", "memory",
                        "cc");
 }
-/* The epochs go to an epoch thread (the program starts a thread), for good. */
 static long inline_tid;       /* the program's thread */
 static int inline_part_busy;  /* a part runs on it */
+/* The epochs go to an epoch thread, for good. */
 P_FN void epochs_to_thread(void) {
     if (!__atomic_exchange_n(&inline_on, 0, __ATOMIC_SEQ_CST)) return;
     timer_delete(inline_timer); /* a tick already sent finds inline_on 0 */
@@ -3247,10 +3249,9 @@ NOI void on_inline_signal(int sig, siginfo_t *info, void *context) {
     }
     errno = saved;
 }
-/* The objects no part may interrupt, and the blocking calls' wrappers. 0
- * when the program's own text is one of those objects: this library linked
- * in, or an allocator built into the executable (no point of it would be
- * safe). */
+/* The objects no part may interrupt. 0 when the program's own text is one
+ * of those objects: this library linked in, or an allocator built into the
+ * executable (no point of it would be safe). */
 P_FN int inline_objects(void) {
     void *program = inline_object((void *)getauxval(AT_ENTRY));
     unsigned i;
@@ -3305,6 +3306,7 @@ P_FN int inline_start(void) {
     inline_used = 1;
     inline_tid = syscall(SYS_gettid);
     defer_program_sets = inline_program_sets;
+    __atomic_store_n(&defer_track_frames, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&inline_on, 1, __ATOMIC_RELEASE);
     inline_arm(inline_timer, epoch_part_us());
     return 0;

@@ -104,7 +104,8 @@ DEFER_NO_INSTR static int defer_reset(int sig, defer_handler *h, siginfo_t *info
  * program's handlers on this thread, outermost first. A handler may have
  * interrupted anything (malloc, the loader), so code that runs inside one
  * is no safe point for work that calls into libc (the profiler's INLINE
- * EPOCHS). A wrapper's return takes its own entry and any pushed after it
+ * EPOCHS, which set defer_track_frames). A wrapper's return takes its own
+ * entry and any pushed after it
  * (by nested handlers left by longjmp). A handler left by longjmp for good
  * is seen at the next signal: code a signal interrupts runs below the
  * frames of the handlers it is inside, on the same stack; a frame on the
@@ -114,6 +115,7 @@ DEFER_NO_INSTR static int defer_reset(int sig, defer_handler *h, siginfo_t *info
 #define DEFER_FRAMES 16
 static __thread uintptr_t defer_frames[DEFER_FRAMES];
 static __thread unsigned defer_nframes; /* beyond DEFER_FRAMES: counted, not kept */
+static int defer_track_frames;          /* set by their one user (the profiler's INLINE EPOCHS) */
 /* The stack pointer of the code a signal interrupted. */
 DEFER_NO_INSTR static uintptr_t defer_uc_sp(const ucontext_t *uc) {
 #if defined(__x86_64__)
@@ -125,18 +127,20 @@ DEFER_NO_INSTR static uintptr_t defer_uc_sp(const ucontext_t *uc) {
     return 0; /* no frame seen as left */
 #endif
 }
-/* The alternate signal stack's bounds ([0, 0) if none). */
-DEFER_NO_INSTR static void defer_altstack(uintptr_t *lo, uintptr_t *hi) {
+/* The alternate signal stack's bounds ([0, 0) if none); 1 if this thread
+ * runs on it now. */
+__attribute__((unused)) DEFER_NO_INSTR static int defer_altstack(uintptr_t *lo, uintptr_t *hi) {
     stack_t ss;
     *lo = *hi = 0;
-    if (sigaltstack(0, &ss) == 0 && !(ss.ss_flags & SS_DISABLE))
-        *lo = (uintptr_t)ss.ss_sp, *hi = *lo + ss.ss_size;
+    if (sigaltstack(0, &ss) || (ss.ss_flags & SS_DISABLE)) return 0;
+    *lo = (uintptr_t)ss.ss_sp, *hi = *lo + ss.ss_size;
+    return (ss.ss_flags & SS_ONSTACK) != 0;
 }
 /* Push this wrapper's frame; returns its slot for defer_frame_pop. */
 DEFER_NO_INSTR static unsigned defer_frame_push(uintptr_t frame, uintptr_t interrupted_sp) {
     uintptr_t lo, hi;
     unsigned slot;
-    defer_altstack(&lo, &hi);
+    if (defer_nframes) defer_altstack(&lo, &hi);
     while (defer_nframes && defer_nframes <= DEFER_FRAMES) {
         uintptr_t top = defer_frames[defer_nframes - 1];
         int top_alt = top >= lo && top < hi, sp_alt = interrupted_sp >= lo && interrupted_sp < hi;
@@ -166,7 +170,8 @@ __attribute__((unused)) DEFER_NO_INSTR static int defer_in_program_handler(uintp
 DEFER_NO_INSTR static void defer_wrapper(int sig, siginfo_t *info, void *context) {
     ucontext_t *uc = (ucontext_t *)context;
     defer_handler *h;
-    unsigned slot;
+    unsigned slot = 0;
+    int track;
     if (edgeprobe__signal_defer(sig, info, (unsigned long *)(void *)&uc->uc_sigmask)) return;
     h = __atomic_load_n(&defer_current[sig], __ATOMIC_ACQUIRE);
     if (!h) { /* set to default or ignore meanwhile: sent again, the kernel applies it */
@@ -177,12 +182,13 @@ DEFER_NO_INSTR static void defer_wrapper(int sig, siginfo_t *info, void *context
     }
     if ((h->flags & SA_RESETHAND) && !defer_reset(sig, h, info)) return;
     if (h->unblock) edgeprobe__sigmask_change(EDGEPROBE__SIG_UNBLOCK, 1ul << (sig - 1)); /* SA_NODEFER, from here */
-    slot = defer_frame_push((uintptr_t)__builtin_frame_address(0), defer_uc_sp(uc));
+    track = __atomic_load_n(&defer_track_frames, __ATOMIC_RELAXED);
+    if (track) slot = defer_frame_push((uintptr_t)__builtin_frame_address(0), defer_uc_sp(uc));
     if (h->flags & SA_SIGINFO)
         ((void (*)(int, siginfo_t *, void *))h->fn)(sig, info, context);
     else
         ((void (*)(int))h->fn)(sig);
-    defer_frame_pop(slot);
+    if (track) defer_frame_pop(slot);
 }
 
 DEFER_NO_INSTR int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {

@@ -625,26 +625,35 @@ case_ prof-phases prof_phases 4
 # still ends by that signal (the command returns 128 + N). The shell starts
 # background jobs with SIGINT ignored, and a program that ignores a signal
 # keeps it so: env gives the program SIGINT's default action.
-prof_stop_signal() {
-    local sig=$1 want=$2 d="$B/prof-signal-$1" cmd child= dog rc i
-    mkdir -p "$d"
-    rm -f "$d/report.txt"
-    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/truth.c -pthread -o "$d/truth" || return 1
-    env --default-signal=INT ./build/edgeprobe prof -o "$d/report.txt" -- "./$d/truth" 1 1000000000 "$d/never.txt" \
-        2>"$d/prof.err" &
+# prof_signalled SIG ERR COMMAND...: COMMAND (a `prof` that launches a
+# program) in the background, with the caller's stdin and SIGINT's default
+# action, its stderr to ERR; the program gets SIG after a second (KILL
+# after 30 more); the command's status in term_rc; ERR shown.
+prof_signalled() {
+    local sig=$1 err=$2 cmd child= i dog
+    shift 2
+    env --default-signal=INT "$@" <&0 2>"$err" &
     cmd=$!
-    for i in $(seq 100); do child=$(pgrep -P "$cmd") && break; sleep 0.1; done
+    for i in $(seq 100); do child=$(pgrep -P "$cmd") && break; sleep 0.05; done
     [[ -n $child ]] || { kill "$cmd"; echo "FAIL no program started"; return 1; }
     sleep 1
     (sleep 30; kill -KILL "$child" 2>/dev/null) &
     dog=$!
     kill -"$sig" "$child"
     wait "$cmd"
-    rc=$?
+    term_rc=$?
     kill "$dog" 2>/dev/null
-    cat "$d/prof.err"
+    cat "$err"
+}
+prof_stop_signal() {
+    local sig=$1 want=$2 d="$B/prof-signal-$1" term_rc
+    mkdir -p "$d"
+    rm -f "$d/report.txt"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/truth.c -pthread -o "$d/truth" || return 1
+    prof_signalled "$sig" "$d/prof.err" ./build/edgeprobe prof -o "$d/report.txt" -- "./$d/truth" 1 1000000000 \
+        "$d/never.txt" || return 1
     head -14 "$d/report.txt" 2>/dev/null
-    [[ $rc -eq $want ]] || { echo "FAIL status $rc, not $want"; return 1; }
+    [[ $term_rc -eq $want ]] || { echo "FAIL status $term_rc, not $want"; return 1; }
     grep -q '^truth_30k ' "$d/report.txt" && grep -q '^edgeprobe-prof-summary:' "$d/report.txt" &&
         grep -q 'report in' "$d/prof.err" || { echo "FAIL no report after SIG$sig"; return 1; }
 }
@@ -1226,49 +1235,34 @@ case_ prof-inline-to-thread prof_inline_to_thread
 # SIGTERM reaches a program whose thread waits in read(): the report is
 # written in the signal's handler (inside a blocking call's wrapper), and
 # the program ends by the signal.
+# prof_inline_term REPORT ERR PROGRAM ARGS...: PROGRAM under `prof --epochs
+# inline`, sent SIGTERM after a second (prof_signalled).
+prof_inline_term() {
+    local report=$1 err=$2
+    shift 2
+    rm -f "$report"
+    prof_signalled TERM "$err" ./build/edgeprobe prof -q --epochs inline -o "$report" -- "$@"
+}
 prof_inline_sigterm_waiting() {
-    local d="$B/prof-inline-sigterm-waiting" cmd child= rc i dog
+    local d="$B/prof-inline-sigterm-waiting" term_rc
     mkdir -p "$d"
-    rm -f "$d/report.txt" "$d/stdin"
+    rm -f "$d/stdin" "$d/fifo"
     prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/inline.c -pthread -o "$d/inline" || return 1
-    mkfifo "$d/stdin" && exec 9<>"$d/stdin" || return 1 # a writer that never writes: read() waits
-    ./build/edgeprobe prof --epochs inline -o "$d/report.txt" -- "./$d/inline" wait <"$d/stdin" 2>"$d/prof.err" &
-    cmd=$!
-    for i in $(seq 100); do child=$(pgrep -P "$cmd") && break; sleep 0.1; done
-    [[ -n $child ]] || { exec 9>&-; kill "$cmd"; echo "FAIL no program started"; return 1; }
-    sleep 1
-    (sleep 30; kill -KILL "$child" 2>/dev/null) &
-    dog=$!
-    kill -TERM "$child"
-    wait "$cmd"
-    rc=$?
-    kill "$dog" 2>/dev/null
+    mkfifo "$d/stdin" "$d/fifo" && exec 9<>"$d/stdin" || return 1 # a writer that never writes: read() waits
+    prof_inline_term "$d/report.txt" "$d/prof.err" "./$d/inline" wait <"$d/stdin" || { exec 9>&-; return 1; }
     exec 9>&-
-    cat "$d/prof.err"
     grep -o 'epochs: .*' "$d/report.txt"
-    [[ $rc -eq 143 ]] || { echo "FAIL status $rc, not 143"; return 1; }
+    [[ $term_rc -eq 143 ]] || { echo "FAIL status $term_rc, not 143"; return 1; }
     grep -q '^inl_hot ' "$d/report.txt" && grep -q '^edgeprobe-prof-summary:' "$d/report.txt" ||
         { echo "FAIL no report after SIGTERM"; return 1; }
     grep -q 'on the program.s thread' "$d/report.txt" || { echo "FAIL the epochs were not inline"; return 1; }
-    echo "ok report written, status $rc"
+    echo "ok read: report written, status $term_rc"
     # and in a call that blocks outside the wrappers of reads and sleeps: a
     # FIFO's open (the review: no report after 7 s)
-    rm -f "$d/report-fifo.txt" "$d/fifo"
-    mkfifo "$d/fifo" || return 1
-    ./build/edgeprobe prof -q --epochs inline -o "$d/report-fifo.txt" -- "./$d/inline" fifo "$d/fifo" \
-        2>"$d/prof-fifo.err" &
-    cmd=$!
-    child=
-    for i in $(seq 100); do child=$(pgrep -P "$cmd") && break; sleep 0.1; done
-    [[ -n $child ]] || { kill "$cmd"; echo "FAIL no program started"; return 1; }
-    sleep 1
-    kill -TERM "$child"
-    wait "$cmd"
-    rc=$?
-    cat "$d/prof-fifo.err"
-    [[ $rc -eq 143 ]] && grep -q '^edgeprobe-prof-summary:' "$d/report-fifo.txt" ||
-        { echo "FAIL fifo: status $rc, no report"; return 1; }
-    echo "ok fifo: report written, status $rc"
+    prof_inline_term "$d/report-fifo.txt" "$d/prof-fifo.err" "./$d/inline" fifo "$d/fifo" || return 1
+    [[ $term_rc -eq 143 ]] && grep -q '^edgeprobe-prof-summary:' "$d/report-fifo.txt" ||
+        { echo "FAIL fifo: status $term_rc, no report"; return 1; }
+    echo "ok fifo: report written, status $term_rc"
 }
 case_ prof-inline-sigterm-waiting prof_inline_sigterm_waiting
 
@@ -1359,26 +1353,16 @@ case_ prof-inline-hostile prof_inline_hostile
 # review: 6 of 12 runs aborted in malloc, no report). 4 runs, each ended by
 # SIGTERM with a report.
 prof_inline_sigterm_altstack() {
-    local d="$B/prof-inline-sigterm-altstack" cmd child rc i run bad=0
+    local d="$B/prof-inline-sigterm-altstack" run bad=0 term_rc
     mkdir -p "$d"
     prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/inline.c -pthread \
         -o "$d/inline" || return 1
     for run in 1 2 3 4; do
-        rm -f "$d/report.txt"
-        timeout -s KILL 60 ./build/edgeprobe prof -q --epochs inline -o "$d/report.txt" -- "./$d/inline" \
-            altstack 2>"$d/err.txt" &
-        cmd=$!
-        child=
-        for i in $(seq 100); do child=$(pgrep -f "^./$d/inline altstack") && break; sleep 0.05; done
-        sleep 1
-        [[ -n $child ]] && kill -TERM $child
-        wait $cmd
-        rc=$?
-        if [[ $rc -eq 143 ]] && grep -q '^edgeprobe-prof-summary:' "$d/report.txt"; then
+        prof_inline_term "$d/report.txt" "$d/err.txt" "./$d/inline" altstack || return 1
+        if [[ $term_rc -eq 143 ]] && grep -q '^edgeprobe-prof-summary:' "$d/report.txt"; then
             echo "ok run $run: status 143, report written"
         else
-            echo "FAIL run $run: status $rc, report $( [[ -s $d/report.txt ]] && echo partial || echo none)"
-            cat "$d/err.txt"
+            echo "FAIL run $run: status $term_rc, report $( [[ -s $d/report.txt ]] && echo partial || echo none)"
             bad=1
         fi
     done
