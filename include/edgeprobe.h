@@ -5967,23 +5967,48 @@ EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__func_enter(edgeprobe__root *r) {
  * profiler hooks only some calls) were dropped by nobody and filled the
  * stack: lua under `edgeprobe prof` lost 647,128 exits in 200,000 coroutine
  * switches. Done at every entry, before the handlers: one that reads the
- * depth (record --depth) sees the live frames only. A live frame on another
- * stack mapped less than the window below this one (a signal stack placed
- * there) would be dropped and its return would abort: stacks lie megabytes
- * apart in practice, and stacks switched in user space are not supported
- * with exit handlers in any case (the return trampoline's abort, below).
- * A signal handler that runs here meanwhile leaves the depth as it found
- * it, so the plain store is safe. */
+ * depth (record --depth) sees the live frames only.
+ *
+ * A signal handler on the alternate signal stack breaks the address order:
+ * that stack may lie just above the frames the signal interrupted (an array
+ * in main's frame, or a mapping made before the thread's stack, which the
+ * kernel then places right below it), and those frames are live. So before
+ * it drops anything, the scan asks the kernel once (sigaltstack) whether
+ * this code runs on the alternate stack; if it does, a frame outside that
+ * stack is live. The question costs a system call, asked only when a frame
+ * is about to go (a longjmp's leftovers: rare under sampling; once per
+ * coroutine switch when every call is recorded). Stacks switched in user
+ * space are not supported with exit handlers in any case (the return
+ * trampoline's abort, below). A signal handler that runs here meanwhile
+ * leaves the depth as it found it, so the plain store is safe. */
 #define EDGEPROBE__FUNC_SAME_STACK ((uintptr_t)256 << 10)
+/* The kernel's stack_t (x86-64 and aarch64 alike). */
+typedef struct edgeprobe__stack {
+    void *sp;
+    int flags; /* SS_ONSTACK 1, SS_DISABLE 2 */
+    size_t size;
+} edgeprobe__stack;
+/* The alternate signal stack this code runs on, as [*lo, *hi); [0, 0) if
+ * it runs on no such stack. */
+EDGEPROBE__FN void edgeprobe__signal_stack_here(uintptr_t *lo, uintptr_t *hi);
+EDGEPROBE__FN void edgeprobe__signal_stack_here(uintptr_t *lo, uintptr_t *hi) {
+    edgeprobe__stack ss;
+    *lo = *hi = 0;
+    if (edgeprobe__syscall3(131 /* sigaltstack */, 0, (long)&ss, 0) != 0 || !(ss.flags & 1 /* SS_ONSTACK */)) return;
+    *lo = (uintptr_t)ss.sp, *hi = *lo + ss.size;
+}
 EDGEPROBE__INLINE void edgeprobe__func_drop_dead(edgeprobe__func_thread *t, const uintptr_t *slot, uintptr_t ret_tramp) {
     unsigned d = t->depth;
-    uintptr_t at = (uintptr_t)slot;
+    uintptr_t at = (uintptr_t)slot, alt_lo = 0, alt_hi = 0;
     for (; d > 0; d--) {
         uintptr_t f = t->frames[d - 1].slot;
         if (f > at || at - f >= EDGEPROBE__FUNC_SAME_STACK || (f == at && *slot == ret_tramp)) break;
+        if (d == t->depth) edgeprobe__signal_stack_here(&alt_lo, &alt_hi); /* asked once, before the first goes */
+        if (alt_lo != alt_hi && (f < alt_lo || f >= alt_hi)) break; /* the interrupted code's: live */
     }
     if (d != t->depth) t->depth = d;
 }
+
 /* Called by the entry trampoline. */
 /* called from the trampolines' assembly: kept under LTO */
 EDGEPROBE__FN __attribute__((used)) void edgeprobe__func_entry_c(edgeprobe__func_point *fp, uint64_t *regs, uintptr_t *slot);

@@ -1911,10 +1911,14 @@ P_FN frame *timed_push(tstate *t, prof_func *f, uintptr_t slot, prof_func *tail_
  * frame kept marks every later sample of its function nested (a longjmp
  * out of 400 KiB of recursion, or a siglongjmp out of a handler on an
  * alternate stack mapped below the thread's, left `work` reading a total
- * of 0). What it drops that was live: frames of a stack below the one a
- * call runs on (a signal handler on an alternate stack above the thread's,
- * a coroutine's own stack above its scheduler's). What it cannot judge is
- * bounded by the stack: a full one is dropped whole (timed_push). */
+ * of 0). Within the header's window a timed call's frame is also the
+ * header's, which this entry has just judged: one the header kept is live
+ * (the code a signal handler on an alternate stack just above it
+ * interrupted, which used to lose its samples here). What it drops that
+ * was live: frames more than the window below the stack a call runs on (a
+ * handler's alternate stack mapped far above the thread's, a coroutine's
+ * stack above its scheduler's). What it cannot judge is bounded by the
+ * stack: a full one is dropped whole (timed_push). */
 static uintptr_t ret_tramp; /* the header's return trampoline, once known */
 P_FN int is_return_trampoline(uintptr_t a) {
     uintptr_t known = __atomic_load_n(&ret_tramp, __ATOMIC_RELAXED);
@@ -1926,6 +1930,15 @@ P_FN int is_return_trampoline(uintptr_t a) {
     }
     return a == known;
 }
+/* Whether the header's shadow stack kept a frame at `slot` among its
+ * newest, those below `at` (the entry at `at` has just dropped the dead). */
+P_FN int header_kept(uintptr_t slot, uintptr_t at) {
+    const edgeprobe__func_thread *ft = edgeprobe__func_thread_tls;
+    unsigned d = ft ? ft->depth : 0;
+    for (; d > 0 && ft->frames[d - 1].slot < at; d--)
+        if (ft->frames[d - 1].slot == slot) return 1;
+    return 0;
+}
 P_FN void drop_dead_timed(tstate *t, const edgeprobe_func_call *call) {
     int d = t->depth;
     uintptr_t at = call->slot;
@@ -1933,6 +1946,7 @@ P_FN void drop_dead_timed(tstate *t, const edgeprobe_func_call *call) {
         uintptr_t f = t->stack[d - 1].slot;
         if (!f || f > at || (f == at && is_return_trampoline(call->return_address)))
             break; /* the provider's frame; above this call, or its tail call: live */
+        if (at - f < EDGEPROBE__FUNC_SAME_STACK && header_kept(f, at)) break; /* the interrupted code's */
     }
     t->depth = d;
 }

@@ -1320,6 +1320,37 @@ prof_inline_deep_stack() {
 }
 case_ prof-inline-deep-stack prof_inline_deep_stack
 
+# Signal handlers on an alternate stack just above the frames they
+# interrupt (tests/prof/altstack_above.c: an array in a caller's frame; a
+# thread stack mapped right below it), calling probed functions: the
+# interrupted call's frame looks left by longjmp from there. The header
+# dropped it (every run aborted: "return trampoline reached with no frame
+# for it"), and, with that fixed, the profiler dropped its timed call (mean
+# 0). Each run must exit 0 with `interrupted`'s mean within 0.7-1.5 times
+# the program's own measure.
+prof_altstack_above() {
+    local d="$B/prof-altstack-above" where how out rc bad=0
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/altstack_above.c -pthread \
+        -o "$d/altstack_above" || return 1
+    for where in frame thread; do
+        for how in thread inline; do
+            out=$(timeout -s KILL 60 ./build/edgeprobe prof -q --epochs $how -o "$d/report-$where-$how.txt" -- \
+                "./$d/altstack_above" $where 300 2>"$d/err-$where-$how.txt")
+            rc=$?
+            awk -v run="$where/$how" -v out="$out" -v rc=$rc '
+                $1 == "interrupted" { sampled = $2; mean = $5 }
+                END { split(out, o, " "); r = o[3] > 0 ? mean / o[3] : 0
+                      bad = rc != 0 || o[1] != "interrupted" || sampled < 10 || r < 0.7 || r > 1.5
+                      printf "%s %s: status %d, \"%s\", report: sampled %d, mean %d ticks (%.2fx)\n",
+                             bad ? "FAIL" : "ok", run, rc, out, sampled, mean, r
+                      exit bad }' "$d/report-$where-$how.txt" || { bad=1; cat "$d/err-$where-$how.txt"; }
+        done
+    done
+    return $bad
+}
+case_ prof-altstack-above prof_altstack_above
+
 # Programs that broke --epochs inline in an independent review
 # (tests/prof/inline.c): every signal reset to its default (the
 # profiler's signal killed the program), one handler for every signal, every
