@@ -416,6 +416,7 @@ static uint64_t tick_tsc;
 static unsigned tick_seq;
 static __thread tstate *my_ts;
 static int inline_on; /* the epochs run on the program's thread (INLINE EPOCHS; launched only) */
+static int inline_perf = -1; /* their task-clock event's descriptor, or -1 (THE PARTS' CLOCK) */
 P_FN void inline_thread_seen(void);
 static tstate *ts_all;
 static tstate bg_ts; /* the background thread's counters */
@@ -1238,6 +1239,17 @@ static uint64_t all_cap = PROF_ALL_CAP_START;
 #define PROF_CPU_RECHECK 2000ull
 P_FN uint64_t thread_cpu_ns(long tid);
 static double ticks_per_ns;
+/* INLINE EPOCHS: the CPU clock of the thread a part runs on, as it stood
+ * when the part began (0: no part under way). The part's ticks are charged
+ * to the thread when it ends (add_ov), so every reading of that thread's
+ * clock inside the part is the one at its start: a count that the part
+ * started, read at the clock's later value and then charged the whole
+ * part, lost the part's time before its start twice from its span (lua's
+ * functions of 100,000 to 1,000,000 calls read 1.15 times their calls at
+ * the median). */
+static uint64_t part_cpu_ns;
+static long part_tid;
+P_FN uint64_t part_clock(long tid) { return tid == part_tid ? __atomic_load_n(&part_cpu_ns, __ATOMIC_RELAXED) : 0; }
 P_FN uint64_t own_since_check(const tstate *t, uint64_t now) {
     uint64_t wall = now > t->chk_tsc ? now - t->chk_tsc : 0, mine = t->ov - t->chk_ov;
     return t->chk_own + (wall > mine ? wall - mine : 0);
@@ -1272,7 +1284,9 @@ P_FN uint64_t own_look(tstate *t, uint64_t now, uint64_t cpu) {
  * calls). 0 when the clock cannot be read. */
 #define PROF_PREEMPTED 20000ull /* ticks: more, and a thread was preempted meanwhile */
 P_FN uint64_t own_cpu_at(const tstate *t, uint64_t at) {
-    uint64_t a = rdtsc(), cpu = thread_cpu_ns(t->tid), b = rdtsc();
+    uint64_t frozen = part_clock(t->tid), a, cpu, b;
+    if (frozen) return frozen;
+    a = rdtsc(), cpu = thread_cpu_ns(t->tid), b = rdtsc();
     /* Wall ticks are CPU ticks only if the thread was not preempted: a
      * span that long is left out (its CPU part is not known, and taking the
      * wall time out stopped the own clock for milliseconds on a loaded
@@ -2753,6 +2767,8 @@ P_FN void fold_function(prof_func *f, double own, unsigned nthreads, uint64_t no
 P_FN uint64_t thread_cpu_ns(long tid) {
     struct timespec ts;
     clockid_t id = (clockid_t)((~(unsigned long)tid << 3) | 6);
+    uint64_t frozen = part_clock(tid);
+    if (frozen) return frozen;
     if (clock_gettime(id, &ts)) return 0;
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
@@ -2994,6 +3010,8 @@ NOI void on_fork_child(void) {
     prof_mode = PROF_MODE_NONE;
     bg_started = 0;
     inline_on = 0; /* (a process's timers are not inherited) */
+    if (inline_perf >= 0) close(inline_perf); /* the parent's event: the copy is this child's own */
+    inline_perf = -1;
     for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         struct sigaction old;
         if (sigaction(sigs[i], 0, &old) == 0 && (void *)old.sa_sigaction == (void *)on_stop_signal)
@@ -3031,12 +3049,13 @@ P_FN void catch_stop_signals(void) {
  * eleventh session), and the flag cannot be set back (fifteenth). Its
  * wake-ups cost too (16-30 us each, mostly waking an idle vCPU). So a
  * launched program that has one thread when the profile starts gets no
- * epoch thread. A timer on its thread's CPU-time clock sends INLINE_SIGNAL
- * at every part of an epoch, and the handler runs the part there
- * (epoch_part). That clock advances only while the thread runs: a thread
- * blocked in read, poll or nanosleep is never interrupted for it, and none
- * of its calls returns EINTR because of it (bench/real/tick_eintr.c: 0 of
- * 600; a wall-clock timer, 200 of 300). The part runs at a safe point only
+ * epoch thread. A clock of its thread's CPU time (THE PARTS' CLOCK: the
+ * kernel's task-clock event, or a timer) sends INLINE_SIGNAL at every part
+ * of an epoch, and the handler runs the part there (epoch_part). That
+ * clock advances only while the thread runs: a thread blocked in read,
+ * poll or nanosleep is never interrupted for it, and none of its calls
+ * returns EINTR because of it (bench/real/tick_eintr.c: 0 of 600 with the
+ * timer; a wall-clock timer, 200 of 300). The part runs at a safe point only
  * (inline_safe):
  *   - the interrupted instruction is in the text of a loaded object other
  *     than libc, the loader, the vDSO and this library (_dl_find_object,
@@ -3067,11 +3086,13 @@ P_FN void catch_stop_signals(void) {
  * call (inline_in_blocking_call: it holds nothing the report takes); else a
  * wall-clock timer tries again every INLINE_RETRY_US, for
  * INLINE_STOP_SECONDS. Chosen by EDGEPROBE_PROF_EPOCHS=inline (`--epochs
- * inline`); not the default: its epochs are longer, and its estimates
- * rougher (RESULTS-real, seventeenth session). */
+ * inline`); not the default: its estimates are rougher (RESULTS-real,
+ * seventeenth and eighteenth sessions). */
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35)) /* (the agent: x86-64) */
 #include <gnu/libc-version.h>
+#include <linux/perf_event.h>
 #include <sys/auxv.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/single_threaded.h>
 #define INLINE_SIGNAL (SIGRTMAX - 7)
@@ -3082,8 +3103,10 @@ P_FN int bg_prepare(void);
 P_FN int bg_start(void);
 static timer_t inline_timer, inline_stop_timer;
 static int inline_used;                  /* the profile's epochs began on the program's thread */
+static int inline_event_used;            /* timed by the task-clock event (THE PARTS' CLOCK) */
 static volatile sig_atomic_t inline_stop_sig;
-static unsigned long long inline_parts, inline_retries, inline_ticks;
+static unsigned long long inline_parts, inline_retries, inline_ticks, inline_backstops;
+static long inline_tid; /* the program's thread */
 static int (*inline_find)(void *, struct dl_find_object *);
 /* The objects no part may interrupt (their map starts): libc, the loader,
  * the vDSO, this library, and those of an allocator the program brought
@@ -3150,6 +3173,96 @@ P_FN void inline_arm(timer_t timer, long us) {
     its.it_value.tv_nsec = us % 1000000 * 1000;
     timer_settime(timer, 0, &its, 0);
 }
+/* THE PARTS' CLOCK. A timer on the thread's CPU-time clock fires at the
+ * kernel's tick (250 Hz here): a part of 2.5 ms lasted 4-5 ms, and lua's
+ * estimates were rougher for it (within 10%: 37-40% of its functions,
+ * against 54-63% with the epoch thread). The kernel's task-clock event
+ * (perf_event_open, a software event) counts the same time with a
+ * high-resolution timer that runs only while the thread does; one overflow
+ * (PERF_EVENT_IOC_REFRESH 1: none queued while a part runs) sends
+ * INLINE_SIGNAL to the thread (F_SETSIG, F_OWNER_TID). It is taken in user
+ * mode only (exclude_kernel, which perf_event_paranoid 2 asks of a user):
+ * an overflow that finds the thread in the kernel is skipped, so the
+ * signal never interrupts a system call. The CPU-time timer stays armed
+ * behind it, re-armed at each epoch's tick for INLINE_BACKSTOP epochs:
+ * should the event stop (the program closed its descriptor; a thread that
+ * lives in the kernel skips its overflows), the timer fires and the parts
+ * go to it for good. A part costs the event one ioctl (two when its period
+ * changes: a try 100 us later), the timer one timer_settime; the event's
+ * parts are twice as many (lua: 213 against 99). Where perf_event_open is
+ * refused (paranoid 3, a seccomp filter), or with
+ * EDGEPROBE_PROF_INLINE_CLOCK=timer, the timer alone. */
+#define INLINE_BACKSTOP 4
+P_FN int inline_perf_make(void) {
+    struct perf_event_attr a;
+    struct f_owner_ex owner;
+    const char *how = getenv(PROF_ENV_INLINE_CLOCK);
+    int fd;
+    if (how && !strcmp(how, "timer")) return -1;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.sample_period = (uint64_t)epoch_part_us() * 1000;
+    a.wakeup_events = 1;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    a.disabled = 1;
+    fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0) return -1;
+    owner.type = F_OWNER_TID;
+    owner.pid = (pid_t)syscall(SYS_gettid);
+    if (fcntl(fd, F_SETSIG, INLINE_SIGNAL) || fcntl(fd, F_SETOWN_EX, &owner) ||
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC | O_NONBLOCK)) {
+        close(fd);
+        return -1;
+    }
+    inline_perf = fd;
+    inline_event_used = 1;
+    return 0;
+}
+/* The next part (or try) in us of the thread's time. */
+P_FN void inline_clock_arm(long us) {
+    static long period_us;
+    if (inline_perf < 0) {
+        inline_arm(inline_timer, us);
+        return;
+    }
+    if (us != period_us) {
+        uint64_t ns = (uint64_t)us * 1000;
+        ioctl(inline_perf, PERF_EVENT_IOC_PERIOD, &ns);
+        period_us = us;
+    }
+    ioctl(inline_perf, PERF_EVENT_IOC_REFRESH, 1);
+}
+/* The timer behind the event, at an epoch's tick. */
+P_FN void inline_backstop_arm(void) {
+    if (inline_perf >= 0) inline_arm(inline_timer, (long)INLINE_BACKSTOP * prof_epoch_ms * 1000);
+}
+/* The event, if its descriptor is still ours (the signal and the thread
+ * it was given), is closed; else only forgotten (its number may be the
+ * program's now). */
+P_FN void inline_perf_end(void) {
+    struct f_owner_ex owner;
+    int fd = inline_perf;
+    if (fd < 0) return;
+    inline_perf = -1;
+    if (fcntl(fd, F_GETSIG) == INLINE_SIGNAL && fcntl(fd, F_GETOWN_EX, &owner) == 0 && owner.type == F_OWNER_TID &&
+        owner.pid == inline_tid) {
+        ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+        close(fd);
+    }
+}
+/* The timer fired behind the event: the parts go to the timer. */
+P_FN void inline_backstop(void) {
+    if (inline_perf < 0) return;
+    inline_perf_end();
+    inline_backstops++;
+}
+P_FN void inline_clock_delete(void) {
+    inline_perf_end();
+    timer_delete(inline_timer);
+}
 /* OWN STACK: a part takes up to about 25 KiB of stack (lat_fold's 12 KiB,
  * an adopted object's scan 8.5 KiB: gcc -fstack-usage), and the report
  * more; the thread's own stack, interrupted anywhere, may have less left
@@ -3179,12 +3292,11 @@ __attribute__((noinline)) NOI static void inline_on_own_stack(void (*fn)(void)) 
                        "xmm14", "xmm15", "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)", "memory",
                        "cc");
 }
-static long inline_tid;       /* the program's thread */
 static int inline_part_busy;  /* a part runs on it */
 /* The epochs go to an epoch thread, for good. */
 P_FN void epochs_to_thread(void) {
     if (!__atomic_exchange_n(&inline_on, 0, __ATOMIC_SEQ_CST)) return;
-    timer_delete(inline_timer); /* a tick already sent finds inline_on 0 */
+    inline_clock_delete(); /* a tick already sent finds inline_on 0 */
     if (syscall(SYS_gettid) == inline_tid) { /* a tick waiting, blocked: gone before the program sets the signal */
         sigset_t one;
         struct timespec now = {0, 0};
@@ -3212,7 +3324,7 @@ P_FN void inline_tick(const ucontext_t *uc) {
     uint64_t t0, t1;
     if (!inline_safe(uc, 0)) {
         inline_retries++;
-        inline_arm(inline_timer, INLINE_RETRY_US);
+        inline_clock_arm(INLINE_RETRY_US);
         return;
     }
     if (!__libc_single_threaded) { /* a thread libc made (a SIGEV_THREAD timer, aio) */
@@ -3224,14 +3336,18 @@ P_FN void inline_tick(const ucontext_t *uc) {
         __atomic_store_n(&inline_part_busy, 0, __ATOMIC_SEQ_CST);
         return;
     }
+    part_tid = inline_tid;
+    __atomic_store_n(&part_cpu_ns, thread_cpu_ns(inline_tid), __ATOMIC_RELAXED);
     t0 = rdtsc();
     inline_on_own_stack(epoch_part);
     t1 = rdtsc();
+    __atomic_store_n(&part_cpu_ns, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&inline_part_busy, 0, __ATOMIC_SEQ_CST);
     inline_parts++;
     inline_ticks += t1 - t0;
     if (my_ts) add_ov(my_ts, t0, t1, 0);
-    inline_arm(inline_timer, epoch_part_us());
+    if (bg_part == 0) inline_backstop_arm(); /* an epoch's tick */
+    inline_clock_arm(epoch_part_us());
 }
 /* The stop signal's report, here if this is a safe point (report_and_die
  * does not return), else from the stop timer's signal. */
@@ -3259,6 +3375,7 @@ NOI void on_inline_signal(int sig, siginfo_t *info, void *context) {
     if (info->si_code == SI_TIMER && info->si_value.sival_int == INLINE_STOP_TIMER) {
         if (inline_stop_sig && prof_running) inline_stop(inline_stop_sig, (const ucontext_t *)context);
     } else if (__atomic_load_n(&inline_on, __ATOMIC_ACQUIRE) && prof_running) {
+        if (info->si_code == SI_TIMER) inline_backstop(); /* the event was late (THE PARTS' CLOCK) */
         inline_tick((const ucontext_t *)context);
     }
     errno = saved;
@@ -3307,27 +3424,29 @@ P_FN int inline_start(void) {
     if (defer_real_sigaction(INLINE_SIGNAL, 0, &old) || old.sa_handler != SIG_DFL)
         return inline_refused("the program handles the profiler's signal (SIGRTMAX - 7)");
     if (!inline_stack && inline_stack_make()) return inline_refused("no memory for its stack");
+    inline_tid = syscall(SYS_gettid);
     if (inline_timer_make(&inline_timer, CLOCK_THREAD_CPUTIME_ID, 0)) return inline_refused("no timer");
     if (inline_timer_make(&inline_stop_timer, CLOCK_MONOTONIC, INLINE_STOP_TIMER) || bg_prepare()) {
         timer_delete(inline_timer);
         return inline_refused("no timer");
     }
+    inline_perf_make();
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_inline_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigfillset(&sa.sa_mask); /* the program's handlers wait for a part */
     defer_real_sigaction(INLINE_SIGNAL, &sa, 0);
     inline_used = 1;
-    inline_tid = syscall(SYS_gettid);
     defer_program_sets = inline_program_sets;
     __atomic_store_n(&defer_track_frames, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&inline_on, 1, __ATOMIC_RELEASE);
-    inline_arm(inline_timer, epoch_part_us());
+    inline_backstop_arm();
+    inline_clock_arm(epoch_part_us());
     return 0;
 }
 /* The profile ends (on the program's thread: stop_sampling). */
 P_FN void inline_end(void) {
-    if (__atomic_exchange_n(&inline_on, 0, __ATOMIC_ACQ_REL)) timer_delete(inline_timer);
+    if (__atomic_exchange_n(&inline_on, 0, __ATOMIC_ACQ_REL)) inline_clock_delete();
 }
 /* MASKS AND WAITS. While the epochs are inline, the program's masks and
  * waits leave the profiler's signal out: blocked, the epochs would wait
@@ -3402,6 +3521,8 @@ __attribute__((visibility("default"))) NOI int pthread_create(pthread_t *thread,
 }
 #else /* no _dl_find_object (glibc before 2.35) */
 #define inline_used 0
+#define inline_event_used 0
+#define inline_backstops 0ull
 #define inline_parts 0ull
 #define inline_retries 0ull
 #define inline_ticks 0ull
@@ -3421,6 +3542,8 @@ P_FN void inline_thread_seen(void) {}
 #endif
 #else /* ATTACHED: an epoch thread always */
 #define inline_used 0
+#define inline_event_used 0
+#define inline_backstops 0ull
 #define inline_parts 0ull
 #define inline_retries 0ull
 #define inline_ticks 0ull
@@ -4238,8 +4361,11 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
             rt->events, rt->events / rt->secs, rt->samples, rt->samples / rt->secs, rt->unmatched, rt->stale,
             rt->overflow, bg_epochs);
     if (inline_used)
-        fprintf(o, "(on the program's thread: %llu parts, %llu put off to a safe point%s; ", inline_parts,
-                inline_retries, bg_tid ? ", then the epoch thread" : "");
+        fprintf(o, "(on the program's thread, timed by %s: %llu parts, %llu put off to a safe point%s; ",
+                !inline_event_used ? "its CPU-time timer"
+                : inline_backstops ? "the task-clock event, then its CPU-time timer"
+                                   : "the task-clock event",
+                inline_parts, inline_retries, bg_tid ? ", then the epoch thread" : "");
     else
         fprintf(o, "(");
     fprintf(o, "%s: %.2f ms CPU = %.3f%%)\n", inline_used && !bg_tid ? "their time" : "the epoch thread",

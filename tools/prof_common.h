@@ -35,6 +35,7 @@
  * another pid) leaves the agent idle. */
 #define PROF_ENV_PID "EDGEPROBE_PROF_PID"
 #define PROF_ENV_EPOCHS "EDGEPROBE_PROF_EPOCHS" /* inline: on the program's thread (agent: INLINE EPOCHS) */
+#define PROF_ENV_INLINE_CLOCK "EDGEPROBE_PROF_INLINE_CLOCK" /* timer: the CPU-time timer, not the task-clock event (agent: THE PARTS' CLOCK) */
 
 #define PROF_DEFAULT_K 10        /* samples per function per window */
 #define PROF_DEFAULT_SETTLE 0    /* a function's samples after which its windows take K / 5; 0: never */

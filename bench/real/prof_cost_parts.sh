@@ -17,7 +17,11 @@
 #           agent does (its call estimates are far off: README)
 #   default `prof`
 #   inline  `prof --epochs inline`: the default's profile, its epochs run on
-#           the program's thread (the agent's INLINE EPOCHS)
+#           the program's thread (the agent's INLINE EPOCHS), timed by the
+#           kernel's task-clock event (THE PARTS' CLOCK)
+#   inline20 `prof --epochs inline --epoch 20`
+#   inline-timer  the same as inline, timed by the CPU-time timer (a tick
+#           a part: epochs of 16-20 ms)
 #   epoch20 `prof --epoch 20`: the default's, at the epochs' length inline
 #           ones reach on a kernel ticking at 250 Hz (4 parts of a tick)
 #   exact   `prof --exact-calls`
@@ -80,6 +84,8 @@ prefix() {
     least) echo "$EP prof -q -o /dev/null -k 1 --count-budget 0 --epoch 100 --" ;;
     default) echo "$EP prof -q -o /dev/null --" ;;
     inline) echo "$EP prof -q -o /dev/null --epochs inline --" ;;
+    inline20) echo "$EP prof -q -o /dev/null --epochs inline --epoch 20 --" ;;
+    inline-timer) echo "env EDGEPROBE_PROF_INLINE_CLOCK=timer $EP prof -q -o /dev/null --epochs inline --" ;;
     epoch20) echo "$EP prof -q -o /dev/null --epoch 20 --" ;;
     exact) echo "$EP prof -q -o /dev/null --exact-calls --" ;;
     lib-*) [[ -f ${PROF_PARTS_LIB_DIR:-}/${1#lib-}.so ]] &&

@@ -1214,6 +1214,45 @@ prof_inline_epochs() {
 }
 case_ prof-inline-epochs prof_inline_epochs
 
+# The parts' clock (the agent's THE PARTS' CLOCK): the kernel's task-clock
+# event times the parts at 2.5 ms of the thread's CPU time, where the
+# CPU-time timer (EDGEPROBE_PROF_INLINE_CLOCK=timer) waits for the kernel's
+# tick (4-5 ms a part here). inline.c busy 600: with the event, at least
+# 0.7 of the parts its CPU time holds; the timer's run, fewer than the
+# event's. inline.c closeall closes every descriptor, the event's too,
+# after 100 ms: the timer behind it takes over, the report says so, and
+# the windows keep reopening. Skipped where perf_event_open is refused.
+prof_inline_clock() {
+    local d="$B/prof-inline-clock" clock mode out
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/inline.c -pthread -o "$d/inline" || return 1
+    for clock in event timer; do
+        for mode in busy closeall; do
+            out=$(EDGEPROBE_PROF_INLINE_CLOCK=$clock timeout -s KILL 60 ./build/edgeprobe prof -q --epochs inline -k 5 \
+                -o "$d/report-$clock-$mode.txt" -- "./$d/inline" $mode 600) || { echo "FAIL $clock $mode: status $?"; return 1; }
+            echo "$clock $mode: $out; $(grep -o 'epochs: [^;]*' "$d/report-$clock-$mode.txt")"
+        done
+    done
+    grep -q 'timed by the task-clock event:' "$d/report-event-busy.txt" || {
+        echo "skipped: perf_event_open refused the task-clock event (perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null))"
+        return 77
+    }
+    awk '/^run / { cpu = $5 * 1000 }
+         /epochs: / { for (i = 1; i <= NF; i++) if ($i == "parts,") parts[FILENAME] = $(i - 1) + 0
+                      said[FILENAME] = $0 }
+         $1 == "inl_hot" { hot[FILENAME] = $2; if (FILENAME ~ /event-busy/) want = 0.7 * cpu / 2.5 }
+         END { e = ARGV[1]; t = ARGV[2]; c = ARGV[3]
+               ok1 = parts[e] >= want; ok2 = parts[t] < parts[e]
+               ok3 = said[c] ~ /the task-clock event, then its CPU-time timer/ && parts[c] >= 100 && hot[c] >= 100
+               printf "%s event: %d parts, at least %d wanted\n", ok1 ? "ok" : "FAIL", parts[e], want
+               printf "%s timer: %d parts, fewer than the event\x27s\n", ok2 ? "ok" : "FAIL", parts[t]
+               printf "%s descriptor closed: the timer took over, %d parts, inl_hot sampled %d\n",
+                      ok3 ? "ok" : "FAIL", parts[c], hot[c]
+               exit !(ok1 && ok2 && ok3) }' "$d/report-event-busy.txt" "$d/report-timer-busy.txt" \
+        "$d/report-event-closeall.txt"
+}
+case_ prof-inline-clock prof_inline_clock
+
 # The program starts threads after a third of its run, and main waits in
 # pthread_join: the epochs go to an epoch thread at the first
 # pthread_create, which reopens the workers' windows (inl_worker sampled in
@@ -1315,7 +1354,7 @@ prof_inline_deep_stack() {
         echo "$how: status $rc, $out; $(grep -o 'epochs: [0-9]* ([^;]*' "$d/report-$how.txt")"
         [[ $rc -eq 0 && $out == depth* ]] || { echo "FAIL $how: status $rc"; return 1; }
     done
-    grep -q "epochs: [0-9]* (on the program.s thread: [1-9]" "$d/report-inline.txt" ||
+    grep -q "epochs: [0-9]* (on the program.s thread, timed by [^:]*: [1-9]" "$d/report-inline.txt" ||
         { echo "FAIL no part ran on the program's thread"; return 1; }
 }
 case_ prof-inline-deep-stack prof_inline_deep_stack

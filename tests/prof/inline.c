@@ -10,6 +10,9 @@
  *                         pthread_join (the epochs go to an epoch thread)
  *     inline wait         300 ms alone, then a read of stdin that waits
  *                         until a signal ends the process
+ *     inline closeall MS  100 ms alone, then every descriptor from 3 up
+ *                         closed (the profiler's task-clock event's too, as
+ *                         a daemon may), then as busy
  *
  * And programs that broke --epochs inline in an independent review (cases
  * prof-inline-hostile, prof-inline-sigterm-altstack, and the FIFO of
@@ -31,7 +34,7 @@
  *     inline fifo PATH    opens a FIFO no one writes: waits there
  * These print "done TAKEN" (TAKEN: signals sigtimedwait returned).
  *
- * Prints, at the end (busy, threads):
+ * Prints, at the end (busy, threads, closeall):
  *     single S tasks T eintr E
  * S: glibc's __libc_single_threaded before any thread of its own (1: the
  * profiler made none), T: the process's threads then (/proc/self/task),
@@ -224,7 +227,13 @@ int main(int argc, char **argv) {
     double ms = argc > 2 ? atof(argv[2]) : 600;
     int single, n;
     if (pipe(idle_pipe)) return 1;
-    if (strcmp(mode, "busy") && strcmp(mode, "threads") && strcmp(mode, "wait")) return hostile(mode, argc, argv);
+    if (strcmp(mode, "busy") && strcmp(mode, "threads") && strcmp(mode, "wait") && strcmp(mode, "closeall"))
+        return hostile(mode, argc, argv);
+    if (!strcmp(mode, "closeall")) {
+        busy(100, 0);
+        for (int fd = 3; fd < 1024; fd++) close(fd);
+        if (pipe(idle_pipe)) return 1;
+    }
     if (!strcmp(mode, "wait")) {
         char c;
         busy(300, 0);
