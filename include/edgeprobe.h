@@ -2626,7 +2626,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #endif
 
 /* ---- 14. the root: process-wide state                        >>root ---- */
-#define EDGEPROBE__ABI 13u /* 13: func_point.nested; 12: the stub head (func_state.tls_offset, register_frame) */
+#define EDGEPROBE__ABI 14u /* 14: func_thread.alt_lo, alt_hi; 13: func_point.nested; 12: the stub head (func_state.tls_offset, register_frame) */
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
 #define EDGEPROBE__HIT_CHUNK_BYTES (EDGEPROBE__STRIPES * EDGEPROBE__CHUNK * sizeof(uint64_t))
 
@@ -5746,6 +5746,9 @@ typedef struct edgeprobe__func_thread {
     int live;
     unsigned depth;
     unsigned long lost;
+    /* the alternate signal stack a call last found itself on, [0, 0) if
+     * none: frames there are dead once a call runs off it (27.2) */
+    uintptr_t alt_lo, alt_hi;
     edgeprobe__func_frame frames[EDGEPROBE_FUNC_DEPTH];
 } edgeprobe__func_thread;
 /* The stub head's skip path (27.4) reads it at a fixed offset. */
@@ -5920,6 +5923,7 @@ EDGEPROBE__FN void edgeprobe__func_thread_exit(void *p) {
     edgeprobe__func_thread *t = (edgeprobe__func_thread *)p;
     edgeprobe__func_thread_tls = 0;
     t->depth = 0;
+    t->alt_lo = t->alt_hi = 0;
     __atomic_store_n(&t->live, 0, __ATOMIC_RELEASE); /* reusable by a new thread */
 }
 /* This thread's record: a free one from the list, or a new mapping (mmap is
@@ -5977,7 +5981,15 @@ EDGEPROBE__INLINE edgeprobe__reader *edgeprobe__func_enter(edgeprobe__root *r) {
  * this code runs on the alternate stack; if it does, a frame outside that
  * stack is live. The question costs a system call, asked only when a frame
  * is about to go (a longjmp's leftovers: rare under sampling; once per
- * coroutine switch when every call is recorded). Stacks switched in user
+ * coroutine switch when every call is recorded: about 440 ticks each).
+ * The stack it found is kept: code runs off an alternate stack only once
+ * its handlers are over (returned, or left by siglongjmp: a fault's
+ * recovery), so when a call runs off it, the newest frames on it are dead
+ * (kept, they and the interrupted frames under them filled the shadow
+ * stack, two a signal). Not covered: a handler whose stack is disarmed
+ * while it runs (SS_AUTODISARM: the kernel then reports no alternate
+ * stack), which calls probed functions from a stack just above the
+ * frames it interrupted: their returns abort. Stacks switched in user
  * space are not supported with exit handlers in any case (the return
  * trampoline's abort, below). A signal handler that runs here meanwhile
  * leaves the depth as it found it, so the plain store is safe. */
@@ -6000,10 +6012,18 @@ EDGEPROBE__FN void edgeprobe__signal_stack_here(uintptr_t *lo, uintptr_t *hi) {
 EDGEPROBE__INLINE void edgeprobe__func_drop_dead(edgeprobe__func_thread *t, const uintptr_t *slot, uintptr_t ret_tramp) {
     unsigned d = t->depth;
     uintptr_t at = (uintptr_t)slot, alt_lo = 0, alt_hi = 0;
+    int asked = 0;
+    if (t->alt_lo != t->alt_hi && (at < t->alt_lo || at >= t->alt_hi)) { /* off the alternate stack: its frames are dead */
+        for (; d > 0 && t->frames[d - 1].slot >= t->alt_lo && t->frames[d - 1].slot < t->alt_hi; d--) {}
+        t->alt_lo = t->alt_hi = 0;
+    }
     for (; d > 0; d--) {
         uintptr_t f = t->frames[d - 1].slot;
         if (f > at || at - f >= EDGEPROBE__FUNC_SAME_STACK || (f == at && *slot == ret_tramp)) break;
-        if (d == t->depth) edgeprobe__signal_stack_here(&alt_lo, &alt_hi); /* asked once, before the first goes */
+        if (!asked++) { /* asked once, before the first goes */
+            edgeprobe__signal_stack_here(&alt_lo, &alt_hi);
+            if (alt_lo != alt_hi) t->alt_lo = alt_lo, t->alt_hi = alt_hi;
+        }
         if (alt_lo != alt_hi && (f < alt_lo || f >= alt_hi)) break; /* the interrupted code's: live */
     }
     if (d != t->depth) t->depth = d;

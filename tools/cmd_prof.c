@@ -34,6 +34,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -170,6 +173,82 @@ static void views_env(struct prof_views *w) {
     if (w->sort) setenv(PROF_ENV_SORT, w->sort, 1);
     if (folded) setenv(PROF_ENV_FOLDED, folded, 1);
 }
+/* Report paths are opened by the process: absolute, from our directory. */
+static int absolute(const char *path, char *out, size_t n) {
+    char cwd[PATH_MAX];
+    if (path[0] == '/') return snprintf(out, n, "%s", path) >= (int)n ? -1 : 0;
+    if (!getcwd(cwd, sizeof cwd)) return -1;
+    return snprintf(out, n, "%s/%s", cwd, path) >= (int)n ? -1 : 0;
+}
+/* The launched program's report paths, made absolute (static copies): the
+ * agent opens them, maybe after a daemon's chdir("/"). -1 if too long. */
+static int launch_paths_absolute(const char **report, const char **svg, const char **summary,
+                                 struct prof_views *w) {
+    static char r[PATH_MAX], g[PATH_MAX], m[PATH_MAX], f[PATH_MAX], fl[PATH_MAX];
+    if (absolute(*report, r, sizeof r) || (*svg && absolute(*svg, g, sizeof g)) ||
+        (*summary && absolute(*summary, m, sizeof m)) || (w->folded && absolute(w->folded, f, sizeof f)) ||
+        (w->flame && absolute(w->flame, fl, sizeof fl)))
+        return -1;
+    *report = r;
+    if (*svg) *svg = g;
+    if (*summary) *summary = m;
+    if (w->folded) w->folded = f;
+    if (w->flame) w->flame = fl;
+    return snprintf(w->folded_tmp, sizeof w->folded_tmp, "%s.folded", w->flame ? w->flame : r) >=
+           (int)sizeof w->folded_tmp ? -1 : 0;
+}
+/* DAEMONS (the agent's): PROGRAM ended without a report, and left a
+ * process that this command, its subreaper, now has as its child: the
+ * daemon it became, which writes the report when it ends. Wait for it
+ * (for every such child), passing SIGINT and SIGTERM on; its status is the
+ * run's. */
+static volatile sig_atomic_t daemon_signal;
+static void on_daemon_signal(int sig) { daemon_signal = sig; }
+/* Our children now (the kernel's list, /proc/self/task/TID/children), sent
+ * sig if sig; how many. */
+static int children(int sig) {
+    char path[64], buf[4096];
+    int fd, n = 0;
+    ssize_t k;
+    char *p, *end;
+    snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)getpid());
+    if ((fd = open(path, O_RDONLY)) < 0) return 0;
+    k = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (k <= 0) return 0;
+    buf[k] = 0;
+    for (p = buf; *p; p = end) {
+        long child = strtol(p, &end, 10);
+        if (end == p) break;
+        if (sig) kill((pid_t)child, sig);
+        n++;
+    }
+    return n;
+}
+static int wait_for_daemon(const char *program, int status, int quiet) {
+    struct sigaction sa;
+    pid_t done;
+    int st, n = children(0);
+    if (!n) return status;
+    if (!quiet)
+        fprintf(stderr, "edgeprobe prof: %s went on in the background (%d process%s, a daemon); waiting for it "
+                        "(SIGINT or SIGTERM here is passed on)\n", program, n, n == 1 ? "" : "es");
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_daemon_signal; /* no SA_RESTART: waitpid returns to pass it on */
+    sigaction(SIGINT, &sa, 0);
+    sigaction(SIGTERM, &sa, 0);
+    for (;;) {
+        done = waitpid(-1, &st, 0);
+        if (done > 0) {
+            status = st;
+        } else if (errno == EINTR) {
+            if (daemon_signal) children(daemon_signal), daemon_signal = 0;
+        } else {
+            return status; /* ECHILD: none left */
+        }
+    }
+}
+
 /* After the run: FILE:LINE in the report, the flame graph. */
 static void views_after(struct prof_views *w, const char *report, const char *program, int quiet) {
     char title[PATH_MAX + 64];
@@ -192,13 +271,6 @@ struct prof_pid {
     const char *report, *svg;
     struct prof_views *views;
 };
-/* Report paths are opened by the process: absolute, from our directory. */
-static int absolute(const char *path, char *out, size_t n) {
-    char cwd[PATH_MAX];
-    if (path[0] == '/') return snprintf(out, n, "%s", path) >= (int)n ? -1 : 0;
-    if (!getcwd(cwd, sizeof cwd)) return -1;
-    return snprintf(out, n, "%s/%s", cwd, path) >= (int)n ? -1 : 0;
-}
 /* The request's words for the views: " graph sort=KEY folded=PATH"; -1 if
  * the path is too long or holds a space (words are split at spaces). */
 static int view_words(const struct prof_views *w, char *out, size_t n) {
@@ -277,6 +349,7 @@ int cmd_prof(int argc, char **argv) {
     double budget;
     char lib[PATH_MAX], preload[2 * PATH_MAX + 2], buf[32];
     pid_t pid;
+    struct stat st;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : 0;
         if (!strcmp(a, "--")) {
@@ -365,11 +438,20 @@ int cmd_prof(int argc, char **argv) {
         return report_now ? prof_report_now(&running) : prof_running_process(&running);
     }
     if (i >= argc) return usage_error("no PROGRAM given", 0);
+    /* the agent writes them: absolute, for a daemon that changes directory */
+    if (launch_paths_absolute(&report, &svg, &summary, &views)) {
+        fprintf(stderr, "edgeprobe prof: the report's paths are too long\n");
+        return 1;
+    }
     if (find_library(lib, sizeof lib) < 0) {
         fprintf(stderr, "edgeprobe prof: cannot find libedgeprobe-prof.so (run `make tools`, or set EDGEPROBE_PROF_LIB)\n");
         return 1;
     }
+    /* a report left by an earlier run must not pass for this one's (a
+     * daemon's is waited for only while there is none) */
+    if (lstat(report, &st) == 0 && S_ISREG(st.st_mode)) unlink(report);
     fflush(0);
+    prctl(PR_SET_CHILD_SUBREAPER, 1); /* a daemon PROGRAM becomes ours (wait_for_daemon) */
     pid = fork();
     if (pid < 0) {
         perror("edgeprobe prof: fork");
@@ -413,6 +495,7 @@ int cmd_prof(int argc, char **argv) {
             perror("edgeprobe prof: waitpid");
             return 1;
         }
+    if (report_value(report, PROF_KEY_SITES) < 0) status = wait_for_daemon(argv[i], status, quiet);
     views_after(&views, report, argv[i], quiet);
     if (!quiet) say_where(report, svg, argv[i], status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);

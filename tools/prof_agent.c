@@ -1949,8 +1949,10 @@ P_FN int is_return_trampoline(uintptr_t a) {
 P_FN int header_kept(uintptr_t slot, uintptr_t at) {
     const edgeprobe__func_thread *ft = edgeprobe__func_thread_tls;
     unsigned d = ft ? ft->depth : 0;
-    for (; d > 0 && ft->frames[d - 1].slot < at; d--)
+    for (; d > 0 && ft->frames[d - 1].slot < at; d--) {
+        if (at - ft->frames[d - 1].slot >= EDGEPROBE__FUNC_SAME_STACK) return 0; /* the header's scan stopped here: not judged */
         if (ft->frames[d - 1].slot == slot) return 1;
+    }
     return 0;
 }
 P_FN void drop_dead_timed(tstate *t, const edgeprobe_func_call *call) {
@@ -2978,10 +2980,17 @@ P_FN long epoch_part_us(void) {
     long part = (long)prof_epoch_ms * 1000 / prof_epoch_parts;
     return bg_part + 1 < prof_epoch_parts ? part : (long)prof_epoch_ms * 1000 - part * ((long)prof_epoch_parts - 1);
 }
+/* Held by the epoch thread through each part: daemon() forks between two
+ * (DAEMONS), never with the profiler's tables half folded. */
+static pthread_mutex_t bg_part_lock = PTHREAD_MUTEX_INITIALIZER;
 P_FN void *bg_main(void *arg) {
     (void)arg;
     bg_tid = syscall(SYS_gettid);
-    while (bg_wait(epoch_part_us())) epoch_part();
+    while (bg_wait(epoch_part_us())) {
+        pthread_mutex_lock(&bg_part_lock);
+        epoch_part();
+        pthread_mutex_unlock(&bg_part_lock);
+    }
     return 0;
 }
 #ifndef PROF_ATTACHED
@@ -3003,9 +3012,11 @@ NOI void on_stop_signal(int sig, siginfo_t *info, void *context) {
  * parent's report, and it has no epoch thread to stop; the pipe is the
  * parent's, so the child lets go of it, and of the stop signals it caught
  * through it. */
+static int daemon_forking; /* daemon() forks: its child takes the profile on (DAEMONS) */
 NOI void on_fork_child(void) {
     static const int sigs[] = {SIGTERM, SIGINT};
     unsigned i;
+    if (daemon_forking) return;
     prof_running = 0;
     prof_mode = PROF_MODE_NONE;
     bg_started = 0;
@@ -3095,7 +3106,14 @@ P_FN void catch_stop_signals(void) {
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/single_threaded.h>
-#define INLINE_SIGNAL (SIGRTMAX - 7)
+/* A standard signal, not a real-time one: the kernel never refuses it for
+ * want of queue space (RLIMIT_SIGPENDING, shared by the user's processes),
+ * where a real-time signal from the task-clock event is then replaced by
+ * SIGIO, whose default kills the program (an independent review: status
+ * 157, no report, with the quota full). Standard signals coalesce: the
+ * handler takes any of them for a part due, and a stop under way retries
+ * at each. SIGSTKFLT is one no program on Linux is sent by the kernel. */
+#define INLINE_SIGNAL SIGSTKFLT
 #define INLINE_RETRY_US 100
 #define INLINE_STOP_SECONDS 5   /* a stop signal's report tried for that long */
 #define INLINE_STOP_TIMER 1      /* the stop timer's sival_int */
@@ -3239,23 +3257,26 @@ P_FN void inline_clock_arm(long us) {
 P_FN void inline_backstop_arm(void) {
     if (inline_perf >= 0) inline_arm(inline_timer, (long)INLINE_BACKSTOP * prof_epoch_ms * 1000);
 }
-/* The event, if its descriptor is still ours (the signal and the thread
- * it was given), is closed; else only forgotten (its number may be the
- * program's now). */
-P_FN void inline_perf_end(void) {
+/* Whether the event's descriptor is still ours: the signal and the thread
+ * it was given (its number may be the program's now). */
+P_FN int inline_perf_ours(void) {
     struct f_owner_ex owner;
-    int fd = inline_perf;
-    if (fd < 0) return;
-    inline_perf = -1;
-    if (fcntl(fd, F_GETSIG) == INLINE_SIGNAL && fcntl(fd, F_GETOWN_EX, &owner) == 0 && owner.type == F_OWNER_TID &&
-        owner.pid == inline_tid) {
-        ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-        close(fd);
-    }
+    return inline_perf >= 0 && fcntl(inline_perf, F_GETSIG) == INLINE_SIGNAL &&
+           fcntl(inline_perf, F_GETOWN_EX, &owner) == 0 && owner.type == F_OWNER_TID && owner.pid == inline_tid;
 }
-/* The timer fired behind the event: the parts go to the timer. */
+/* The event is closed if it is ours, else only forgotten. */
+P_FN void inline_perf_end(void) {
+    if (inline_perf_ours()) {
+        ioctl(inline_perf, PERF_EVENT_IOC_DISABLE, 0);
+        close(inline_perf);
+    }
+    inline_perf = -1;
+}
+/* The timer fired behind the event: the parts go to the timer, unless the
+ * event is still ours (the thread spent the epochs inside libc, put off,
+ * or in the kernel, where overflows are skipped: the event works on). */
 P_FN void inline_backstop(void) {
-    if (inline_perf < 0) return;
+    if (inline_perf < 0 || inline_perf_ours()) return;
     inline_perf_end();
     inline_backstops++;
 }
@@ -3372,10 +3393,11 @@ P_FN void inline_stop(int sig, const ucontext_t *uc) {
 NOI void on_inline_signal(int sig, siginfo_t *info, void *context) {
     int saved = errno;
     (void)sig;
-    if (info->si_code == SI_TIMER && info->si_value.sival_int == INLINE_STOP_TIMER) {
-        if (inline_stop_sig && prof_running) inline_stop(inline_stop_sig, (const ucontext_t *)context);
+    if (inline_stop_sig) { /* a stop under way: tried again at any of them (they coalesce) */
+        if (prof_running) inline_stop(inline_stop_sig, (const ucontext_t *)context);
     } else if (__atomic_load_n(&inline_on, __ATOMIC_ACQUIRE) && prof_running) {
-        if (info->si_code == SI_TIMER) inline_backstop(); /* the event was late (THE PARTS' CLOCK) */
+        if (info->si_code == SI_TIMER && info->si_value.sival_int != INLINE_STOP_TIMER)
+            inline_backstop(); /* the event was late (THE PARTS' CLOCK) */
         inline_tick((const ucontext_t *)context);
     }
     errno = saved;
@@ -3422,7 +3444,7 @@ P_FN int inline_start(void) {
     if (!inline_objects())
         return inline_refused("the program's own text holds its allocator (malloc) or the profiler");
     if (defer_real_sigaction(INLINE_SIGNAL, 0, &old) || old.sa_handler != SIG_DFL)
-        return inline_refused("the program handles the profiler's signal (SIGRTMAX - 7)");
+        return inline_refused("the program handles the profiler's signal (SIGSTKFLT)");
     if (!inline_stack && inline_stack_make()) return inline_refused("no memory for its stack");
     inline_tid = syscall(SYS_gettid);
     if (inline_timer_make(&inline_timer, CLOCK_THREAD_CPUTIME_ID, 0)) return inline_refused("no timer");
@@ -3440,6 +3462,24 @@ P_FN int inline_start(void) {
     defer_program_sets = inline_program_sets;
     __atomic_store_n(&defer_track_frames, 1, __ATOMIC_RELAXED);
     __atomic_store_n(&inline_on, 1, __ATOMIC_RELEASE);
+    inline_backstop_arm();
+    inline_clock_arm(epoch_part_us());
+    return 0;
+}
+/* daemon()'s child, if the epochs were inline: its thread's own timers
+ * and event (a process's timers are not inherited; the descriptor is the
+ * parent's event). 0, or -1: the epochs go to a thread. */
+P_FN int inline_child(void) {
+    if (!__atomic_load_n(&inline_on, __ATOMIC_ACQUIRE)) return -1;
+    if (inline_perf >= 0) close(inline_perf);
+    inline_perf = -1;
+    inline_tid = syscall(SYS_gettid);
+    if (inline_timer_make(&inline_timer, CLOCK_THREAD_CPUTIME_ID, 0)) return inline_on = 0, -1;
+    if (inline_timer_make(&inline_stop_timer, CLOCK_MONOTONIC, INLINE_STOP_TIMER)) {
+        timer_delete(inline_timer);
+        return inline_on = 0, -1;
+    }
+    if (inline_event_used) inline_perf_make();
     inline_backstop_arm();
     inline_clock_arm(epoch_part_us());
     return 0;
@@ -3539,6 +3579,7 @@ P_FN void inline_stop(int sig, const ucontext_t *uc) {
     report_and_die(sig);
 }
 P_FN void inline_thread_seen(void) {}
+P_FN int inline_child(void) { return -1; }
 #endif
 #else /* ATTACHED: an epoch thread always */
 #define inline_used 0
@@ -3549,6 +3590,70 @@ P_FN void inline_thread_seen(void) {}
 #define inline_ticks 0ull
 P_FN void inline_end(void) {}
 P_FN void inline_thread_seen(void) {}
+#endif
+
+#ifndef PROF_ATTACHED
+/* ---- DAEMONS: the profile follows daemon()'s child ------------------------
+ * daemon() forks, and its parent _exits inside it: the program goes on in
+ * the child. glibc's daemon forks by its own alias, and a forked child is
+ * not profiled (on_fork_child): a daemon's profile was lost, and `prof`
+ * said the program ended before writing a report. So daemon is defined
+ * here, as glibc's does it (setsid, chdir "/", the standard streams on
+ * /dev/null), around a fork (the DEFERRED SIGNALS wrapper) made between
+ * two parts of the epoch thread (bg_part_lock; inline parts run at safe
+ * points only, never in here). The parent _exits without a report; the
+ * child takes the profile on: its thread's record gets the new thread's id
+ * and CPU clock, and the epochs restart on a new epoch thread, or inline.
+ * The parent's other threads are gone: their clocks no longer read, and
+ * the next epoch folds them (GONE THREADS). `edgeprobe prof` is the
+ * daemon's subreaper: it waits for it, and passes SIGINT and SIGTERM on
+ * (tools/cmd_prof.c). */
+P_FN void daemon_child(void) {
+    tstate *t = my_ts;
+    if (t) {
+        t->tid = syscall(SYS_gettid);
+        t->chk_cpu_ns = 0;
+        cpu_origin(t); /* the child's clock starts again */
+    }
+    bg_started = 0, bg_tid = 0;
+    if (bg_pipe[0] >= 0) close(bg_pipe[0]), close(bg_pipe[1]);
+    bg_pipe[0] = bg_pipe[1] = -1;
+    if (bg_prepare() || (inline_child() && bg_start()))
+        fprintf(stderr, "edgeprobe profiler: no background thread in daemon()'s child; probes will not re-open\n");
+}
+P_FN int daemon_streams(void) {
+    int fd = open("/dev/null", O_RDWR), ok;
+    struct stat st;
+    if (fd < 0) return -1;
+    ok = fstat(fd, &st) == 0 && S_ISCHR(st.st_mode);
+    if (ok) {
+        dup2(fd, 0), dup2(fd, 1), dup2(fd, 2);
+        if (fd > 2) close(fd);
+        return 0;
+    }
+    close(fd);
+    errno = ENODEV;
+    return -1;
+}
+NOI int daemon(int nochdir, int noclose) {
+    pid_t pid;
+    int following = prof_running && bg_started + __atomic_load_n(&inline_on, __ATOMIC_ACQUIRE) > 0;
+    if (following) {
+        pthread_mutex_lock(&bg_part_lock);
+        daemon_forking = 1;
+    }
+    pid = fork();
+    if (following) {
+        daemon_forking = 0;
+        pthread_mutex_unlock(&bg_part_lock);
+    }
+    if (pid < 0) return -1;
+    if (pid > 0) _exit(0);
+    if (following) daemon_child();
+    if (setsid() < 0) return -1;
+    if (!nochdir && chdir("/")) return -1;
+    return noclose ? 0 : daemon_streams();
+}
 #endif
 
 /* ---- start ------------------------------------------------------------- */

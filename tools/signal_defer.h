@@ -273,8 +273,9 @@ DEFER_NO_INSTR defer_fn sigset(int sig, defer_fn fn) { return defer_signal_via(3
  * run in 6). So are __fork and forkpty, which fork by glibc's own alias
  * (an independent review: forkpty hung 3 of 3 so). Not wrapped: vfork
  * (its child runs on the parent's stack: a wrapper's return would
- * overwrite the parent's frame), and daemon (it forks once, and its
- * parent exits inside it). */
+ * overwrite the parent's frame), and daemon here (it forks once, and its
+ * parent exits inside it; the profiler defines its own, which forks
+ * through fork above: its DAEMONS). */
 DEFER_NO_INSTR static edgeprobe__reader *defer_guard_in(void) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
     return r ? edgeprobe__guard_in(r) : 0;

@@ -1390,6 +1390,48 @@ prof_altstack_above() {
 }
 case_ prof-altstack-above prof_altstack_above
 
+# A program that becomes a daemon (tests/prof/daemon.c: daemon(0, 0), then
+# 400 ms of calls in "/"): its parent exits inside daemon(), and the
+# profile must follow the child (the agent's DAEMONS): the command waits
+# for it, says so, and the report (given as a relative path) holds
+# daemon_work within 0.7-1.3 of the daemon's own count; with the epoch
+# thread and inline. Before: no report ("it ended before the profiler
+# wrote one"). Then a daemon that runs on: SIGTERM to the command reaches
+# it, and it writes its report (status 143).
+prof_daemon() {
+    local d="$B/prof-daemon" how out rc cmd dog
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/daemon.c -o "$d/daemon" || return 1
+    for how in thread inline; do
+        rm -f "$d/report-$how.txt" "$d/own-$how.txt"
+        timeout -s KILL 60 ./build/edgeprobe prof --epochs $how -o "$d/report-$how.txt" -- "./$d/daemon" 400 \
+            "$PWD/$d/own-$how.txt" 2>"$d/err-$how.txt"
+        rc=$?
+        cat "$d/err-$how.txt"
+        grep -q 'went on in the background' "$d/err-$how.txt" || { echo "FAIL $how: the command did not wait"; return 1; }
+        awk -v how=$how -v rc=$rc 'FILENAME == ARGV[1] { own = $2; next }
+             $1 == "daemon_work" { est = $3 }
+             END { r = own > 0 ? est / own : 0; bad = rc != 0 || r < 0.7 || r > 1.3
+                   printf "%s %s: status %d, daemon_work %d calls, reported %d (%.2fx)\n",
+                          bad ? "FAIL" : "ok", how, rc, own, est, r
+                   exit bad }' "$d/own-$how.txt" "$d/report-$how.txt" || return 1
+    done
+    rm -f "$d/report-term.txt"
+    ./build/edgeprobe prof -q -o "$d/report-term.txt" -- "./$d/daemon" forever "$PWD/$d/own-term.txt" &
+    cmd=$!
+    (sleep 30; kill -KILL "$cmd" 2>/dev/null) &
+    dog=$!
+    sleep 1.5
+    kill -TERM "$cmd"
+    wait "$cmd"
+    rc=$?
+    kill "$dog" 2>/dev/null
+    grep -q '^daemon_work ' "$d/report-term.txt" 2>/dev/null && [[ $rc -eq 143 ]] ||
+        { echo "FAIL SIGTERM: status $rc, report $( [[ -s $d/report-term.txt ]] && echo without daemon_work || echo none)"; return 1; }
+    echo "ok SIGTERM: passed on, status $rc, report written"
+}
+case_ prof-daemon prof_daemon
+
 # Programs that broke --epochs inline in an independent review
 # (tests/prof/inline.c): every signal reset to its default (the
 # profiler's signal killed the program), one handler for every signal, every

@@ -48,7 +48,12 @@ __attribute__((noinline)) int tail_caller(int x) { return leaf(x + 1); } /* a si
  * hooked `interrupted` waits for its return. */
 #define ALT_SIZE (64 << 10)
 #define SIGNALS 1000
-__attribute__((noinline)) int handler_work(int x) { return x + 1; }
+static sigjmp_buf recover;
+static volatile int jump_out_of_handler; /* handler_work leaves by siglongjmp (a fault's recovery) */
+__attribute__((noinline)) int handler_work(int x) {
+    if (jump_out_of_handler) siglongjmp(recover, 1);
+    return x + 1;
+}
 static volatile int handled;
 static void on_usr1(int sig) { handled += handler_work(sig) - sig; }
 __attribute__((noinline)) int interrupted(int x) {
@@ -74,9 +79,36 @@ static int signals_on(char *alt) {
     sigaltstack(&off, 0);
     return bad || handled != SIGNALS || entries != 2L * SIGNALS || exits != 2L * SIGNALS;
 }
+/* ROUNDS_OUT signals whose handler leaves by siglongjmp from inside
+ * handler_work: each leaves its frame on the alternate stack and
+ * `interrupted`'s below it, dead; kept (two a round), they filled the
+ * shadow stack. 0 if no exit was lost and a later call's exit still runs. */
+#define ROUNDS_OUT 40000
+static int jumps_out(char *alt) {
+    stack_t ss, off;
+    struct sigaction sa;
+    long before;
+    volatile int i; /* kept across siglongjmp */
+    memset(&ss, 0, sizeof ss);
+    ss.ss_sp = alt, ss.ss_size = ALT_SIZE;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1;
+    sa.sa_flags = SA_ONSTACK | SA_NODEFER;
+    if (sigaltstack(&ss, 0) || sigaction(SIGUSR1, &sa, 0)) return -1;
+    jump_out_of_handler = 1;
+    for (i = 0; i < ROUNDS_OUT; i++)
+        if (!sigsetjmp(recover, 1)) interrupted(i);
+    jump_out_of_handler = 0;
+    memset(&off, 0, sizeof off);
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, 0);
+    before = exits;
+    return interrupted(1) != 2 || exits != before + 2 || edgeprobe_func_lost_exits() != 0;
+}
 __attribute__((noinline)) static int altstack_in_frame(void) {
     char alt[ALT_SIZE]; /* above `interrupted`'s frame */
     int rc = signals_on(alt);
+    if (!rc) rc = jumps_out(alt);
     __asm__ volatile("" ::"r"(alt) : "memory");
     return rc;
 }
