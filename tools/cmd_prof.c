@@ -490,12 +490,17 @@ int cmd_prof(int argc, char **argv) {
     /* the terminal's Ctrl-C reaches PROGRAM; we wait for its report */
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) {
+    for (;;) { /* orphans of PROGRAM's that end meanwhile are ours to reap (the subreaper's) */
+        pid_t done = waitpid(-1, &status, 0);
+        if (done == pid) break;
+        if (done < 0 && errno != EINTR) {
             perror("edgeprobe prof: waitpid");
             return 1;
         }
-    if (report_value(report, PROF_KEY_SITES) < 0) status = wait_for_daemon(argv[i], status, quiet);
+    }
+    /* daemon()'s parent exits 0 inside it, before any report */
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && report_value(report, PROF_KEY_SITES) < 0)
+        status = wait_for_daemon(argv[i], status, quiet);
     views_after(&views, report, argv[i], quiet);
     if (!quiet) say_where(report, svg, argv[i], status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
