@@ -3918,7 +3918,11 @@ EDGEPROBE__FN void edgeprobe__fork_release(void) {
     edgeprobe__unlock(&r->lock);
 }
 /* In the child, the forking thread's records (section 25) belong to a new
- * tid; then the locks are released as in the parent. */
+ * tid; then the locks are released as in the parent. The count of forks
+ * under way holds the parent's other forking threads too, which the child
+ * does not have: it is this fork's alone there (else a fork beside another
+ * left the registry's lock held in the child for good: a daemon's
+ * profile stopped, found by an independent review). */
 EDGEPROBE__FN void edgeprobe__fork_child(void);
 EDGEPROBE__FN void edgeprobe__fork_child(void) {
     edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
@@ -3926,6 +3930,7 @@ EDGEPROBE__FN void edgeprobe__fork_child(void) {
     if (r && __atomic_load_n(&r->sync_lock.v, __ATOMIC_RELAXED) &&
         __atomic_load_n(&r->sync_lock.owner, __ATOMIC_RELAXED) != edgeprobe__self())
         edgeprobe__unlock(&r->sync_lock);
+    if (r && __atomic_load_n(&r->forking, __ATOMIC_RELAXED) > 1) __atomic_store_n(&r->forking, 1, __ATOMIC_RELAXED);
     edgeprobe__fork_release();
 }
 #endif

@@ -197,56 +197,47 @@ static int launch_paths_absolute(const char **report, const char **svg, const ch
     return snprintf(w->folded_tmp, sizeof w->folded_tmp, "%s.folded", w->flame ? w->flame : r) >=
            (int)sizeof w->folded_tmp ? -1 : 0;
 }
-/* DAEMONS (the agent's): PROGRAM ended without a report, and left a
- * process that this command, its subreaper, now has as its child: the
- * daemon it became, which writes the report when it ends. Wait for it
- * (for every such child), passing SIGINT and SIGTERM on; its status is the
- * run's. */
-static volatile sig_atomic_t daemon_signal;
-static void on_daemon_signal(int sig) { daemon_signal = sig; }
-/* Our children now (the kernel's list, /proc/self/task/TID/children), sent
- * sig if sig; how many. */
-static int children(int sig) {
-    char path[64], buf[4096];
-    int fd, n = 0;
-    ssize_t k;
-    char *p, *end;
-    snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)getpid());
-    if ((fd = open(path, O_RDONLY)) < 0) return 0;
-    k = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (k <= 0) return 0;
-    buf[k] = 0;
-    for (p = buf; *p; p = end) {
-        long child = strtol(p, &end, 10);
-        if (end == p) break;
-        if (sig) kill((pid_t)child, sig);
-        n++;
+/* DAEMONS (the agent's): PROGRAM called daemon(), exited 0 inside it, and
+ * the child that took the profile on wrote its pid to daemon_file. This
+ * command, its subreaper, now has that process as its child: wait for it
+ * (and for the next, if it calls daemon() again), passing SIGINT and
+ * SIGTERM on; its status is the run's. Other orphans are reaped, not
+ * waited for. */
+static char daemon_file[64];
+static pid_t daemon_pid(void) {
+    FILE *f = fopen(daemon_file, "r");
+    long pid = 0;
+    if (f) {
+        if (fscanf(f, "%ld", &pid) != 1) pid = 0;
+        fclose(f);
     }
-    return n;
+    return (pid_t)pid;
 }
 static int wait_for_daemon(const char *program, int status, int quiet) {
-    struct sigaction sa;
-    pid_t done;
-    int st, n = children(0);
-    if (!n) return status;
-    if (!quiet)
-        fprintf(stderr, "edgeprobe prof: %s went on in the background (%d process%s, a daemon); waiting for it "
-                        "(SIGINT or SIGTERM here is passed on)\n", program, n, n == 1 ? "" : "es");
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_daemon_signal; /* no SA_RESTART: waitpid returns to pass it on */
-    sigaction(SIGINT, &sa, 0);
-    sigaction(SIGTERM, &sa, 0);
-    for (;;) {
-        done = waitpid(-1, &st, 0);
-        if (done > 0) {
-            status = st;
-        } else if (errno == EINTR) {
-            if (daemon_signal) children(daemon_signal), daemon_signal = 0;
-        } else {
-            return status; /* ECHILD: none left */
+    sigset_t sigs;
+    pid_t d, last = 0;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &sigs, 0); /* taken by sigtimedwait below: none lost between two looks */
+    while ((d = daemon_pid()) > 0 && d != last) {
+        struct timespec quarter = {0, 250000000};
+        int st, sig;
+        pid_t done = 0;
+        if (!quiet) fprintf(stderr, "edgeprobe prof: %s went on as a daemon (pid %ld); waiting for it (SIGINT or "
+                                    "SIGTERM here is passed on)\n", program, (long)d);
+        while (done != d) {
+            while ((done = waitpid(-1, &st, WNOHANG)) > 0 && done != d) {} /* other orphans */
+            if (done == d) break;
+            if (done < 0 && errno == ECHILD) break; /* not ours: gone */
+            if ((sig = sigtimedwait(&sigs, 0, &quarter)) == SIGINT || sig == SIGTERM) kill(d, sig);
         }
+        if (done == d) status = st;
+        last = d;
     }
+    unlink(daemon_file);
+    return status;
 }
 
 /* After the run: FILE:LINE in the report, the flame graph. */
@@ -452,6 +443,8 @@ int cmd_prof(int argc, char **argv) {
     if (lstat(report, &st) == 0 && S_ISREG(st.st_mode)) unlink(report);
     fflush(0);
     prctl(PR_SET_CHILD_SUBREAPER, 1); /* a daemon PROGRAM becomes ours (wait_for_daemon) */
+    snprintf(daemon_file, sizeof daemon_file, "/tmp/edgeprobe-prof-%ld.daemon", (long)getpid());
+    unlink(daemon_file);
     pid = fork();
     if (pid < 0) {
         perror("edgeprobe prof: fork");
@@ -464,6 +457,7 @@ int cmd_prof(int argc, char **argv) {
         snprintf(buf, sizeof buf, "%ld", (long)getpid()); /* exec keeps the pid: children stay unprofiled */
         setenv(PROF_ENV_PID, buf, 1);
         setenv(PROF_ENV_OUT, report, 1);
+        setenv(PROF_ENV_DAEMON_FILE, daemon_file, 1);
         if (svg) setenv(PROF_ENV_SVG, svg, 1);
         if (summary) setenv(PROF_ENV_SUMMARY, summary, 1);
         if (mode) setenv(PROF_ENV_MODE, mode, 1);
@@ -498,9 +492,9 @@ int cmd_prof(int argc, char **argv) {
             return 1;
         }
     }
-    /* daemon()'s parent exits 0 inside it, before any report */
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && report_value(report, PROF_KEY_SITES) < 0)
-        status = wait_for_daemon(argv[i], status, quiet);
+    /* daemon()'s parent exits 0 inside it */
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) status = wait_for_daemon(argv[i], status, quiet);
+    else unlink(daemon_file);
     views_after(&views, report, argv[i], quiet);
     if (!quiet) say_where(report, svg, argv[i], status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);

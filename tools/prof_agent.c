@@ -2314,6 +2314,7 @@ static int bg_started;
  * stop, a signal number to write the report and end the process by that
  * signal (a signal handler may only write(2)). */
 static int bg_pipe[2] = {-1, -1};
+static ino_t bg_pipe_ino; /* the pipe's, to know it is still ours (DAEMONS) */
 #define BG_WAKE_STOP 0
 
 /* Switch a site off for good (mode off, or its function can never be
@@ -3012,7 +3013,7 @@ NOI void on_stop_signal(int sig, siginfo_t *info, void *context) {
  * parent's report, and it has no epoch thread to stop; the pipe is the
  * parent's, so the child lets go of it, and of the stop signals it caught
  * through it. */
-static int daemon_forking; /* daemon() forks: its child takes the profile on (DAEMONS) */
+static __thread int daemon_forking; /* this thread's daemon() forks: its child takes the profile on (DAEMONS) */
 NOI void on_fork_child(void) {
     static const int sigs[] = {SIGTERM, SIGINT};
     unsigned i;
@@ -3471,8 +3472,7 @@ P_FN int inline_start(void) {
  * parent's event). 0, or -1: the epochs go to a thread. */
 P_FN int inline_child(void) {
     if (!__atomic_load_n(&inline_on, __ATOMIC_ACQUIRE)) return -1;
-    if (inline_perf >= 0) close(inline_perf);
-    inline_perf = -1;
+    inline_perf_end(); /* (the program may have closed it and reused the number before daemon()) */
     inline_tid = syscall(SYS_gettid);
     if (inline_timer_make(&inline_timer, CLOCK_THREAD_CPUTIME_ID, 0)) return inline_on = 0, -1;
     if (inline_timer_make(&inline_stop_timer, CLOCK_MONOTONIC, INLINE_STOP_TIMER)) {
@@ -3608,6 +3608,30 @@ P_FN void inline_thread_seen(void) {}
  * the next epoch folds them (GONE THREADS). `edgeprobe prof` is the
  * daemon's subreaper: it waits for it, and passes SIGINT and SIGTERM on
  * (tools/cmd_prof.c). */
+/* The parent's pipe, closed if its descriptors are still the pipe (the
+ * program may have closed them and reused the numbers), else forgotten. */
+P_FN void daemon_pipe_end(void) {
+    struct stat st;
+    int k;
+    for (k = 0; k < 2; k++)
+        if (bg_pipe[k] >= 0 && fstat(bg_pipe[k], &st) == 0 && S_ISFIFO(st.st_mode) && st.st_ino == bg_pipe_ino)
+            close(bg_pipe[k]);
+    bg_pipe[0] = bg_pipe[1] = -1;
+}
+/* The command waits for the process whose pid is in this file (its
+ * subreaper: tools/cmd_prof.c); written by the parent, before it exits,
+ * and renamed into place: the command, reading it while an earlier daemon
+ * of a quick succession writes it, never sees it empty. */
+P_FN void daemon_tell(pid_t child) {
+    const char *path = getenv(PROF_ENV_DAEMON_FILE);
+    char tmp[4096], line[32];
+    int n = snprintf(line, sizeof line, "%ld\n", (long)child), fd;
+    if (!path || !*path || (size_t)snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid()) >= sizeof tmp) return;
+    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) return;
+    if (write(fd, line, (size_t)n) != n) {}
+    close(fd);
+    if (rename(tmp, path)) unlink(tmp);
+}
 P_FN void daemon_child(void) {
     tstate *t = my_ts;
     if (t) {
@@ -3616,8 +3640,7 @@ P_FN void daemon_child(void) {
         cpu_origin(t); /* the child's clock starts again */
     }
     bg_started = 0, bg_tid = 0;
-    if (bg_pipe[0] >= 0) close(bg_pipe[0]), close(bg_pipe[1]);
-    bg_pipe[0] = bg_pipe[1] = -1;
+    daemon_pipe_end();
     if (bg_prepare() || (inline_child() && bg_start()))
         fprintf(stderr, "edgeprobe profiler: no background thread in daemon()'s child; probes will not re-open\n");
 }
@@ -3648,7 +3671,10 @@ NOI int daemon(int nochdir, int noclose) {
         pthread_mutex_unlock(&bg_part_lock);
     }
     if (pid < 0) return -1;
-    if (pid > 0) _exit(0);
+    if (pid > 0) {
+        if (following) daemon_tell(pid);
+        _exit(0);
+    }
     if (following) daemon_child();
     if (setsid() < 0) return -1;
     if (!nochdir && chdir("/")) return -1;
@@ -3677,7 +3703,9 @@ P_FN void clocks_start(void) {
  * made once; the epochs on the program's thread use them too. */
 P_FN int bg_prepare(void) {
     static int once;
+    struct stat st;
     if (bg_pipe[0] < 0 && pipe2(bg_pipe, O_CLOEXEC | O_NONBLOCK)) return -1;
+    bg_pipe_ino = fstat(bg_pipe[0], &st) == 0 ? st.st_ino : 0;
     if (!once++) pthread_atfork(0, 0, on_fork_child);
     return 0;
 }

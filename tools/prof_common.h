@@ -35,6 +35,7 @@
  * another pid) leaves the agent idle. */
 #define PROF_ENV_PID "EDGEPROBE_PROF_PID"
 #define PROF_ENV_EPOCHS "EDGEPROBE_PROF_EPOCHS" /* inline: on the program's thread (agent: INLINE EPOCHS) */
+#define PROF_ENV_DAEMON_FILE "EDGEPROBE_PROF_DAEMON_FILE" /* daemon()'s child writes its pid there (agent: DAEMONS) */
 #define PROF_ENV_INLINE_CLOCK "EDGEPROBE_PROF_INLINE_CLOCK" /* timer: the CPU-time timer, not the task-clock event (agent: THE PARTS' CLOCK) */
 
 #define PROF_DEFAULT_K 10        /* samples per function per window */

@@ -1408,7 +1408,7 @@ prof_daemon() {
             "$PWD/$d/own-$how.txt" 2>"$d/err-$how.txt"
         rc=$?
         cat "$d/err-$how.txt"
-        grep -q 'went on in the background' "$d/err-$how.txt" || { echo "FAIL $how: the command did not wait"; return 1; }
+        grep -q 'went on as a daemon' "$d/err-$how.txt" || { echo "FAIL $how: the command did not wait"; return 1; }
         awk -v how=$how -v rc=$rc 'FILENAME == ARGV[1] { own = $2; next }
              $1 == "daemon_work" { est = $3 }
              END { r = own > 0 ? est / own : 0; bad = rc != 0 || r < 0.7 || r > 1.3
