@@ -63,6 +63,11 @@
  *   EDGEPROBE_PROF_EPOCH_MS=10   re-activation period
  *   EDGEPROBE_PROF_EPOCHS=thread thread (default) | inline: a program of one
  *                                thread runs the epochs itself (INLINE EPOCHS)
+ *   EDGEPROBE_PROF_INLINE_CLOCK  timer: inline parts timed by the CPU-time
+ *                                timer, not the task-clock event (THE PARTS'
+ *                                CLOCK)
+ *   EDGEPROBE_PROF_DAEMON_FILE   set by `edgeprobe prof`: daemon()'s parent
+ *                                writes its child's pid there (DAEMONS)
  *   EDGEPROBE_PROF_EPOCH_PARTS=4 parts of an epoch, each with its own counts
  *                                (1 to 16; LATER COUNTS; from 8, staggered:
  *                                STAGGERED COUNTS)
