@@ -118,6 +118,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <linux/futex.h>
 #include <locale.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -2315,12 +2316,21 @@ P_FN int cal_provider_found(const edgeprobe_info *info) {
 /* ---- the background thread ------------------------------------------------ */
 static pthread_t bg_thread;
 static int bg_started;
-/* The epoch thread sleeps in poll() on this pipe: a byte wakes it, 0 to
+/* The epoch thread sleeps on this word (a futex): BG_WAKE_STOP wakes it to
  * stop, a signal number to write the report and end the process by that
- * signal (a signal handler may only write(2)). */
-static int bg_pipe[2] = {-1, -1};
-static ino_t bg_pipe_ino; /* the pipe's, to know it is still ours (DAEMONS) */
-#define BG_WAKE_STOP 0
+ * signal (a signal handler may make the futex call). It was a pipe, until
+ * an independent review closed it under the profiler: a program that
+ * closes every descriptor (as daemons do) left the epoch thread spinning
+ * on a closed one, and its exit writing the stop byte for ever, or into
+ * the program's file that took the number. */
+static int bg_wake;
+#define BG_WAKE_STOP 1000
+/* The first word posted wins (a stop signal before the exit's stop). */
+P_FN void bg_post(int what) {
+    int none = 0;
+    if (__atomic_compare_exchange_n(&bg_wake, &none, what, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+        syscall(SYS_futex, &bg_wake, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+}
 
 /* Switch a site off for good (mode off, or its function can never be
  * sampled): provider sites start on, and even an unbound one costs a call
@@ -2943,18 +2953,16 @@ P_FN void report_and_die(int sig) {
     raise(sig);
     _exit(128 + sig);
 }
-/* Wait us microseconds, or for a byte on the pipe: 1 to go on, 0 to stop. */
+/* Wait us microseconds, or for a word posted: 1 to go on, 0 to stop. (The
+ * thread blocks every signal: a signal the program gets must not cut a
+ * part short.) */
 P_FN int bg_wait(long us) {
-    struct pollfd p;
     struct timespec ts;
-    unsigned char b;
-    p.fd = bg_pipe[0];
-    p.events = POLLIN;
-    sigset_t all;
-    sigfillset(&all); /* a signal the program gets must not cut a part short */
+    int b;
     ts.tv_sec = us / 1000000;
     ts.tv_nsec = us % 1000000 * 1000;
-    if (ppoll(&p, 1, &ts, &all) <= 0 || read(bg_pipe[0], &b, 1) != 1) return 1;
+    if (!__atomic_load_n(&bg_wake, __ATOMIC_SEQ_CST)) syscall(SYS_futex, &bg_wake, FUTEX_WAIT_PRIVATE, 0, &ts, 0, 0);
+    if (!(b = __atomic_load_n(&bg_wake, __ATOMIC_SEQ_CST))) return 1;
     if (b == BG_WAKE_STOP) return 0;
     report_and_die(b);
     return 0;
@@ -3003,14 +3011,13 @@ P_FN void *bg_main(void *arg) {
 P_FN void inline_stop(int sig, const ucontext_t *uc);
 #endif
 NOI void on_stop_signal(int sig, siginfo_t *info, void *context) {
-    unsigned char b = (unsigned char)sig;
     int saved = errno;
     (void)info, (void)context;
 #ifndef PROF_ATTACHED
     if (__atomic_load_n(&inline_on, __ATOMIC_ACQUIRE)) inline_stop(sig, (const ucontext_t *)context);
     else
 #endif
-    if (write(bg_pipe[1], &b, 1) != 1) {} /* a full pipe: a report is on its way */
+    bg_post(sig);
     errno = saved;
 }
 /* A child forked without exec is not profiled (the command profiles the
@@ -3034,9 +3041,7 @@ NOI void on_fork_child(void) {
         if (sigaction(sigs[i], 0, &old) == 0 && (void *)old.sa_sigaction == (void *)on_stop_signal)
             signal(sigs[i], SIG_DFL);
     }
-    close(bg_pipe[0]);
-    close(bg_pipe[1]);
-    bg_pipe[0] = bg_pipe[1] = -1;
+    bg_wake = 0;
 }
 #ifndef PROF_ATTACHED
 /* In a program the command launched, SIGTERM and SIGINT write the report
@@ -3613,16 +3618,6 @@ P_FN void inline_thread_seen(void) {}
  * the next epoch folds them (GONE THREADS). `edgeprobe prof` is the
  * daemon's subreaper: it waits for it, and passes SIGINT and SIGTERM on
  * (tools/cmd_prof.c). */
-/* The parent's pipe, closed if its descriptors are still the pipe (the
- * program may have closed them and reused the numbers), else forgotten. */
-P_FN void daemon_pipe_end(void) {
-    struct stat st;
-    int k;
-    for (k = 0; k < 2; k++)
-        if (bg_pipe[k] >= 0 && fstat(bg_pipe[k], &st) == 0 && S_ISFIFO(st.st_mode) && st.st_ino == bg_pipe_ino)
-            close(bg_pipe[k]);
-    bg_pipe[0] = bg_pipe[1] = -1;
-}
 /* The command waits for the process whose pid is in this file (its
  * subreaper: tools/cmd_prof.c); written by the parent, before it exits,
  * and renamed into place: the command, reading it while an earlier daemon
@@ -3644,8 +3639,7 @@ P_FN void daemon_child(void) {
         t->chk_cpu_ns = 0;
         cpu_origin(t); /* the child's clock starts again */
     }
-    bg_started = 0, bg_tid = 0;
-    daemon_pipe_end();
+    bg_started = 0, bg_tid = 0, bg_wake = 0;
     if (bg_prepare() || (inline_child() && bg_start()))
         fprintf(stderr, "edgeprobe profiler: no background thread in daemon()'s child; probes will not re-open\n");
 }
@@ -3704,13 +3698,10 @@ P_FN void clocks_start(void) {
     getrusage(RUSAGE_SELF, &ru_start);
     tsc_start = rdtsc();
 }
-/* The epoch thread's pipe (stop signals write to it) and the fork handler,
- * made once; the epochs on the program's thread use them too. */
+/* The fork handler, registered once; the epochs on the program's thread
+ * need it too. */
 P_FN int bg_prepare(void) {
     static int once;
-    struct stat st;
-    if (bg_pipe[0] < 0 && pipe2(bg_pipe, O_CLOEXEC | O_NONBLOCK)) return -1;
-    bg_pipe_ino = fstat(bg_pipe[0], &st) == 0 ? st.st_ino : 0;
     if (!once++) pthread_atfork(0, 0, on_fork_child);
     return 0;
 }
@@ -3718,6 +3709,7 @@ P_FN int bg_prepare(void) {
 P_FN int bg_start(void) {
     unsigned long t;
     if (bg_prepare()) return -1;
+    __atomic_store_n(&bg_wake, 0, __ATOMIC_SEQ_CST); /* a profile after a stopped one (attached) */
     if (edgeprobe__thread_start(&t, bg_main, 0)) return -1; /* the program's signals are not ours to take */
     bg_thread = (pthread_t)t;
     bg_started = 1;
@@ -4358,8 +4350,7 @@ P_FN void stop_sampling(run_totals *rt) {
     if (bg_tid) rt->bg_cpu_ns = (double)thread_cpu_ns(bg_tid); /* before it ends */
     rt->bg_cpu_ns += (double)inline_ticks * rt->ns_per_tick;
     if (bg_started && !pthread_equal(pthread_self(), bg_thread)) {
-        unsigned char stop = BG_WAKE_STOP;
-        while (write(bg_pipe[1], &stop, 1) != 1) sched_yield(); /* full of signal bytes: drains soon */
+        bg_post(BG_WAKE_STOP); /* (a stop signal's word first: the epoch thread ends the process) */
         pthread_join(bg_thread, 0);
         bg_started = 0;
     }

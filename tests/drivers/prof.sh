@@ -1390,6 +1390,24 @@ prof_altstack_above() {
 }
 case_ prof-altstack-above prof_altstack_above
 
+# A program that closes every descriptor from 3 up, as daemons do
+# (tests/prof/inline.c closeall), under the epoch thread: the thread used to
+# sleep on a pipe, which the program closed; it then spun on the closed
+# descriptor, and the exit wrote its stop byte for ever (the review's
+# program: killed at 60 s). It must end within the timeout with the
+# windows still reopening.
+prof_closeall() {
+    local d="$B/prof-closeall" out
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/inline.c -pthread -o "$d/inline" || return 1
+    out=$(timeout -s KILL 30 ./build/edgeprobe prof -q -k 5 -o "$d/report.txt" -- "./$d/inline" closeall 600) ||
+        { echo "FAIL status $?"; return 1; }
+    echo "$out; $(grep -o 'epochs: [0-9]*' "$d/report.txt")"
+    awk '$1 == "inl_hot" { hot = $2 } END { printf "%s inl_hot sampled %d\n", (hot >= 100) ? "ok" : "FAIL", hot; exit (hot < 100) }' \
+        "$d/report.txt"
+}
+case_ prof-closeall prof_closeall
+
 # A program that becomes a daemon (tests/prof/daemon.c: daemon(0, 0), then
 # 400 ms of calls in "/"): its parent exits inside daemon(), and the
 # profile must follow the child (the agent's DAEMONS): the command waits
