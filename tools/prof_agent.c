@@ -3222,6 +3222,7 @@ P_FN void inline_arm(timer_t timer, long us) {
  * refused (paranoid 3, a seccomp filter), or with
  * EDGEPROBE_PROF_INLINE_CLOCK=timer, the timer alone. */
 #define INLINE_BACKSTOP 4
+static long inline_period_us; /* the event's period now */
 P_FN int inline_perf_make(void) {
     struct perf_event_attr a;
     struct f_owner_ex owner;
@@ -3232,7 +3233,8 @@ P_FN int inline_perf_make(void) {
     a.size = sizeof a;
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_TASK_CLOCK;
-    a.sample_period = (uint64_t)epoch_part_us() * 1000;
+    inline_period_us = epoch_part_us();
+    a.sample_period = (uint64_t)inline_period_us * 1000;
     a.wakeup_events = 1;
     a.exclude_kernel = 1;
     a.exclude_hv = 1;
@@ -3252,15 +3254,14 @@ P_FN int inline_perf_make(void) {
 }
 /* The next part (or try) in us of the thread's time. */
 P_FN void inline_clock_arm(long us) {
-    static long period_us;
     if (inline_perf < 0) {
         inline_arm(inline_timer, us);
         return;
     }
-    if (us != period_us) {
+    if (us != inline_period_us) {
         uint64_t ns = (uint64_t)us * 1000;
         ioctl(inline_perf, PERF_EVENT_IOC_PERIOD, &ns);
-        period_us = us;
+        inline_period_us = us;
     }
     ioctl(inline_perf, PERF_EVENT_IOC_REFRESH, 1);
 }
@@ -3570,12 +3571,6 @@ __attribute__((visibility("default"))) NOI int pthread_create(pthread_t *thread,
     return real(thread, attr, fn, arg);
 }
 #else /* no _dl_find_object (glibc before 2.35) */
-#define inline_used 0
-#define inline_event_used 0
-#define inline_backstops 0ull
-#define inline_parts 0ull
-#define inline_retries 0ull
-#define inline_ticks 0ull
 P_FN int inline_start(void) {
     const char *how = getenv(PROF_ENV_EPOCHS);
     if (how && !strcmp(how, "inline"))
@@ -3592,14 +3587,16 @@ P_FN void inline_thread_seen(void) {}
 P_FN int inline_child(void) { return -1; }
 #endif
 #else /* ATTACHED: an epoch thread always */
+P_FN void inline_end(void) {}
+P_FN void inline_thread_seen(void) {}
+#endif
+#ifndef INLINE_SIGNAL /* no inline epochs: the report's counts of them */
 #define inline_used 0
 #define inline_event_used 0
 #define inline_backstops 0ull
 #define inline_parts 0ull
 #define inline_retries 0ull
 #define inline_ticks 0ull
-P_FN void inline_end(void) {}
-P_FN void inline_thread_seen(void) {}
 #endif
 
 #ifndef PROF_ATTACHED
