@@ -34,13 +34,13 @@ $(BUILD)/edgeprobe: $(TOOL_SRC) tools/tool.h tools/control.h tools/prof_common.h
 	$(CC) $(CFLAGS_DEMO) -Itools $(TOOL_SRC) -o $@
 # The profiler `edgeprobe prof` preloads: its agent, beside the command.
 PROF_SRC := tools/prof_agent.c
-$(BUILD)/libedgeprobe-prof.so: $(PROF_SRC) tools/prof_common.h tools/signal_defer.h include/edgeprobe.h | $(BUILD)
+$(BUILD)/libedgeprobe-prof.so: $(PROF_SRC) tools/prof_common.h tools/signal_defer.h tools/daemon_follow.h include/edgeprobe.h | $(BUILD)
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -fPIC -shared $(PROF_SRC) -o $@ -pthread -ldl
 # Empty hooks for -finstrument-functions programs (see tools/hooks.c).
 $(BUILD)/libedgeprobe-hooks.so: tools/hooks.c | $(BUILD)
 	$(CC) -O2 -Wall -Wextra -Werror -fPIC -shared $< -o $@
 # The recorder `edgeprobe record` preloads (header section 30).
-$(BUILD)/libedgeprobe-record.so: tools/record_agent.c tools/signal_defer.h include/edgeprobe.h | $(BUILD)
+$(BUILD)/libedgeprobe-record.so: tools/record_agent.c tools/signal_defer.h tools/daemon_follow.h include/edgeprobe.h | $(BUILD)
 	$(CC) -O2 -Wall -Wextra -Werror -Iinclude -fPIC -shared $< -o $@ -pthread -ldl
 # The agent `edgeprobe attach` loads into a running process: the profiler,
 # attached (tools/prof_agent.c, ATTACHED).

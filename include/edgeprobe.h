@@ -8912,8 +8912,10 @@ long edgeprobe__libc_writev(int, const edgeprobe__iovec *, int) __asm__("writev"
 #define EDGEPROBE__O_REC (01 | 0100 | 01000 | 02000000) /* WRONLY CREAT TRUNC CLOEXEC */
 #if defined(__x86_64__)
 #define EDGEPROBE__NR_GETTID 186L
+#define EDGEPROBE__NR_FCNTL 72L
 #else
 #define EDGEPROBE__NR_GETTID 178L
+#define EDGEPROBE__NR_FCNTL 25L
 #endif
 
 EDGEPROBE__INLINE_GPR struct edgeprobe__recorder *edgeprobe__rec_live(void) {
@@ -9331,6 +9333,62 @@ EDGEPROBE__FN void edgeprobe__rec_forked(void) { /* the child: its parent's reco
     rec->active = 0, rec->running = 0;
     if (rec->fd >= 0) edgeprobe__libc_close(rec->fd);
     rec->fd = -1;
+}
+/* DAEMONS: recording goes on in daemon()'s child (the wrapper is
+ * tools/record_agent.c's). daemon() forks and its parent _exits inside it:
+ * the program goes on in the child, which rec_forked stops. Around that
+ * fork, instead:
+ *   rec_fork_pause     the recorder thread joined, every ring drained to
+ *                      the file; returns a duplicate of the file's
+ *                      descriptor (the child's atfork closes the other),
+ *                      with rec->io held through the fork (no child may
+ *                      inherit it held by a thread it does not have), or
+ *                      -1 when nothing records (then nothing is held);
+ *   rec_fork_resume    in both processes after the fork: io let go; the
+ *                      child writes on to the same file from a new
+ *                      recorder thread (the parent, whose fork failed, from
+ *                      its own again); a parent whose fork worked exits.
+ * Events of the parent's other threads between the drain and its exit are
+ * in the child's copy of their rings, and written by it, once. The thread
+ * that called daemon() keeps its rings and their tid in the child: the
+ * calls it entered before daemon() return on the same track. */
+EDGEPROBE__FN int edgeprobe__rec_fork_pause(void);
+EDGEPROBE__FN int edgeprobe__rec_fork_pause(void) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
+    struct edgeprobe__recorder *rec = r ? r->rec : 0;
+    int fd = -1;
+    if (!rec) return -1;
+    edgeprobe__lock(&r->lock);
+    if (rec->running) fd = (int)edgeprobe__libc_syscall(EDGEPROBE__NR_FCNTL, rec->fd, 1030 /* F_DUPFD_CLOEXEC */, 3);
+    if (fd >= 0) {
+        rec->running = 0; /* a record_stop meanwhile does nothing */
+        __atomic_store_n(&rec->stop, 1, __ATOMIC_RELEASE);
+    }
+    edgeprobe__unlock(&r->lock);
+    if (fd < 0) return -1;
+    edgeprobe__libc_pthread_join(rec->thread, 0);
+    edgeprobe__lock(&rec->io);
+    edgeprobe__rec_drain_all(rec, 0);
+    return fd;
+}
+EDGEPROBE__FN void edgeprobe__rec_fork_resume(int fd, int child);
+EDGEPROBE__FN void edgeprobe__rec_fork_resume(int fd, int child) {
+    edgeprobe__root *r = __atomic_load_n(&edgeprobe__this_object.root, __ATOMIC_ACQUIRE);
+    struct edgeprobe__recorder *rec = r->rec;
+    edgeprobe__unlock(&rec->io);
+    edgeprobe__lock(&r->lock);
+    if (child) rec->fd = fd; /* rec_forked closed the parent's */
+    else edgeprobe__libc_close(fd);
+    __atomic_store_n(&rec->stop, 0, __ATOMIC_RELEASE);
+    if (edgeprobe__thread_start(&rec->thread, edgeprobe__rec_main, rec) == 0) {
+        edgeprobe__libc_pthread_setname_np(rec->thread, "edgeprobe-rec");
+        rec->running = 1;
+        __atomic_store_n(&rec->active, 1, __ATOMIC_RELEASE);
+    } else {
+        EDGEPROBE_OS_LOG("EDGEPROBE_RECORD: no recorder thread after daemon(); the recording ends there");
+        __atomic_store_n(&rec->active, 0, __ATOMIC_RELEASE);
+    }
+    edgeprobe__unlock(&r->lock);
 }
 EDGEPROBE__FN int edgeprobe__rec_options(struct edgeprobe__recorder *rec, const edgeprobe_record_options *opt);
 EDGEPROBE__FN int edgeprobe__rec_options(struct edgeprobe__recorder *rec, const edgeprobe_record_options *opt) {

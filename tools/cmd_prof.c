@@ -35,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -197,49 +196,6 @@ static int launch_paths_absolute(const char **report, const char **svg, const ch
     return snprintf(w->folded_tmp, sizeof w->folded_tmp, "%s.folded", w->flame ? w->flame : r) >=
            (int)sizeof w->folded_tmp ? -1 : 0;
 }
-/* DAEMONS (the agent's): PROGRAM called daemon(), exited 0 inside it, and
- * the child that took the profile on wrote its pid to daemon_file. This
- * command, its subreaper, now has that process as its child: wait for it
- * (and for the next, if it calls daemon() again), passing SIGINT and
- * SIGTERM on; its status is the run's. Other orphans are reaped, not
- * waited for. */
-static char daemon_file[64];
-static pid_t daemon_pid(void) {
-    FILE *f = fopen(daemon_file, "r");
-    long pid = 0;
-    if (f) {
-        if (fscanf(f, "%ld", &pid) != 1) pid = 0;
-        fclose(f);
-    }
-    return (pid_t)pid;
-}
-static int wait_for_daemon(const char *program, int status, int quiet) {
-    sigset_t sigs;
-    pid_t d, last = 0;
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGINT);
-    sigaddset(&sigs, SIGTERM);
-    sigaddset(&sigs, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &sigs, 0); /* taken by sigtimedwait below: none lost between two looks */
-    while ((d = daemon_pid()) > 0 && d != last) {
-        struct timespec quarter = {0, 250000000};
-        int st, sig;
-        pid_t done = 0;
-        if (!quiet) fprintf(stderr, "edgeprobe prof: %s went on as a daemon (pid %ld); waiting for it (SIGINT or "
-                                    "SIGTERM here is passed on)\n", program, (long)d);
-        while (done != d) {
-            while ((done = waitpid(-1, &st, WNOHANG)) > 0 && done != d) {} /* other orphans */
-            if (done == d) break;
-            if (done < 0 && errno == ECHILD) break; /* not ours: gone */
-            if ((sig = sigtimedwait(&sigs, 0, &quarter)) == SIGINT || sig == SIGTERM) kill(d, sig);
-        }
-        if (done == d) status = st;
-        last = d;
-    }
-    unlink(daemon_file);
-    return status;
-}
-
 /* After the run: FILE:LINE in the report, the flame graph. */
 static void views_after(struct prof_views *w, const char *report, const char *program, int quiet) {
     char title[PATH_MAX + 64];
@@ -338,7 +294,7 @@ int cmd_prof(int argc, char **argv) {
     struct prof_views views = {0, 0, 0, 0, ""};
     int i, quiet = 0, status, report_now = 0, taken;
     double budget;
-    char lib[PATH_MAX], preload[2 * PATH_MAX + 2], buf[32];
+    char lib[PATH_MAX], preload[2 * PATH_MAX + 2], buf[32], daemon_file[64];
     pid_t pid;
     struct stat st;
     for (i = 1; i < argc; i++) {
@@ -442,9 +398,7 @@ int cmd_prof(int argc, char **argv) {
      * daemon's is waited for only while there is none) */
     if (lstat(report, &st) == 0 && S_ISREG(st.st_mode)) unlink(report);
     fflush(0);
-    prctl(PR_SET_CHILD_SUBREAPER, 1); /* a daemon PROGRAM becomes ours (wait_for_daemon) */
-    snprintf(daemon_file, sizeof daemon_file, "/tmp/edgeprobe-prof-%ld.daemon", (long)getpid());
-    unlink(daemon_file);
+    launch_follow_daemons("prof", daemon_file, sizeof daemon_file); /* the agent's daemon() (DAEMONS) */
     pid = fork();
     if (pid < 0) {
         perror("edgeprobe prof: fork");
@@ -484,17 +438,8 @@ int cmd_prof(int argc, char **argv) {
     /* the terminal's Ctrl-C reaches PROGRAM; we wait for its report */
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
-    for (;;) { /* orphans of PROGRAM's that end meanwhile are ours to reap (the subreaper's) */
-        pid_t done = waitpid(-1, &status, 0);
-        if (done == pid) break;
-        if (done < 0 && errno != EINTR) {
-            perror("edgeprobe prof: waitpid");
-            return 1;
-        }
-    }
-    /* daemon()'s parent exits 0 inside it */
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) status = wait_for_daemon(argv[i], status, quiet);
-    else unlink(daemon_file);
+    if (launch_wait("edgeprobe prof", pid, &status, 0, 0)) return 1;
+    status = launch_wait_daemon("edgeprobe prof", daemon_file, argv[i], status, quiet, 0, 0);
     views_after(&views, report, argv[i], quiet);
     if (!quiet) say_where(report, svg, argv[i], status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);

@@ -276,7 +276,8 @@ int cmd_record(int argc, char **argv) {
     snprintf(o.shm, sizeof o.shm, "/dev/shm/edgeprobe-record-%ld", (long)getpid());
     if (mkdir(o.shm, 0700)) *o.shm = 0; /* no /dev/shm: anonymous rings */
     remove_old_trace(o.out); /* the status line counts this run's bytes only */
-    status = launch_preloaded("edgeprobe record", lib, argv + i, child_env, isatty(2) ? status_line : NULL, &o);
+    status = launch_preloaded("edgeprobe record", lib, argv + i, child_env, isatty(2) ? status_line : NULL, &o,
+                              "EDGEPROBE_RECORD_DAEMON_FILE", 0); /* the agent's daemon() */
     if (o.status_shown) fputc('\n', stderr);
     if (status >= 0 && status != 126 && status != 127) finish(o.out, o.shm);
     if (*o.shm) remove_rings(o.shm);

@@ -112,6 +112,7 @@
 #include "prof_common.h"
 #ifndef PROF_ATTACHED
 #include "signal_defer.h" /* the program's handlers wait while ours run */
+#include "daemon_follow.h" /* daemon(): the profile follows its child (DAEMONS) */
 #endif
 
 #include <dlfcn.h>
@@ -3601,34 +3602,16 @@ P_FN void inline_thread_seen(void) {}
 
 #ifndef PROF_ATTACHED
 /* ---- DAEMONS: the profile follows daemon()'s child ------------------------
- * daemon() forks, and its parent _exits inside it: the program goes on in
- * the child. glibc's daemon forks by its own alias, and a forked child is
- * not profiled (on_fork_child): a daemon's profile was lost, and `prof`
- * said the program ended before writing a report. So daemon is defined
- * here, as glibc's does it (setsid, chdir "/", the standard streams on
- * /dev/null), around a fork (the DEFERRED SIGNALS wrapper) made between
- * two parts of the epoch thread (bg_part_lock; inline parts run at safe
- * points only, never in here). The parent _exits without a report; the
- * child takes the profile on: its thread's record gets the new thread's id
- * and CPU clock, and the epochs restart on a new epoch thread, or inline.
- * The parent's other threads are gone: their clocks no longer read, and
- * the next epoch folds them (GONE THREADS). `edgeprobe prof` is the
- * daemon's subreaper: it waits for it, and passes SIGINT and SIGTERM on
- * (tools/cmd_prof.c). */
-/* The command waits for the process whose pid is in this file (its
- * subreaper: tools/cmd_prof.c); written by the parent, before it exits,
- * and renamed into place: the command, reading it while an earlier daemon
- * of a quick succession writes it, never sees it empty. */
-P_FN void daemon_tell(pid_t child) {
-    const char *path = getenv(PROF_ENV_DAEMON_FILE);
-    char tmp[4096], line[32];
-    int n = snprintf(line, sizeof line, "%ld\n", (long)child), fd;
-    if (!path || !*path || (size_t)snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid()) >= sizeof tmp) return;
-    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) return;
-    if (write(fd, line, (size_t)n) != n) {}
-    close(fd);
-    if (rename(tmp, path)) unlink(tmp);
-}
+ * A forked child is not profiled (on_fork_child), and glibc's daemon
+ * forks by its own alias: a daemon's profile was lost, and `prof` said the
+ * program ended before writing a report. daemon is defined in
+ * daemon_follow.h, with the fork made between two parts of the epoch
+ * thread (bg_part_lock; inline parts run at safe points only, never in
+ * there). The parent _exits without a report; the child takes the profile
+ * on: its thread's record gets the new thread's id and CPU clock, and the
+ * epochs restart on a new epoch thread, or inline. The parent's other
+ * threads are gone: their clocks no longer read, and the next epoch folds
+ * them (GONE THREADS). */
 P_FN void daemon_child(void) {
     tstate *t = my_ts;
     if (t) {
@@ -3640,41 +3623,22 @@ P_FN void daemon_child(void) {
     if (bg_prepare() || (inline_child() && bg_start()))
         fprintf(stderr, "edgeprobe profiler: no background thread in daemon()'s child; probes will not re-open\n");
 }
-P_FN int daemon_streams(void) {
-    int fd = open("/dev/null", O_RDWR), ok;
-    struct stat st;
-    if (fd < 0) return -1;
-    ok = fstat(fd, &st) == 0 && S_ISCHR(st.st_mode);
-    if (ok) {
-        dup2(fd, 0), dup2(fd, 1), dup2(fd, 2);
-        if (fd > 2) close(fd);
-        return 0;
-    }
-    close(fd);
-    errno = ENODEV;
-    return -1;
-}
-NOI int daemon(int nochdir, int noclose) {
-    pid_t pid;
+P_FN int daemon_prepare(void) {
     int following = prof_running && bg_started + __atomic_load_n(&inline_on, __ATOMIC_ACQUIRE) > 0;
     if (following) {
         pthread_mutex_lock(&bg_part_lock);
         daemon_forking = 1;
     }
-    pid = fork();
-    if (following) {
-        daemon_forking = 0;
-        pthread_mutex_unlock(&bg_part_lock);
-    }
-    if (pid < 0) return -1;
-    if (pid > 0) {
-        if (following) daemon_tell(pid);
-        _exit(0);
-    }
-    if (following) daemon_child();
-    if (setsid() < 0) return -1;
-    if (!nochdir && chdir("/")) return -1;
-    return noclose ? 0 : daemon_streams();
+    return following;
+}
+P_FN void daemon_forked(int following, pid_t pid) {
+    if (!following) return;
+    daemon_forking = 0;
+    pthread_mutex_unlock(&bg_part_lock);
+    if (pid == 0) daemon_child();
+}
+NOI int daemon(int nochdir, int noclose) {
+    return daemon_followed(nochdir, noclose, daemon_prepare, daemon_forked, PROF_ENV_DAEMON_FILE);
 }
 #endif
 

@@ -22,6 +22,9 @@
 #   inline20 `prof --epochs inline --epoch 20`
 #   inline-timer  the same as inline, timed by the CPU-time timer (a tick
 #           a part: epochs of 16-20 ms)
+#   inline16 `prof --epochs inline --parts 16`: 16 parts an epoch, the
+#           mid-ticks on the program's thread
+#   parts16 `prof --parts 16`: the same on the epoch thread
 #   epoch20 `prof --epoch 20`: the default's, at the epochs' length inline
 #           ones reach on a kernel ticking at 250 Hz (4 parts of a tick)
 #   exact   `prof --exact-calls`
@@ -86,6 +89,8 @@ prefix() {
     inline) echo "$EP prof -q -o /dev/null --epochs inline --" ;;
     inline20) echo "$EP prof -q -o /dev/null --epochs inline --epoch 20 --" ;;
     inline-timer) echo "env EDGEPROBE_PROF_INLINE_CLOCK=timer $EP prof -q -o /dev/null --epochs inline --" ;;
+    inline16) echo "$EP prof -q -o /dev/null --epochs inline --parts 16 --" ;;
+    parts16) echo "$EP prof -q -o /dev/null --parts 16 --" ;;
     epoch20) echo "$EP prof -q -o /dev/null --epoch 20 --" ;;
     exact) echo "$EP prof -q -o /dev/null --exact-calls --" ;;
     lib-*) [[ -f ${PROF_PARTS_LIB_DIR:-}/${1#lib-}.so ]] &&

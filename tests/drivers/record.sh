@@ -592,3 +592,38 @@ rec_children() {
     rec_record "$d" x -e 'rec_*' -- "$d/rec_prog" 1 10 && grep -q 'record: 30 events' "$d/x.err"
 }
 case_ record-children rec_children
+
+# A program that becomes a daemon (tests/prof/daemon.c: daemon(0, 0), then
+# calls of daemon_work in "/"): its parent exits inside daemon(); the
+# recorder's daemon() (tools/record_agent.c) goes on recording in the child
+# and the command waits for it. The trace holds every call the daemon
+# counted, and main, entered before daemon() and left in the child, as one
+# call. Then a daemon that runs on: SIGTERM to the command reaches it, the
+# command exits 143 and the trace keeps what its rings held.
+rec_daemon() {
+    local d="$B/record-daemon" calls rc
+    rec_tools && mkdir -p "$d" && rm -f "$d/out" "$d/out2" &&
+        gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/daemon.c -o "$d/daemon" || return 1
+    timeout -s KILL 60 ./build/edgeprobe record -f daemon_work -f main -o "$d/d.trace" -- "./$d/daemon" 30 "$PWD/$d/out" \
+        2>"$d/d.err" || { cat "$d/d.err"; return 1; }
+    cat "$d/d.err"
+    grep -q 'went on as a daemon' "$d/d.err" || { echo "FAIL: the command did not wait for the daemon"; return 1; }
+    calls=$(awk '$1 == "daemon_work" { print $2 }' "$d/out")
+    [[ -n $calls ]] || { echo "FAIL: the daemon wrote no count"; return 1; }
+    python3 tests/record/check_trace.py "$d/d.trace" daemon_work="$calls" main=1 || return 1
+    timeout -s KILL 60 ./build/edgeprobe record -f daemon_work -o "$d/f.trace" -- "./$d/daemon" forever "$PWD/$d/out2" \
+        2>"$d/f.err" &
+    local cmd=$!
+    for _ in $(seq 100); do grep -q 'went on as a daemon' "$d/f.err" && break; sleep 0.05; done
+    sleep 0.2
+    kill -TERM "$cmd"
+    wait "$cmd"
+    rc=$?
+    cat "$d/f.err"
+    [[ $rc == 143 ]] || { echo "FAIL: status $rc after SIGTERM, not 143"; return 1; }
+    ! pgrep -f "$d/daemon forever" >/dev/null || { echo "FAIL: the daemon is still running"; pkill -KILL -f "$d/daemon forever"; return 1; }
+    ./build/edgeprobe report "$d/f.trace" | tee "$d/f.report" | head -4
+    awk '$NF == "daemon_work" || $(NF-2) == "daemon_work" { n = $1 } END { exit !(n > 1000) }' "$d/f.report" ||
+        { echo "FAIL: the daemon's calls are not in the trace"; return 1; }
+}
+case_ record-daemon rec_daemon
