@@ -1756,6 +1756,7 @@ P_FN void handle_exit(tstate *t, prof_func *f, unsigned seq, uintptr_t value, ui
 /* Ticks a provider event costs beyond its handler's own measure (the
  * provider's calibration, calibrate_provider). */
 static uint64_t cal_provider;
+static const char *cal_provider_why; /* why it is not calibrated (the report says) */
 /* The handler of every entry and exit probe. user = the site's record.
  *
  * Frames carry the stack position `pos` of the event: the handler's frame
@@ -2266,9 +2267,19 @@ P_FN int provider_hooks_ours(void) {
     return dlsym(RTLD_DEFAULT, "__cyg_profile_func_enter") == (void *)prof_own_enter &&
            dlsym(RTLD_DEFAULT, "__cyg_profile_func_exit") == (void *)prof_own_exit;
 }
+/* The calibration target's sites, by name, or by the "0x..." name the
+ * provider gives a function dladdr cannot name (the profiler linked into
+ * a program built without -rdynamic: its sites were "missing" and the
+ * hooks' cost was never calibrated). */
+P_FN int cal_provider_target(const char *name) {
+    char anon[24];
+    snprintf(anon, sizeof anon, "0x%012llx",
+             (unsigned long long)(uintptr_t)edgeprobe_prof_provider_calibration_target & 0xffffffffffffull);
+    return name && (!strcmp(name, PROF_PROVIDER_CALIBRATION_TARGET) || !strcmp(name, anon));
+}
 P_FN int cal_provider_found(const edgeprobe_info *info) {
     prof_site *s = &cal_psite[info->kind == EDGEPROBE_KIND_EXIT];
-    if (!info->name || strcmp(info->name, PROF_PROVIDER_CALIBRATION_TARGET)) return 0;
+    if (!cal_provider_target(info->name)) return 0;
     s->id = info->id;
     s->kind = info->kind;
     s->addr = (unsigned char *)info->site;
@@ -2288,7 +2299,10 @@ P_FN void calibrate_provider(void) {
     tstate *t = count_event();
     uint64_t per_call, whole;
     int i, k;
-    if (!provider_hooks_ours()) return;
+    if (!provider_hooks_ours()) {
+        cal_provider_why = "the program's own hooks take the calls";
+        return;
+    }
     /* a first call whose try of the registry's lock failed is found later */
     for (i = 0; i < 100 && !(__atomic_load_n(&cal_psite[0].func, __ATOMIC_ACQUIRE) &&
                              __atomic_load_n(&cal_psite[1].func, __ATOMIC_ACQUIRE)); i++)
@@ -2299,8 +2313,9 @@ P_FN void calibrate_provider(void) {
     for (k = 0; k < 2; k++)
         if (!t || !cal_psite[k].func || cal_psite[k].state < 0 ||
             edgeprobe_provider_attach_id(cal_psite[k].id, prof_handler, &cal_psite[k]) < 0) {
-            fprintf(stderr, "edgeprobe profiler: no calibration (the profiler's own provider sites are missing); "
-                            "latencies include the hooks' calls\n");
+            cal_provider_why = "the profiler's own provider sites were not found";
+            fprintf(stderr, "edgeprobe profiler: no calibration (%s); latencies include the hooks' calls\n",
+                    cal_provider_why);
             return;
         }
     per_call = cal_unmeasured(t, &cal_provider_probe, 0, &whole); /* an entry and an exit */
@@ -4472,10 +4487,14 @@ P_FN void write_header(FILE *o, const run_totals *rt) {
                 (unsigned long long)cal_entry, (unsigned long long)cal_exit, (unsigned long long)cal_self,
                 (unsigned long long)cal_count, (unsigned long long)cal_skip, rt->skipped,
                 (unsigned long long)__atomic_load_n(&gap_skipped, __ATOMIC_RELAXED));
-    else if (cal_provider) /* (not calibrated: hooks of the program's own, or none) */
+    else if (cal_provider)
         fprintf(o, "profiler's own cost per event, taken out of latencies and counting intervals: handlers as "
                    "measured, plus the hooks' calls and the provider's dispatch, %llu ticks\n",
                 (unsigned long long)cal_provider);
+    else if (cal_provider_why)
+        fprintf(o, "profiler's own cost per event, taken out of latencies and counting intervals: handlers as "
+                   "measured; the hooks' calls and the provider's dispatch not calibrated (%s): latencies "
+                   "include them\n", cal_provider_why);
     fprintf(o, "profiler memory: %.1f KiB (sites, functions, histograms, thread stacks: %u records, %u taken over "
                "from threads gone)\n",
             (double)arena_used / 1024, __atomic_load_n(&ts_made, __ATOMIC_RELAXED),
