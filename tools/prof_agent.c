@@ -3627,8 +3627,26 @@ P_FN void inline_thread_seen(void) {}
  * epochs restart on a new epoch thread, or inline. The parent's other
  * threads are gone: their clocks no longer read, and the next epoch folds
  * them (GONE THREADS). */
+/* What the parent's other threads held at the fork, they hold for ever
+ * in the child, where they do not exist: the child lets go of it (it has
+ * one thread, in daemon(), inside none of it). A worker switching a
+ * function off at the fork left prio_waiters raised, and the child's
+ * epoch thread waited for it at its first switch on (test
+ * prof-daemon-threads: 3 runs of 5 hung); a window's or a count's
+ * try-lock left held stopped the fold, or park_functions at exit. A
+ * switch cut short leaves a window shut with its probe on: the entries
+ * that reach the handler find it shut, and the next tick re-opens it. */
+P_FN void daemon_child_unlock(void) {
+    prof_func *f;
+    __atomic_store_n(&prio_waiters, 0, __ATOMIC_RELAXED);
+    for (f = __atomic_load_n(&fn_all, __ATOMIC_ACQUIRE); f; f = f->next_all) {
+        __atomic_store_n(&f->busy, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&f->skip_busy, 0, __ATOMIC_RELAXED);
+    }
+}
 P_FN void daemon_child(void) {
     tstate *t = my_ts;
+    daemon_child_unlock();
     if (t) {
         t->tid = syscall(SYS_gettid);
         t->chk_cpu_ns = 0;

@@ -1470,6 +1470,28 @@ prof_daemon() {
 }
 case_ prof-daemon prof_daemon
 
+# daemon() while a worker thread calls probed functions, twenty
+# generations in a row (tests/prof/daemon_threads.c): the worker is gone
+# in each child, maybe in the middle of switching a probe, and what it held
+# (the count of threads switching off, a window's or a count's try-lock)
+# the child lets go of. Before: 3 runs of 5 hung (the child's epoch thread
+# waited for the gone worker at its first switch on). Three runs, each
+# ends by itself with the last daemon's count and a report naming work0.
+prof_daemon_threads() {
+    local d="$B/prof-daemon-threads" run
+    mkdir -p "$d"
+    prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 -pthread tests/prof/daemon_threads.c -o "$d/dth" || return 1
+    for run in 1 2 3; do
+        rm -f "$d/out$run" "$d/report$run.txt"
+        timeout -s KILL 30 ./build/edgeprobe prof -q -o "$d/report$run.txt" -- "./$d/dth" 20 "$PWD/$d/out$run" ||
+            { echo "FAIL run $run: status $? (137: killed after 30 s)"; pkill -KILL -f "$d/dth 20"; return 1; }
+        grep -q '^done [1-9]' "$d/out$run" || { echo "FAIL run $run: the last daemon wrote no count"; return 1; }
+        grep -Eq '^work0 +[0-9]+ +[1-9]' "$d/report$run.txt" || { echo "FAIL run $run: no row for work0"; return 1; }
+        echo "run $run: $(cat "$d/out$run"), $(grep -E '^work0 ' "$d/report$run.txt" | cut -c1-60)"
+    done
+}
+case_ prof-daemon-threads prof_daemon_threads
+
 # Programs that broke --epochs inline in an independent review
 # (tests/prof/inline.c): every signal reset to its default (the
 # profiler's signal killed the program), one handler for every signal, every
