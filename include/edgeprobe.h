@@ -9348,8 +9348,9 @@ EDGEPROBE__FN void edgeprobe__rec_forked(void) { /* the child: its parent's reco
  *                      child writes on to the same file from a new
  *                      recorder thread (the parent, whose fork failed, from
  *                      its own again); a parent whose fork worked exits.
- * Events of the parent's other threads between the drain and its exit are
- * in the child's copy of their rings, and written by it, once. The thread
+ * Events the parent's other threads record between the drain and the fork
+ * are in the child's copies of their rings, written by it, once; after the
+ * fork, only where the rings are shared files (EDGEPROBE_RECORD_SHM). The thread
  * that called daemon() keeps its rings and their tid in the child: the
  * calls it entered before daemon() return on the same track. */
 EDGEPROBE__FN int edgeprobe__rec_fork_pause(void);
