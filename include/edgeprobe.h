@@ -2626,7 +2626,7 @@ EDGEPROBE__FN int edgeprobe_printf(const char *fmt, ...) {
 #endif
 
 /* ---- 14. the root: process-wide state                        >>root ---- */
-#define EDGEPROBE__ABI 14u /* 14: func_thread.alt_lo, alt_hi; 13: func_point.nested; 12: the stub head (func_state.tls_offset, register_frame) */
+#define EDGEPROBE__ABI 15u /* 15: recorder.file_dev, file_ino; 14: func_thread.alt_lo, alt_hi; 13: func_point.nested; 12: the stub head (func_state.tls_offset, register_frame) */
 #define EDGEPROBE__MAGIC 0x65646765707262ULL /* "edgeprb" */
 #define EDGEPROBE__HIT_CHUNK_BYTES (EDGEPROBE__STRIPES * EDGEPROBE__CHUNK * sizeof(uint64_t))
 
@@ -8899,6 +8899,7 @@ struct edgeprobe__recorder {
     size_t staged;
     char path[4096];
     char funcs[1024];            /* EDGEPROBE_RECORD_FUNCS                 */
+    uint64_t file_dev, file_ino; /* the file fd was opened on (rec_fd_ours) */
 };
 __attribute__((weak, visibility("hidden"), tls_model("initial-exec")))
 __thread edgeprobe__ring *edgeprobe__my_ring;
@@ -8913,9 +8914,11 @@ long edgeprobe__libc_writev(int, const edgeprobe__iovec *, int) __asm__("writev"
 #if defined(__x86_64__)
 #define EDGEPROBE__NR_GETTID 186L
 #define EDGEPROBE__NR_FCNTL 72L
+#define EDGEPROBE__NR_FSTAT 5L
 #else
 #define EDGEPROBE__NR_GETTID 178L
 #define EDGEPROBE__NR_FCNTL 25L
+#define EDGEPROBE__NR_FSTAT 80L
 #endif
 
 EDGEPROBE__INLINE_GPR struct edgeprobe__recorder *edgeprobe__rec_live(void) {
@@ -9095,9 +9098,28 @@ EDGEPROBE__FN void edgeprobe__record_exit(const edgeprobe_func_call *call, void 
 #endif
 
 /* ---- the consumer: staging, blocks, the file ---- */
+/* THE PROGRAM'S DESCRIPTORS. A program may close every descriptor (as
+ * daemons do) and open files of its own, one of which then takes the
+ * trace file's number. The recorder writes only while its descriptor is
+ * still the file it opened (the same device and inode: one fstat before
+ * each write), else it stops as on a failed write (EBADF): its events are
+ * counted lost, and not a byte goes into the program's file. */
+EDGEPROBE__FN int edgeprobe__rec_fd_ours(struct edgeprobe__recorder *rec, int opening);
+EDGEPROBE__FN int edgeprobe__rec_fd_ours(struct edgeprobe__recorder *rec, int opening) {
+    uint64_t st[32]; /* struct stat (144 bytes on x86-64, 128 on aarch64): st_dev, st_ino first on both */
+    if (edgeprobe__libc_syscall(EDGEPROBE__NR_FSTAT, (long)rec->fd, (long)st) != 0) {
+        if (!rec->err) rec->err = -9 /* EBADF */;
+        return 0;
+    }
+    if (opening) rec->file_dev = st[0], rec->file_ino = st[1];
+    if (st[0] == rec->file_dev && st[1] == rec->file_ino) return 1;
+    if (!rec->err) rec->err = -9 /* EBADF: the number is another file's now */;
+    return 0;
+}
 EDGEPROBE__FN void edgeprobe__rec_flush(struct edgeprobe__recorder *rec);
 EDGEPROBE__FN void edgeprobe__rec_flush(struct edgeprobe__recorder *rec) {
     size_t done = 0;
+    if (rec->staged && !rec->err) edgeprobe__rec_fd_ours(rec, 0);
     while (done < rec->staged && !rec->err) {
         long n = edgeprobe__libc_write(rec->fd, rec->stage + done, rec->staged - done);
         if (n > 0) done += (size_t)n, rec->written += (uint64_t)n;
@@ -9111,6 +9133,7 @@ EDGEPROBE__FN void edgeprobe__rec_flush(struct edgeprobe__recorder *rec) {
 EDGEPROBE__FN void edgeprobe__rec_writev(struct edgeprobe__recorder *rec, edgeprobe__iovec *iov, int n);
 EDGEPROBE__FN void edgeprobe__rec_writev(struct edgeprobe__recorder *rec, edgeprobe__iovec *iov, int n) {
     edgeprobe__rec_flush(rec);
+    if (!rec->err) edgeprobe__rec_fd_ours(rec, 0);
     while (n && !rec->err) {
         long done = edgeprobe__libc_writev(rec->fd, iov, n);
         if (done < 0 && *edgeprobe__libc_errno() == 4 /* EINTR */) continue;
@@ -9421,6 +9444,7 @@ EDGEPROBE__FN int edgeprobe__rec_begin_locked(struct edgeprobe__recorder *rec, c
     if (path != rec->path) __builtin_memcpy(rec->path, path, n + 1);
     rec->fd = edgeprobe__libc_open(rec->path, EDGEPROBE__O_REC, 0644);
     if (rec->fd < 0) return -*edgeprobe__libc_errno();
+    edgeprobe__rec_fd_ours(rec, 1);
     rec->err = 0, rec->lost_io = 0, rec->written = 0, rec->staged = 0, rec->stop = 0, rec->points_written = 0;
     for (g = rec->rings; g; g = g->next) { /* a new recording: old events stay out */
         g->tail = g->oldest = __atomic_load_n(&g->head, __ATOMIC_ACQUIRE), g->lost = 0;
@@ -9509,11 +9533,12 @@ EDGEPROBE__FN void edgeprobe__rec_snap_ring(struct edgeprobe__recorder *rec, edg
 EDGEPROBE__FN int edgeprobe__rec_snapshot_io(struct edgeprobe__recorder *rec, int fd, uint64_t *copy);
 EDGEPROBE__FN int edgeprobe__rec_snapshot_io(struct edgeprobe__recorder *rec, int fd, uint64_t *copy) {
     int saved_fd = rec->fd, saved_err, saved_points, rc;
-    uint64_t saved_written;
+    uint64_t saved_written, saved_dev = rec->file_dev, saved_ino = rec->file_ino;
     edgeprobe__ring *g;
     edgeprobe__rec_flush(rec); /* the trace file's staged bytes go to it */
     saved_err = rec->err, saved_points = rec->points_written, saved_written = rec->written;
     rec->fd = fd, rec->err = 0, rec->points_written = 0;
+    edgeprobe__rec_fd_ours(rec, 1);
     edgeprobe__rec_header(rec);
     edgeprobe__rec_new_points(rec);
     for (g = __atomic_load_n(&rec->rings, __ATOMIC_ACQUIRE); g; g = g->next) edgeprobe__rec_snap_ring(rec, g, copy);
@@ -9521,6 +9546,7 @@ EDGEPROBE__FN int edgeprobe__rec_snapshot_io(struct edgeprobe__recorder *rec, in
     edgeprobe__rec_flush(rec);
     rc = rec->err;
     rec->fd = saved_fd, rec->err = saved_err, rec->points_written = saved_points, rec->written = saved_written;
+    rec->file_dev = saved_dev, rec->file_ino = saved_ino;
     return rc;
 }
 EDGEPROBE__FN int edgeprobe_record_snapshot(const char *path) {

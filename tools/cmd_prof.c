@@ -439,7 +439,7 @@ int cmd_prof(int argc, char **argv) {
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
     if (launch_wait("edgeprobe prof", pid, &status, 0, 0)) return 1;
-    status = launch_wait_daemon("edgeprobe prof", daemon_file, argv[i], status, quiet, 0, 0);
+    status = launch_wait_daemon("edgeprobe prof", daemon_file, pid, argv[i], status, quiet, 0, 0);
     views_after(&views, report, argv[i], quiet);
     if (!quiet) say_where(report, svg, argv[i], status);
     if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);

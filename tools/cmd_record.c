@@ -107,10 +107,10 @@ static void child_env(void *arg) {
 /* The program did not stop recording (a crash, _exit, a signal): add what
  * its ring files hold, the threads and an end block to the trace file. 1
  * when the file changed. */
-static int salvage(const char *trace, const char *dir, uint64_t hz) {
+static int salvage(const char *trace, const char *dir, uint64_t file_bytes, uint64_t hz) {
     FILE *f = fopen(trace, "ab");
     if (!f) return 0;
-    ring_dir_copy(f, dir, 0, hz);
+    ring_dir_copy(f, dir, 0, file_bytes, hz);
     if (fclose(f)) fprintf(stderr, "edgeprobe record: cannot complete %s: %s\n", trace, strerror(errno));
     else fprintf(stderr, "edgeprobe record: the program did not stop recording; its rings' last events were added\n");
     return 1;
@@ -154,11 +154,24 @@ static void remove_rings(const char *dir) {
 /* The closing line. With the ring files' directory (a program this run
  * launched), an incomplete file first gets what they hold. One count of
  * the file, not a load (a trace may be hundreds of megabytes). */
+/* A program ended inside one of its recorder's writes (a signal, SIGKILL)
+ * leaves part of a block at the end: cut back to the last whole one, whose
+ * events after it are still in the rings (their room is freed only once
+ * written). 1 when the file was cut. */
+static int cut_partial_block(const char *path) {
+    uint64_t whole = trace_whole_bytes(path);
+    struct stat st;
+    if (!whole || stat(path, &st) || (uint64_t)st.st_size <= whole || truncate(path, (off_t)whole)) return 0;
+    fprintf(stderr, "edgeprobe record: the program ended inside a write to %s; its last %llu bytes (part of a block) "
+                    "were cut\n", path, (unsigned long long)((uint64_t)st.st_size - whole));
+    return 1;
+}
 static void finish(const char *path, const char *ring_dir) {
     struct trace t;
     char err[512];
     int rc = trace_load_counts(path, &t, err, sizeof err);
-    if (!rc && !t.complete && ring_dir && *ring_dir && salvage(path, ring_dir, t.hz)) {
+    if (rc && ring_dir && *ring_dir && cut_partial_block(path)) rc = trace_load_counts(path, &t, err, sizeof err);
+    if (!rc && !t.complete && ring_dir && *ring_dir && salvage(path, ring_dir, t.size, t.hz)) {
         trace_free(&t);
         rc = trace_load_counts(path, &t, err, sizeof err);
     }

@@ -122,7 +122,7 @@ static int snapshot_ring_files(int pid, const char *out) {
     }
     hz = copy_tables(fd, f);
     close(fd);
-    ring_dir_copy(f, dir, 1, hz);
+    ring_dir_copy(f, dir, 1, 0, hz);
     if (fclose(f) || !hz) {
         fprintf(stderr, "edgeprobe snapshot: cannot write %s%s\n", out, hz ? "" : " (the trace file has no header yet)");
         return -1;

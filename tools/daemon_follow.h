@@ -24,18 +24,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The child's pid, into the file the environment variable names: written
- * beside it and renamed into place, so that the command, reading it while
- * an earlier daemon of a quick succession writes it, never sees it empty. */
+/* The child's pid, into FILE.PID (FILE: what the environment variable
+ * names; PID: this parent's), written beside it and renamed into place:
+ * the command, which has just reaped PID, reads it whole. One file per
+ * parent: a daemon that calls daemon() again writes its own, in whatever
+ * order the generations get there (one file for all let a slow first
+ * parent write over its child's news, and the command stop waiting while
+ * the last daemon ran: an independent review). */
 static void daemon_tell(const char *env_file, pid_t child) {
     const char *path = getenv(env_file);
-    char tmp[4096], line[32];
+    char final[4096], tmp[4096 + 8], line[32];
     int n = snprintf(line, sizeof line, "%ld\n", (long)child), fd;
-    if (!path || !*path || (size_t)snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid()) >= sizeof tmp) return;
-    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) return;
+    if (!path || !*path || (size_t)snprintf(final, sizeof final, "%s.%ld", path, (long)getpid()) >= sizeof final) return;
+    snprintf(tmp, sizeof tmp, "%s.tmp", final);
+    unlink(tmp);
+    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) return;
     if (write(fd, line, (size_t)n) != n) {}
     close(fd);
-    if (rename(tmp, path)) unlink(tmp);
+    if (rename(tmp, final)) unlink(tmp);
 }
 /* The standard streams on /dev/null, if it is the device. */
 static int daemon_streams(void) {

@@ -36,63 +36,87 @@ int launch_find_library(const char *name, const char *env_var, char *out, size_t
 void launch_follow_daemons(const char *who_tag, char *file, size_t n) {
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     snprintf(file, n, "/tmp/edgeprobe-%s-%ld.daemon", who_tag, (long)getpid());
-    unlink(file);
+}
+/* Orphans reaped while waiting for another process: a daemon may end
+ * before its parent is reaped, and its status is then found here. */
+#define REAPED_KEPT 64
+static struct { pid_t pid; int status; } reaped[REAPED_KEPT];
+static unsigned nreaped;
+static void reaped_keep(pid_t pid, int status) {
+    reaped[nreaped % REAPED_KEPT].pid = pid, reaped[nreaped % REAPED_KEPT].status = status;
+    nreaped++;
+}
+static int reaped_find(pid_t pid, int *status) {
+    unsigned i;
+    for (i = 0; i < REAPED_KEPT && i < nreaped; i++)
+        if (reaped[i].pid == pid) {
+            *status = reaped[i].status;
+            return 1;
+        }
+    return 0;
+}
+/* Wait for pid, reaping the orphans that end meanwhile; SIGTERM (and, with
+ * also_int, SIGINT: a daemon is out of the terminal's reach) sent to this
+ * command is passed on to pid; tick(arg) every 250 ms. 0, or -1 when pid
+ * is not ours (gone, or no child of ours). The signals are blocked while
+ * waiting and taken by sigtimedwait: none is lost between two looks. */
+static int wait_passing_on(pid_t pid, int *status, int also_int, void (*tick)(void *), void *arg) {
+    sigset_t sigs, old;
+    int rc = -1;
+    if (reaped_find(pid, status)) return 0;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGCHLD);
+    if (also_int) sigaddset(&sigs, SIGINT);
+    sigprocmask(SIG_BLOCK, &sigs, &old);
+    for (;;) {
+        struct timespec quarter = {0, 250000000};
+        int st, sig;
+        pid_t done;
+        while ((done = waitpid(-1, &st, WNOHANG)) > 0 && done != pid) reaped_keep(done, st);
+        if (done == pid) {
+            *status = st, rc = 0;
+            break;
+        }
+        if (done < 0 && errno == ECHILD) break;
+        if ((sig = sigtimedwait(&sigs, 0, &quarter)) == SIGTERM || sig == SIGINT) kill(pid, sig);
+        if (tick) tick(arg);
+    }
+    sigprocmask(SIG_SETMASK, &old, 0);
+    return rc;
 }
 int launch_wait(const char *who, pid_t pid, int *status, void (*tick)(void *), void *arg) {
-    for (;;) { /* orphans of PROGRAM's that end meanwhile are ours to reap (the subreaper's) */
-        pid_t done = waitpid(-1, status, tick ? WNOHANG : 0);
-        if (done == pid) return 0;
-        if (done < 0 && errno == EINTR) continue;
-        if (done < 0) {
-            fprintf(stderr, "%s: waitpid: %s\n", who, strerror(errno));
-            return -1;
-        }
-        if (done == 0) {
-            struct timespec quarter = {0, 250000000};
-            tick(arg);
-            nanosleep(&quarter, NULL);
-        }
-    }
+    if (wait_passing_on(pid, status, 0, tick, arg) == 0) return 0;
+    fprintf(stderr, "%s: waitpid: %s\n", who, strerror(ECHILD));
+    return -1;
 }
-static pid_t daemon_pid(const char *file) {
-    FILE *f = fopen(file, "r");
+/* The pid the agent's daemon() in process parent handed on (FILE.PARENT,
+ * removed once read), or 0. */
+static pid_t daemon_handed_on(const char *file, pid_t parent) {
+    char path[128];
+    FILE *f;
     long pid = 0;
-    if (f) {
+    snprintf(path, sizeof path, "%s.%ld", file, (long)parent);
+    if ((f = fopen(path, "r"))) {
         if (fscanf(f, "%ld", &pid) != 1) pid = 0;
         fclose(f);
+        unlink(path);
     }
     return (pid_t)pid;
 }
-int launch_wait_daemon(const char *who, const char *file, const char *program, int status, int quiet,
-                       void (*tick)(void *), void *arg) {
-    sigset_t sigs;
-    pid_t d, last = 0;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) { /* daemon()'s parent exits 0 inside it */
-        unlink(file);
-        return status;
-    }
-    sigemptyset(&sigs);
-    sigaddset(&sigs, SIGINT);
-    sigaddset(&sigs, SIGTERM);
-    sigaddset(&sigs, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &sigs, 0); /* taken by sigtimedwait below: none lost between two looks */
-    while ((d = daemon_pid(file)) > 0 && d != last) {
-        struct timespec quarter = {0, 250000000};
-        int st, sig;
-        pid_t done = 0;
+int launch_wait_daemon(const char *who, const char *file, pid_t program_pid, const char *program, int status,
+                       int quiet, void (*tick)(void *), void *arg) {
+    pid_t d, parent = program_pid;
+    /* daemon()'s parent exits 0 inside it; but another thread's exit may
+     * race it, and a daemon handed on goes on: waited for whatever the
+     * status (its trace or report is not finished before) */
+    while ((d = daemon_handed_on(file, parent)) > 0) {
+        int st;
         if (!quiet) fprintf(stderr, "%s: %s went on as a daemon (pid %ld); waiting for it (SIGINT or "
                                     "SIGTERM here is passed on)\n", who, program, (long)d);
-        while (done != d) {
-            while ((done = waitpid(-1, &st, WNOHANG)) > 0 && done != d) {} /* other orphans */
-            if (done == d) break;
-            if (done < 0 && errno == ECHILD) break; /* not ours: gone */
-            if ((sig = sigtimedwait(&sigs, 0, &quarter)) == SIGINT || sig == SIGTERM) kill(d, sig);
-            if (tick) tick(arg);
-        }
-        if (done == d) status = st;
-        last = d;
+        if (wait_passing_on(d, &st, 1, tick, arg) == 0) status = st;
+        parent = d;
     }
-    unlink(file);
     return status;
 }
 
@@ -122,6 +146,6 @@ int launch_preloaded(const char *who, const char *lib, char **argv, void (*setup
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
     if (launch_wait(who, pid, &status, tick, arg)) return -1;
-    if (daemon_env) status = launch_wait_daemon(who, daemon_file, argv[0], status, quiet, tick, arg);
+    if (daemon_env) status = launch_wait_daemon(who, daemon_file, pid, argv[0], status, quiet, tick, arg);
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }

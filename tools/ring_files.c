@@ -40,12 +40,18 @@ static uint64_t *copy_words(const edgeprobe__ring *g, const uint64_t *w, uint64_
     return out;
 }
 /* One ring file's events and thread; the TSC of its last event in *last. */
-static uint64_t copy_ring(FILE *f, const edgeprobe__ring *g, uint64_t bytes, int live, uint64_t *last, uint64_t *lost) {
+/* file_bytes (0: not known): the trace file's length, cut back to whole
+ * blocks; a ring whose block of the recorder's last round ends within it
+ * (file_end) is in the file up to `drained`, though the round did not get
+ * to free its room (tail): those events are not copied twice. */
+static uint64_t copy_ring(FILE *f, const edgeprobe__ring *g, uint64_t bytes, int live, uint64_t file_bytes,
+                          uint64_t *last, uint64_t *lost) {
     const uint64_t *w = (const uint64_t *)(const void *)((const char *)g + EDGEPROBE__RING_HEAD);
     uint64_t size = g->mask + 1, head = __atomic_load_n(&g->head, __ATOMIC_ACQUIRE), tail = g->tail, n = 0;
     uint64_t oldest = __atomic_load_n(&g->oldest, __ATOMIC_ACQUIRE), from = g->flight && oldest > tail ? oldest : tail;
     uint64_t start, k, *events;
     char thread[32];
+    if (file_bytes && g->file_end && g->file_end <= file_bytes && g->drained > from && g->drained <= head) from = g->drained;
     if (head - from <= size && (events = copy_words(g, w, from, head, live, &start))) {
         const uint64_t *e = events + (start - from);
         if (head > start) ring_put_block(f, BLK_EVENTS, g->tid, e, (head - start) * 8);
@@ -61,7 +67,8 @@ static uint64_t copy_ring(FILE *f, const edgeprobe__ring *g, uint64_t bytes, int
     return n;
 }
 /* Map one ring file (shared: a live ring's words as they are written). */
-static uint64_t copy_ring_file(FILE *f, const char *path, int live, uint64_t *last, uint64_t *lost) {
+static uint64_t copy_ring_file(FILE *f, const char *path, int live, uint64_t file_bytes, uint64_t *last,
+                               uint64_t *lost) {
     struct stat st;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     const edgeprobe__ring *g;
@@ -77,18 +84,18 @@ static uint64_t copy_ring_file(FILE *f, const char *path, int live, uint64_t *la
     g = m;
     if (g->magic == EDGEPROBE__RING_MAGIC && (uint64_t)st.st_size == EDGEPROBE__RING_HEAD + (g->mask + 1) * 8 &&
         !((g->mask + 1) & g->mask))
-        n = copy_ring(f, g, (uint64_t)st.st_size, live, last, lost);
+        n = copy_ring(f, g, (uint64_t)st.st_size, live, file_bytes, last, lost);
     munmap(m, (size_t)st.st_size);
     return n;
 }
-uint64_t ring_dir_copy(FILE *f, const char *dir, int live, uint64_t hz) {
+uint64_t ring_dir_copy(FILE *f, const char *dir, int live, uint64_t file_bytes, uint64_t hz) {
     char path[PATH_MAX];
     uint64_t end[4] = {0, 0, hz, 0}, n = 0;
     struct dirent *e;
     DIR *d = opendir(dir);
     while (d && (e = readdir(d)))
         if (!strncmp(e->d_name, "ring-", 5) && (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < sizeof path)
-            n += copy_ring_file(f, path, live, &end[0], &end[3]);
+            n += copy_ring_file(f, path, live, file_bytes, &end[0], &end[3]);
     if (d) closedir(d);
     ring_put_block(f, BLK_END, 0, end, sizeof end);
     return n;

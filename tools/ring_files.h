@@ -14,6 +14,9 @@ void ring_put_block(FILE *f, uint32_t type, int tid, const void *payload, uint64
  * ring's from its oldest) as an EVENTS block, its thread as a THREAD block;
  * then the END block (TSC of the last event, TSC Hz hz, events lost).
  * live: the program still writes its rings; only events that were not
- * overwritten while they were copied are kept. Returns the events' count. */
-uint64_t ring_dir_copy(FILE *f, const char *dir, int live, uint64_t hz);
+ * overwritten while they were copied are kept. file_bytes: the trace
+ * file's length in whole blocks, when it is to be completed (0: not
+ * known); a ring's last block that reached it is not copied again.
+ * Returns the events' count. */
+uint64_t ring_dir_copy(FILE *f, const char *dir, int live, uint64_t file_bytes, uint64_t hz);
 #endif

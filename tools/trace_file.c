@@ -134,6 +134,7 @@ static int parse_events(struct trace *t, const unsigned char *p, uint64_t len, i
             t->nevents++, w += 2 + nargs;
             continue;
         }
+        if (t->nevents >= t->events_cap) return fail(err, errlen, "events block at offset %zu: the file changed while it was read", at);
         e = &t->events[t->nevents++];
         e->tsc = get64(p + 8 * w), e->tid = tid, e->id = (uint32_t)head, e->kind = (head >> 32) & 0xff;
         e->nargs = (unsigned)nargs, e->args = (const uint64_t *)(const void *)(p + 8 * (w + 2));
@@ -212,12 +213,18 @@ static int load(const char *path, struct trace *t, int with_events, char *err, s
     t->threads = calloc(nthreads + 1, sizeof *t->threads);
     t->events = with_events ? calloc(words / 2 + 1, sizeof *t->events) : NULL;
     if (!t->points || !t->threads || (with_events && !t->events)) return fail(err, errlen, "%s: no memory", path);
+    t->events_cap = words / 2 + 1;
     while (at < t->size) {
         uint32_t type = get32(t->data + at);
         int tid = (int)get32(t->data + at + 4);
         uint64_t len = get64(t->data + at + 8);
         const unsigned char *p = t->data + at + BLOCK_HEAD;
         int rc = 0;
+        /* the file may be written while it is read (a program still
+         * recording into it): the second pass holds to the first's counts */
+        if (t->size - at < BLOCK_HEAD || len > t->size - at - BLOCK_HEAD || (type == BLK_POINT && t->npoints >= npoints) ||
+            (type == BLK_THREAD && t->nthreads >= nthreads))
+            return fail(err, errlen, "%s: the file changed while it was read", path);
         if (type == BLK_POINT) rc = parse_point(t, p, len, at, err, errlen);
         else if (type == BLK_EVENTS) rc = parse_events(t, p, len, tid, at, err, errlen);
         else if (type == BLK_THREAD) rc = parse_thread(t, p, len, tid, at, err, errlen);
@@ -236,6 +243,22 @@ static int load(const char *path, struct trace *t, int with_events, char *err, s
     if (t->events) qsort(t->events, t->nevents, sizeof *t->events, cmp_tid);
     merge_threads(t);
     return 0;
+}
+uint64_t trace_whole_bytes(const char *path) {
+    unsigned char head[BLOCK_HEAD];
+    struct stat st;
+    uint64_t at = HEADER_BYTES;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    if (fstat(fd, &st) || (uint64_t)st.st_size < HEADER_BYTES) {
+        close(fd);
+        return 0;
+    }
+    while ((uint64_t)st.st_size - at >= BLOCK_HEAD && pread(fd, head, sizeof head, (off_t)at) == (ssize_t)sizeof head &&
+           get64(head + 8) <= (uint64_t)st.st_size - at - BLOCK_HEAD)
+        at += BLOCK_HEAD + get64(head + 8);
+    close(fd);
+    return at;
 }
 int trace_load(const char *path, struct trace *t, char *err, size_t errlen) { return load(path, t, 1, err, errlen); }
 int trace_load_counts(const char *path, struct trace *t, char *err, size_t errlen) {

@@ -56,6 +56,7 @@ struct trace {
     struct trace_event *events;  /* per thread in recorded order, threads
                                     one after another                     */
     size_t nevents;
+    size_t events_cap; /* what the first pass counted (load) */
 };
 
 /* 1: keep C++ names as the file has them (mangled); 0 (default): demangle. */
@@ -65,6 +66,10 @@ int trace_load(const char *path, struct trace *t, char *err, size_t errlen);
 /* The same checks and tables, and the events only counted (t->events NULL):
  * what `record` says at the end, without the time a whole load takes. */
 int trace_load_counts(const char *path, struct trace *t, char *err, size_t errlen);
+/* A file whose writer was ended inside a write: its length up to the
+ * last whole block, or 0 when not even the header is whole (or it cannot
+ * be read). */
+uint64_t trace_whole_bytes(const char *path);
 void trace_free(struct trace *t);
 /* Nanoseconds from the start of the recording. */
 double trace_ns(const struct trace *t, uint64_t tsc);

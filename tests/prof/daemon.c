@@ -5,8 +5,9 @@
  * and writes its own count of them to OUT (an absolute path: the daemon is
  * in "/").
  *
- *     daemon MS|forever OUT
+ *     daemon MS|forever OUT [foreground]
  *
+ * "foreground": no daemon(); the same calls in the process launched.
  * OUT gets "daemon_work CALLS". Under `edgeprobe prof`, the profile follows
  * the daemon (the agent's DAEMONS), and the command waits for it. Build
  * with -O2 -fpatchable-function-entry=5. */
@@ -33,7 +34,7 @@ int main(int argc, char **argv) {
     unsigned long i = 0;
     FILE *out;
     if (argc < 3 || argv[2][0] != '/') return 2;
-    if (daemon(0, 0)) return 1;
+    if (!(argc > 3 && !strcmp(argv[3], "foreground")) && daemon(0, 0)) return 1;
     end = now_ms() + (forever ? 60000 : atof(argv[1]));
     while (now_ms() < end)
         for (int j = 0; j < 100; j++) daemon_work(i++);
