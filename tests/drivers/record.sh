@@ -689,3 +689,17 @@ rec_sigterm_passed_on() {
     grep -E '^daemon_work ' "$d/report.txt" || { echo "FAIL prof: no row for daemon_work"; return 1; }
 }
 case_ record-sigterm rec_sigterm_passed_on
+
+# A program that closes every descriptor and opens a file of its own, which
+# takes the trace file's number (tests/record/rec_closeall.c): its file
+# holds its own 20 lines and not a byte of the trace, and the command says
+# the trace is incomplete.
+rec_closeall() {
+    local d="$B/record-closeall"
+    rec_tools && mkdir -p "$d" && gcc -O2 $WARN -fpatchable-function-entry=5 tests/record/rec_closeall.c -o "$d/ca" || return 1
+    timeout -s KILL 60 ./build/edgeprobe record -f ca_work -o "$d/ca.trace" -- "./$d/ca" "$PWD/$d/own.txt" >"$d/out" 2>"$d/err"
+    cat "$d/out" "$d/err"
+    [[ $(wc -l <"$d/own.txt") == 20 ]] && ! grep -a -v "^line [0-9]* of the program's own$" "$d/own.txt" ||
+        { echo "FAIL: the program's file holds more than its lines"; head -c 300 "$d/own.txt" | od -c | head; return 1; }
+}
+case_ record-closeall rec_closeall
