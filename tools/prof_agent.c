@@ -67,7 +67,8 @@
  *                                timer, not the task-clock event (THE PARTS'
  *                                CLOCK)
  *   EDGEPROBE_PROF_DAEMON_FILE   set by `edgeprobe prof`: daemon()'s parent
- *                                writes its child's pid there (DAEMONS)
+ *                                writes its child's pid to FILE.PID, PID its
+ *                                own (DAEMONS, tools/daemon_follow.h)
  *   EDGEPROBE_PROF_EPOCH_PARTS=4 parts of an epoch, each with its own counts
  *                                (1 to 16; LATER COUNTS; from 8, staggered:
  *                                STAGGERED COUNTS)
