@@ -9454,6 +9454,7 @@ EDGEPROBE__FN int edgeprobe__rec_begin_locked(struct edgeprobe__recorder *rec, c
     edgeprobe__rec_flush(rec); /* a file that a crash cuts short still has its header */
     if (edgeprobe__thread_start(&rec->thread, edgeprobe__rec_main, rec)) {
         edgeprobe__libc_close(rec->fd);
+        rec->fd = -1;
         return EDGEPROBE_ENOMEM;
     }
     edgeprobe__libc_pthread_setname_np(rec->thread, "edgeprobe-rec");
@@ -9481,7 +9482,7 @@ EDGEPROBE__FN int edgeprobe_record_start(const char *path, const edgeprobe_recor
     edgeprobe__lock(&r->lock);
     rec = edgeprobe__rec_get_locked(r);
     if (!rec) rc = EDGEPROBE_ENOMEM;
-    else if (rec->running) rc = EDGEPROBE_EBUSY;
+    else if (rec->running || rec->fd >= 0) rc = EDGEPROBE_EBUSY; /* (fd open, not running: daemon()'s pause) */
     else if ((rc = edgeprobe__rec_options(rec, opt)) == 0) rc = edgeprobe__rec_begin_locked(rec, path);
     edgeprobe__unlock(&r->lock);
     return rc;

@@ -194,6 +194,38 @@ C
 }
 case_ record-api rec_api
 
+# daemon()'s pause (edgeprobe__rec_fork_pause, called here without a fork):
+# a record_start meanwhile is refused (it would have opened a second file
+# under the paused writer), a record_stop does nothing; after the resume
+# the recording goes on, and every event before, during and after the
+# pause is in the file once.
+rec_pause() {
+    local d="$B/record-pause"
+    mkdir -p "$d"
+    gcc -O2 $WARN $INC -pthread -x c - -o "$d/pause" <<'C' || return 1
+#define EDGEPROBE_IMPLEMENTATION
+#include "edgeprobe.h"
+#include <stdio.h>
+int main(int argc, char **argv) {
+    int i, fd, rc;
+    if (argc < 3 || edgeprobe_record_start(argv[1], NULL) < 0 || edgeprobe_record_enable("pause_*") != 1) return 1;
+    for (i = 0; i < 1000; i++) EDGEPROBE_PROBE(pause_probe, i);
+    if ((fd = edgeprobe__rec_fork_pause()) < 0) return printf("no pause\n"), 1;
+    for (i = 0; i < 1000; i++) EDGEPROBE_PROBE(pause_probe, i); /* into the rings, drained after */
+    if ((rc = edgeprobe_record_start(argv[2], NULL)) != EDGEPROBE_EBUSY) return printf("start while paused: %d\n", rc), 1;
+    if ((rc = edgeprobe_record_stop()) != 0) return printf("stop while paused: %d\n", rc), 1;
+    edgeprobe__rec_fork_resume(fd, 0);
+    for (i = 0; i < 1000; i++) EDGEPROBE_PROBE(pause_probe, i);
+    return edgeprobe_record_stop() == 0 ? 0 : 1;
+}
+C
+    rm -f "$d/second.trace"
+    "./$d/pause" "$d/p.trace" "$d/second.trace" || return 1
+    [[ ! -e $d/second.trace ]] || { echo "FAIL: a second recording began while paused"; return 1; }
+    python3 tests/record/check_trace.py "$d/p.trace" pause_probe=3000
+}
+case_ record-pause rec_pause
+
 # Bad command lines are usage errors (2) that say why and run nothing.
 rec_usage() {
     rec_tools || return 1
