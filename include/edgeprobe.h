@@ -9104,17 +9104,13 @@ EDGEPROBE__FN void edgeprobe__record_exit(const edgeprobe_func_call *call, void 
  * still the file it opened (the same device and inode: one fstat before
  * each write), else it stops as on a failed write (EBADF): its events are
  * counted lost, and not a byte goes into the program's file. */
-EDGEPROBE__FN int edgeprobe__rec_fd_ours(struct edgeprobe__recorder *rec, int opening);
-EDGEPROBE__FN int edgeprobe__rec_fd_ours(struct edgeprobe__recorder *rec, int opening) {
+EDGEPROBE__FN void edgeprobe__rec_fd_ours(struct edgeprobe__recorder *rec, int opening);
+EDGEPROBE__FN void edgeprobe__rec_fd_ours(struct edgeprobe__recorder *rec, int opening) {
     uint64_t st[32]; /* struct stat (144 bytes on x86-64, 128 on aarch64): st_dev, st_ino first on both */
-    if (edgeprobe__libc_syscall(EDGEPROBE__NR_FSTAT, (long)rec->fd, (long)st) != 0) {
-        if (!rec->err) rec->err = -9 /* EBADF */;
-        return 0;
-    }
-    if (opening) rec->file_dev = st[0], rec->file_ino = st[1];
-    if (st[0] == rec->file_dev && st[1] == rec->file_ino) return 1;
-    if (!rec->err) rec->err = -9 /* EBADF: the number is another file's now */;
-    return 0;
+    int ok = edgeprobe__libc_syscall(EDGEPROBE__NR_FSTAT, (long)rec->fd, (long)st) == 0;
+    if (ok && opening) rec->file_dev = st[0], rec->file_ino = st[1];
+    if ((!ok || st[0] != rec->file_dev || st[1] != rec->file_ino) && !rec->err)
+        rec->err = -9 /* EBADF: closed, or the number is another file's now */;
 }
 EDGEPROBE__FN void edgeprobe__rec_flush(struct edgeprobe__recorder *rec);
 EDGEPROBE__FN void edgeprobe__rec_flush(struct edgeprobe__recorder *rec) {
@@ -9132,8 +9128,9 @@ EDGEPROBE__FN void edgeprobe__rec_flush(struct edgeprobe__recorder *rec) {
  * staging buffer (one copy less); what is staged goes first. */
 EDGEPROBE__FN void edgeprobe__rec_writev(struct edgeprobe__recorder *rec, edgeprobe__iovec *iov, int n);
 EDGEPROBE__FN void edgeprobe__rec_writev(struct edgeprobe__recorder *rec, edgeprobe__iovec *iov, int n) {
+    size_t staged = rec->staged;
     edgeprobe__rec_flush(rec);
-    if (!rec->err) edgeprobe__rec_fd_ours(rec, 0);
+    if (!staged && !rec->err) edgeprobe__rec_fd_ours(rec, 0); /* (a flush of staged bytes looked) */
     while (n && !rec->err) {
         long done = edgeprobe__libc_writev(rec->fd, iov, n);
         if (done < 0 && *edgeprobe__libc_errno() == 4 /* EINTR */) continue;

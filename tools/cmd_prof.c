@@ -398,7 +398,7 @@ int cmd_prof(int argc, char **argv) {
      * daemon's is waited for only while there is none) */
     if (lstat(report, &st) == 0 && S_ISREG(st.st_mode)) unlink(report);
     fflush(0);
-    launch_follow_daemons("prof", daemon_file, sizeof daemon_file); /* the agent's daemon() (DAEMONS) */
+    launch_follow_daemons(daemon_file, sizeof daemon_file); /* the agent's daemon() (DAEMONS) */
     pid = fork();
     if (pid < 0) {
         perror("edgeprobe prof: fork");

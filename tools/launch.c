@@ -33,9 +33,9 @@ int launch_find_library(const char *name, const char *env_var, char *out, size_t
 }
 
 /* ---- DAEMONS (launch.h) ---- */
-void launch_follow_daemons(const char *who_tag, char *file, size_t n) {
+void launch_follow_daemons(char *file, size_t n) {
     prctl(PR_SET_CHILD_SUBREAPER, 1);
-    snprintf(file, n, "/tmp/edgeprobe-%s-%ld.daemon", who_tag, (long)getpid());
+    snprintf(file, n, "/tmp/edgeprobe-%ld.daemon", (long)getpid());
 }
 /* Orphans reaped while waiting for another process: a daemon may end
  * before its parent is reaped, and its status is then found here. */
@@ -126,7 +126,7 @@ int launch_preloaded(const char *who, const char *lib, char **argv, void (*setup
     pid_t pid;
     char daemon_file[64];
     fflush(0);
-    if (daemon_env) launch_follow_daemons(strncmp(who, "edgeprobe ", 10) ? who : who + 10, daemon_file, sizeof daemon_file);
+    if (daemon_env) launch_follow_daemons(daemon_file, sizeof daemon_file);
     pid = fork();
     if (pid < 0) {
         fprintf(stderr, "%s: fork: %s\n", who, strerror(errno));

@@ -3039,9 +3039,9 @@ NOI void on_stop_signal(int sig, siginfo_t *info, void *context) {
 }
 /* A child forked without exec is not profiled (the command profiles the
  * process it launched): it never reports, so it cannot overwrite the
- * parent's report, and it has no epoch thread to stop; the pipe is the
- * parent's, so the child lets go of it, and of the stop signals it caught
- * through it. */
+ * parent's report, and it has no epoch thread to stop; it lets go of the
+ * stop signals the parent caught for it, and of the parent's perf event.
+ * daemon()'s child is the exception (DAEMONS). */
 static __thread int daemon_forking; /* this thread's daemon() forks: its child takes the profile on (DAEMONS) */
 NOI void on_fork_child(void) {
     static const int sigs[] = {SIGTERM, SIGINT};
@@ -3145,7 +3145,7 @@ P_FN void catch_stop_signals(void) {
 #define INLINE_RETRY_US 100
 #define INLINE_STOP_SECONDS 5   /* a stop signal's report tried for that long */
 #define INLINE_STOP_TIMER 1      /* the stop timer's sival_int */
-P_FN int bg_prepare(void);
+P_FN void bg_prepare(void);
 P_FN int bg_start(void);
 static timer_t inline_timer, inline_stop_timer;
 static int inline_used;                  /* the profile's epochs began on the program's thread */
@@ -3477,10 +3477,11 @@ P_FN int inline_start(void) {
     if (!inline_stack && inline_stack_make()) return inline_refused("no memory for its stack");
     inline_tid = syscall(SYS_gettid);
     if (inline_timer_make(&inline_timer, CLOCK_THREAD_CPUTIME_ID, 0)) return inline_refused("no timer");
-    if (inline_timer_make(&inline_stop_timer, CLOCK_MONOTONIC, INLINE_STOP_TIMER) || bg_prepare()) {
+    if (inline_timer_make(&inline_stop_timer, CLOCK_MONOTONIC, INLINE_STOP_TIMER)) {
         timer_delete(inline_timer);
         return inline_refused("no timer");
     }
+    bg_prepare();
     inline_perf_make();
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_inline_signal;
@@ -3654,7 +3655,7 @@ P_FN void daemon_child(void) {
         cpu_origin(t); /* the child's clock starts again */
     }
     bg_started = 0, bg_tid = 0, bg_wake = 0;
-    if (bg_prepare() || (inline_child() && bg_start()))
+    if (inline_child() && bg_start()) /* (the fork handler is the parent's, registered) */
         fprintf(stderr, "edgeprobe profiler: no background thread in daemon()'s child; probes will not re-open\n");
 }
 P_FN int daemon_prepare(void) {
@@ -3695,15 +3696,14 @@ P_FN void clocks_start(void) {
 }
 /* The fork handler, registered once; the epochs on the program's thread
  * need it too. */
-P_FN int bg_prepare(void) {
+P_FN void bg_prepare(void) {
     static int once;
     if (!once++) pthread_atfork(0, 0, on_fork_child);
-    return 0;
 }
 /* The epoch thread. */
 P_FN int bg_start(void) {
     unsigned long t;
-    if (bg_prepare()) return -1;
+    bg_prepare();
     __atomic_store_n(&bg_wake, 0, __ATOMIC_SEQ_CST); /* a profile after a stopped one (attached) */
     if (edgeprobe__thread_start(&t, bg_main, 0)) return -1; /* the program's signals are not ours to take */
     bg_thread = (pthread_t)t;

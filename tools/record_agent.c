@@ -22,5 +22,6 @@ static void record_daemon_forked(int following, pid_t pid) {
     /* a parent whose fork worked exits with the io lock held: nothing of it writes on */
 }
 __attribute__((visibility("default"))) int daemon(int nochdir, int noclose) {
-    return daemon_followed(nochdir, noclose, record_daemon_prepare, record_daemon_forked, "EDGEPROBE_RECORD_DAEMON_FILE");
+    return daemon_followed(nochdir, noclose, record_daemon_prepare, record_daemon_forked,
+                           "EDGEPROBE_RECORD_DAEMON_FILE");
 }
