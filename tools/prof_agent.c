@@ -241,6 +241,8 @@ struct prof_func {
     double rest_span, rest_rate; /* THE REST: own ticks of the last epoch
                                     extrapolated, and at what rate */
     double est_calls;        /* calls of the epochs folded so far */
+    double var_count, var_settle, var_flat; /* ERROR BOUNDS: the estimate's
+                                               variance, by source */
     double obs_seen;         /* own ticks observed over all threads, when */
     unsigned obs_end_mark;   /* the interval ended early in epoch mark - 1
                                 (end_interval) */
@@ -293,6 +295,7 @@ struct prof_func {
     uint64_t second_tsc;
     unsigned second_tick;
     double gap_span, gap_from, gap_calls, gap_rate;
+    double gap_settled;      /* the spans gap_calls stands for (ERROR BOUNDS) */
 };
 /* A timed call's place in its function's bank of samples (WEIGHTS): the
  * epoch its entry was in, and its slot (-1: none; mode on needs none). */
@@ -1598,7 +1601,7 @@ P_FN uint64_t count_end(const prof_func *f, uint64_t cap, unsigned epoch) {
 /* f's LATER COUNTS state as at a tick. */
 P_FN void parts_reset(prof_func *f) {
     f->rate_from = 0;
-    f->rate_seen = f->gap_span = f->gap_calls = 0;
+    f->rate_seen = f->gap_span = f->gap_calls = f->gap_settled = 0;
     f->gap_rate = -1;
 }
 /* SETTLED FUNCTIONS. The samples of a function give its latencies'
@@ -2511,6 +2514,7 @@ P_FN int later_start(prof_func *f, unsigned epoch, unsigned tick) {
     rate = count_rate(f, __atomic_load_n(&f->obs_count, __ATOMIC_RELAXED), seen);
     if (rate >= 0) {
         f->gap_calls += rate * f->gap_span;
+        f->gap_settled += f->gap_span;
         f->gap_span = 0;
     }
     f->gap_rate = rate;
@@ -2554,8 +2558,11 @@ P_FN void count_from_here(prof_func *f, unsigned epoch, double seen, int restart
     if (!counting(f, epoch)) return; /* it ended already (its count was not armed) */
     c = __atomic_load_n(&f->obs_count, __ATOMIC_RELAXED);
     if (restart && seen > f->gap_from) {
-        if (f->gap_rate >= 0) f->gap_calls += f->gap_rate * (seen - f->gap_from);
-        else f->gap_span += seen - f->gap_from;
+        if (f->gap_rate >= 0) {
+            f->gap_calls += f->gap_rate * (seen - f->gap_from);
+            f->gap_settled += seen - f->gap_from;
+        } else
+            f->gap_span += seen - f->gap_from;
     }
     if (restart) __atomic_store_n(&f->second_from, c, __ATOMIC_RELEASE);
     f->rate_from = c;
@@ -2709,13 +2716,69 @@ P_FN void set_count_target(double span) {
 #ifndef PROF_REST_SETTLE /* -D for experiments: 0, the rest at its own rate */
 #define PROF_REST_SETTLE 1
 #endif
+/* ERROR BOUNDS. An estimated count is printed with a bound: two standard
+ * errors (err% in the report), from the variance of the calls an epoch
+ * extrapolated (x, over the spans its counts did not see), summed over the
+ * epochs as if their errors were independent. Three sources:
+ * - var_count: the counts' own noise. A rate read from c calls is off by
+ *   about one part in sqrt(c), and so is what it extrapolates: x^2 / (c + 1),
+ *   plus what one call more in the span seen would have added (a count of
+ *   no calls extrapolates none, yet bounds the rate only by a call or so):
+ *   (unseen / seen)^2 / (c + 1). An epoch not observed at all (its window
+ *   shut) extrapolates the last rate with nothing seen: x^2, all of it in
+ *   doubt.
+ * - var_settle: what THE REST's settling moved (half the change of rate
+ *   between the rest's epoch and the next, over the rest): a phase that
+ *   changes in the rest is off by up to that.
+ * - var_flat: how far the parts' own rates (LATER COUNTS: each span not
+ *   seen takes the rate of a count next to it) put x from the epoch's
+ *   flat rate (all its counted calls over all it saw). Where calls come in
+ *   bursts, a count that ends at its cap inside a burst reads a rate that
+ *   is neither; the two disagree most where the estimate is least sure.
+ * Counts noise alone covered 10% of lua's estimates (6 runs against
+ * --mode on); the three together ERR_FLAT_WEIGHT of var_flat: see README,
+ * "Error bounds". The bound is a statement about the run's own counts:
+ * calls that come only in spans no count saw (a phase that begins and ends
+ * between two counts) move no term. */
+#ifndef ERR_FLAT_WEIGHT /* -D for experiments */
+#define ERR_FLAT_WEIGHT 0.5
+#endif
+P_FN void note_extrapolated(prof_func *f, double x, double flat, double per_call, uint64_t c) {
+    f->var_count += (x * x + per_call * per_call) / ((double)c + 1);
+    f->var_flat += (x - flat) * (x - flat);
+}
+/* A square root by Newton's steps, report time only: the agent links no
+ * libm (it is loaded into programs that may not). */
+P_FN double square_root(double v) {
+    uint64_t bits;
+    double r;
+    int i;
+    if (!(v > 0)) return 0;
+    memcpy(&bits, &v, sizeof bits);
+    bits = (bits >> 1) + (1023ull << 51); /* the exponent halved: within 2x */
+    memcpy(&r, &bits, sizeof r);
+    r = (r + v / r) / 2; /* above the root from here on */
+    for (i = 0; i < 64; i++) {
+        double next = (r + v / r) / 2;
+        if (next >= r) break; /* it falls until it settles */
+        r = next;
+    }
+    return r;
+}
+/* The two-standard-error bound of f's calls, in calls (0: exact). */
+P_FN double calls_bound(const prof_func *f) {
+    double v = f->var_count + f->var_settle + ERR_FLAT_WEIGHT * f->var_flat;
+    return f->estimated ? 2 * square_root(v) : 0;
+}
 /* The calls of the epoch that ended, counted or extrapolated, with the
  * last epoch's rest settled; f->obs_rate set for the next. */
 P_FN double epoch_calls(prof_func *f, uint64_t c, double seen, double own) {
-    double calls, rate, unseen;
+    double calls, rate, unseen, x;
     if (!f->obs_open || seen <= 0) { /* not observed: the last rate, for all of it */
         f->rest_span = 0;
-        return (double)c + f->obs_rate * own;
+        x = f->obs_rate * own;
+        note_extrapolated(f, x, x, 0, 0);
+        return (double)c + x;
     }
     /* LATER COUNTS: the last count's rate, for the spans that wait and the
      * rest; a count of no span takes the one before's (the rate of an
@@ -2723,9 +2786,15 @@ P_FN double epoch_calls(prof_func *f, uint64_t c, double seen, double own) {
     rate = count_rate(f, c, seen);
     if (rate < 0) rate = f->gap_rate >= 0 ? f->gap_rate : (double)c / seen;
     unseen = own - seen + f->gap_span;
-    calls = (double)c + f->gap_calls + rate * unseen;
+    x = f->gap_calls + rate * unseen;
+    calls = (double)c + x;
+    note_extrapolated(f, x, (double)c / seen * (unseen + f->gap_settled), (unseen + f->gap_settled) / seen, c);
     parts_reset(f); /* the next epoch's */
-    if (PROF_REST_SETTLE && f->rest_span > 0) f->est_calls += (rate - f->rest_rate) / 2 * f->rest_span;
+    if (PROF_REST_SETTLE && f->rest_span > 0) {
+        double moved = (rate - f->rest_rate) / 2 * f->rest_span;
+        f->est_calls += moved;
+        f->var_settle += moved * moved;
+    }
     f->obs_rate = f->rest_rate = rate;
     f->rest_span = unseen;
     return calls;
@@ -4547,39 +4616,50 @@ P_FN void where_of(const prof_func *f, char *out, size_t n) {
 }
 /* The table's columns as text: its heading, and the rows of functions
  * never timed. */
-#define TABLE_TEXT "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %10s %12s %12s %7s %7s %-9s %s\n"
+#define TABLE_TEXT "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %10s %12s %12s %7s %7s %6s %-9s %s\n"
+/* The err% column (ERROR BOUNDS): 0 for a count that is exact, - for one
+ * from a load (every call since, none before: no estimate to bound). */
+P_FN void bound_text(const prof_func *f, double calls, char *out, size_t n) {
+    double b = calls_bound(f);
+    if (!f->estimated) snprintf(out, n, "%s", f->from_load ? "-" : "0");
+    else if (calls >= 0.5) /* two digits where the bound is small */
+        snprintf(out, n, 100 * b / calls >= 10 ? "%.0f" : 100 * b / calls >= 1 ? "%.1f" : "%.2f", 100 * b / calls);
+    else snprintf(out, n, "%s", b > 0 ? "inf" : "0");
+}
 /* The first EDGEPROBE_PROF_TOP rows (0: all). */
 P_FN void write_table(FILE *o, const row *rows, int n, const run_totals *rt) {
     int i, limit = prof_top > 0 && prof_top < n ? prof_top : n;
     double tick = rt->ns_per_tick;
-    char where[600], calls[32];
+    char where[600], calls[32], err[32];
     fprintf(o, TABLE_TEXT, "function", "sampled", "calls", "min(tk)", "mean(tk)", "p50(tk)", "p99(tk)", "max(tk)",
-            "mean(ns)", "p50(ns)", "p99(ns)", "total(ms)", "self(ms)", "share%", "self%", "counted", "where");
+            "mean(ns)", "p50(ns)", "p99(ns)", "total(ms)", "self(ms)", "share%", "self%", "err%", "counted", "where");
     for (i = 0; i < limit; i++) {
         const row *r = &rows[i];
         where_of(r->f, where, sizeof where);
+        bound_text(r->f, r->est_calls, err, sizeof err);
         if (!r->f->samples) { /* calls seen, none timed: no latency, no time */
             snprintf(calls, sizeof calls, "%.0f", r->est_calls);
             fprintf(o, TABLE_TEXT, fname(r->f), "0", calls, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-",
-                    count_label(r->f), where);
+                    err, count_label(r->f), where);
             continue;
         }
         /* full names (C++ names are long): the columns stay whitespace-separated */
         fprintf(o,
-                "%-32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10llu %10.0f %10.0f %10.0f %12.3f %12.3f %7.2f %7.2f %-9s "
-                "%s\n",
+                "%-32s %9llu %12.0f %10llu %10.0f %10.0f %10.0f %10llu %10.0f %10.0f %10.0f %12.3f %12.3f %7.2f %7.2f %6s "
+                "%-9s %s\n",
                 fname(r->f), (unsigned long long)r->f->samples, r->est_calls, (unsigned long long)r->f->min, r->mean,
                 r->p50, r->p99, (unsigned long long)r->f->max, r->mean * tick, r->p50 * tick, r->p99 * tick,
                 r->est_total * tick / 1e6,
                 r->est_self * tick / 1e6, 100 * r->est_total * tick / rt->run_ns,
-                100 * r->est_self * tick / rt->run_ns, count_label(r->f), where);
+                100 * r->est_self * tick / rt->run_ns, err, count_label(r->f), where);
     }
     if (limit < n) fprintf(o, "... %d more functions (EDGEPROBE_PROF_TOP=0 shows all)\n", n - limit);
     fprintf(o, "total = time in the function's outermost calls (calls x mean, less the calls nested in a call of "
                "the same function: recursion counts once); self = time in the function less its calls of probed "
                "functions (README, \"Self time, call graph, flame graph, file:line\"); share%% = total / wall "
                "time, at most 100%% for each thread it was sampled on; - = no call of it was timed (its calls "
-               "all left by longjmp, or came while others were). counted: exact = every call counted; from-load = every call "
+               "all left by longjmp, or came while others were). err%% = the calls' error bound, two standard errors "
+               "of the estimate in %% of its calls (README, \"Error bounds\"; 0: exact). counted: exact = every call counted; from-load = every call "
                "counted since its object, loaded while the profile ran, was adopted (up to an epoch after the load); "
                "estimated = calls counted in an interval of each epoch, scaled "
                "(unbiased when the program's threads run steadily; busy machines and threads that are "
@@ -4855,6 +4935,7 @@ P_FN void reset_function(prof_func *f) {
                        after a sampled one had its first epoch estimated */
     f->obs_open = 1;
     f->obs_rate = f->est_calls = f->obs_seen = 0;
+    f->var_count = f->var_settle = f->var_flat = 0;
     f->rest_span = f->rest_rate = 0; /* the last profile's rest is none of this one's (THE REST) */
     parts_reset(f);
     f->estimated = 0;
