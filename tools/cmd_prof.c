@@ -294,7 +294,7 @@ int cmd_prof(int argc, char **argv) {
     struct prof_views views = {0, 0, 0, 0, ""};
     int i, quiet = 0, status, report_now = 0, taken;
     double budget;
-    char lib[PATH_MAX], preload[2 * PATH_MAX + 2], buf[32], daemon_file[64];
+    char lib[PATH_MAX], preload[2 * PATH_MAX + 2], buf[32], daemon_file[PATH_MAX];
     pid_t pid;
     struct stat st;
     for (i = 1; i < argc; i++) {
@@ -398,10 +398,11 @@ int cmd_prof(int argc, char **argv) {
      * daemon's is waited for only while there is none) */
     if (lstat(report, &st) == 0 && S_ISREG(st.st_mode)) unlink(report);
     fflush(0);
-    launch_follow_daemons(daemon_file, sizeof daemon_file); /* the agent's daemon() (DAEMONS) */
+    launch_follow_daemons("edgeprobe prof", daemon_file, sizeof daemon_file); /* the agent's daemon() (DAEMONS) */
     pid = fork();
     if (pid < 0) {
         perror("edgeprobe prof: fork");
+        launch_daemon_files_remove(daemon_file);
         return 1;
     }
     if (pid == 0) {
@@ -411,7 +412,7 @@ int cmd_prof(int argc, char **argv) {
         snprintf(buf, sizeof buf, "%ld", (long)getpid()); /* exec keeps the pid: children stay unprofiled */
         setenv(PROF_ENV_PID, buf, 1);
         setenv(PROF_ENV_OUT, report, 1);
-        setenv(PROF_ENV_DAEMON_FILE, daemon_file, 1);
+        if (daemon_file[0]) setenv(PROF_ENV_DAEMON_FILE, daemon_file, 1);
         if (svg) setenv(PROF_ENV_SVG, svg, 1);
         if (summary) setenv(PROF_ENV_SUMMARY, summary, 1);
         if (mode) setenv(PROF_ENV_MODE, mode, 1);
@@ -438,7 +439,10 @@ int cmd_prof(int argc, char **argv) {
     /* the terminal's Ctrl-C reaches PROGRAM; we wait for its report */
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
-    if (launch_wait("edgeprobe prof", pid, &status, 0, 0)) return 1;
+    if (launch_wait("edgeprobe prof", pid, &status, 0, 0)) {
+        launch_daemon_files_remove(daemon_file);
+        return 1;
+    }
     status = launch_wait_daemon("edgeprobe prof", daemon_file, pid, argv[i], status, quiet, 0, 0);
     views_after(&views, report, argv[i], quiet);
     if (!quiet) say_where(report, svg, argv[i], status);

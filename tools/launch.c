@@ -1,6 +1,7 @@
 /* tools/launch.c - see tools/launch.h. */
 #include "launch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -33,9 +34,43 @@ int launch_find_library(const char *name, const char *env_var, char *out, size_t
 }
 
 /* ---- DAEMONS (launch.h) ---- */
-void launch_follow_daemons(char *file, size_t n) {
+/* FILE lies in a directory of this command's own (mkdtemp: mode 0700, a
+ * name nobody knows ahead), never in /tmp itself: there, a file another
+ * user planted under the name the command's pid made known ahead
+ * (/tmp/edgeprobe-PID.daemon.PID, until 2026-11-28) handed the command a
+ * pid to wait for and to pass SIGTERM on to. */
+int launch_follow_daemons(const char *who, char *file, size_t n) {
+    const char *tmp = getenv("TMPDIR");
+    char dir[PATH_MAX];
     prctl(PR_SET_CHILD_SUBREAPER, 1);
-    snprintf(file, n, "/tmp/edgeprobe-%ld.daemon", (long)getpid());
+    file[0] = 0;
+    if (!tmp || !*tmp) tmp = "/tmp";
+    if ((size_t)snprintf(dir, sizeof dir, "%s/edgeprobe-XXXXXX", tmp) >= sizeof dir || !mkdtemp(dir) ||
+        (size_t)snprintf(file, n, "%s/daemon", dir) >= n) {
+        fprintf(stderr, "%s: cannot make a directory in %s (%s): a PROGRAM that calls daemon() will not be "
+                        "followed\n", who, tmp, strerror(errno ? errno : ENAMETOOLONG));
+        file[0] = 0;
+        return -1;
+    }
+    return 0;
+}
+/* FILE's directory, and what is left in it (the files of parents this
+ * command never reaped, a temporary file a parent died writing). */
+void launch_daemon_files_remove(const char *file) {
+    char dir[PATH_MAX], path[PATH_MAX + 256], *slash;
+    DIR *d;
+    struct dirent *e;
+    if (!file[0] || (size_t)snprintf(dir, sizeof dir, "%s", file) >= sizeof dir || !(slash = strrchr(dir, '/'))) return;
+    *slash = 0;
+    if ((d = opendir(dir))) {
+        while ((e = readdir(d)))
+            if (strncmp(e->d_name, "daemon.", 7) == 0) {
+                snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+                unlink(path);
+            }
+        closedir(d);
+    }
+    rmdir(dir);
 }
 /* Orphans reaped while waiting for another process: a daemon may end
  * before its parent is reaped, and its status is then found here. */
@@ -93,9 +128,10 @@ int launch_wait(const char *who, pid_t pid, int *status, void (*tick)(void *), v
 /* The pid the agent's daemon() in process parent handed on (FILE.PARENT,
  * removed once read), or 0. */
 static pid_t daemon_handed_on(const char *file, pid_t parent) {
-    char path[128];
+    char path[PATH_MAX + 32];
     FILE *f;
     long pid = 0;
+    if (!file[0]) return 0;
     snprintf(path, sizeof path, "%s.%ld", file, (long)parent);
     if ((f = fopen(path, "r"))) {
         if (fscanf(f, "%ld", &pid) != 1) pid = 0;
@@ -117,6 +153,7 @@ int launch_wait_daemon(const char *who, const char *file, pid_t program_pid, con
         if (wait_passing_on(d, &st, 1, tick, arg) == 0) status = st;
         parent = d;
     }
+    launch_daemon_files_remove(file);
     return status;
 }
 
@@ -124,12 +161,14 @@ int launch_preloaded(const char *who, const char *lib, char **argv, void (*setup
                      void *arg, const char *daemon_env, int quiet) {
     int status;
     pid_t pid;
-    char daemon_file[64];
+    char daemon_file[PATH_MAX];
     fflush(0);
-    if (daemon_env) launch_follow_daemons(daemon_file, sizeof daemon_file);
+    daemon_file[0] = 0;
+    if (daemon_env) launch_follow_daemons(who, daemon_file, sizeof daemon_file);
     pid = fork();
     if (pid < 0) {
         fprintf(stderr, "%s: fork: %s\n", who, strerror(errno));
+        launch_daemon_files_remove(daemon_file);
         return -1;
     }
     if (pid == 0) {
@@ -137,7 +176,7 @@ int launch_preloaded(const char *who, const char *lib, char **argv, void (*setup
         char preload[2 * PATH_MAX + 2];
         snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
         setenv("LD_PRELOAD", preload, 1);
-        if (daemon_env) setenv(daemon_env, daemon_file, 1);
+        if (daemon_file[0]) setenv(daemon_env, daemon_file, 1);
         setup(arg);
         execvp(argv[0], argv);
         fprintf(stderr, "%s: cannot run %s: %s\n", who, argv[0], strerror(errno));
@@ -145,7 +184,10 @@ int launch_preloaded(const char *who, const char *lib, char **argv, void (*setup
     }
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);
-    if (launch_wait(who, pid, &status, tick, arg)) return -1;
+    if (launch_wait(who, pid, &status, tick, arg)) {
+        launch_daemon_files_remove(daemon_file);
+        return -1;
+    }
     if (daemon_env) status = launch_wait_daemon(who, daemon_file, pid, argv[0], status, quiet, tick, arg);
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }

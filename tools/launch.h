@@ -25,7 +25,10 @@ int launch_preloaded(const char *who, const char *lib, char **argv, void (*setup
  * names, suffixed with the parent's pid (FILE.PID).
  *   launch_follow_daemons  makes this command the subreaper of what it
  *                          launches (an orphaned daemon becomes its
- *                          child) and names FILE;
+ *                          child) and names FILE, in a directory of its
+ *                          own it makes under $TMPDIR or /tmp (-1, FILE
+ *                          empty and a message, when it cannot: no
+ *                          daemon is then followed);
  *   launch_wait            waits for pid (a raw wait status), reaping the
  *                          orphans that end meanwhile, and passes SIGTERM
  *                          on (SIGINT comes from the terminal to the
@@ -33,9 +36,11 @@ int launch_preloaded(const char *who, const char *lib, char **argv, void (*setup
  *   launch_wait_daemon     after it: waits for the daemon handed on, if
  *                          one was (and the next, if it calls daemon()
  *                          again), passing SIGINT and SIGTERM on; its
- *                          status becomes the run's.
+ *                          status becomes the run's; then removes
+ *                          FILE's directory (launch_daemon_files_remove).
  * Other orphans are reaped, never waited for. */
-void launch_follow_daemons(char *file, size_t n);
+int launch_follow_daemons(const char *who, char *file, size_t n);
+void launch_daemon_files_remove(const char *file);
 int launch_wait(const char *who, pid_t pid, int *status, void (*tick)(void *), void *arg);
 int launch_wait_daemon(const char *who, const char *file, pid_t program_pid, const char *program, int status,
                        int quiet, void (*tick)(void *), void *arg);

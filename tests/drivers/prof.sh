@@ -1486,10 +1486,15 @@ case_ prof-closeall prof_closeall
 # daemon_work within 0.7-1.3 of the daemon's own count; with the epoch
 # thread and inline. Before: no report ("it ended before the profiler
 # wrote one"). Then a daemon that runs on: SIGTERM to the command reaches
-# it, and it writes its report (status 143).
+# it, and it writes its report (status 143). The pid files lie in a
+# directory of the command's own under $TMPDIR, mode 0700 while the daemon
+# runs, and gone after (until 2026-11-28: /tmp/edgeprobe-PID.daemon.PID,
+# a name another user could plant ahead).
 prof_daemon() {
-    local d="$B/prof-daemon" how out rc cmd dog
-    mkdir -p "$d"
+    local d="$B/prof-daemon" how out rc cmd dog mode
+    rm -rf "$d/tmp"
+    mkdir -p "$d/tmp"
+    export TMPDIR="$PWD/$d/tmp"
     prof_tools && gcc -O2 $WARN -fpatchable-function-entry=5 tests/prof/daemon.c -o "$d/daemon" || return 1
     for how in thread inline; do
         rm -f "$d/report-$how.txt" "$d/own-$how.txt"
@@ -1511,6 +1516,7 @@ prof_daemon() {
     (sleep 30; kill -KILL "$cmd" 2>/dev/null) &
     dog=$!
     sleep 1.5
+    mode=$(stat -c '%a %U' "$d"/tmp/edgeprobe-* 2>/dev/null)
     kill -TERM "$cmd"
     wait "$cmd"
     rc=$?
@@ -1518,6 +1524,9 @@ prof_daemon() {
     grep -q '^daemon_work ' "$d/report-term.txt" 2>/dev/null && [[ $rc -eq 143 ]] ||
         { echo "FAIL SIGTERM: status $rc, report $( [[ -s $d/report-term.txt ]] && echo without daemon_work || echo none)"; return 1; }
     echo "ok SIGTERM: passed on, status $rc, report written"
+    [[ $mode == "700 $(id -un)" ]] || { echo "FAIL the pid files' directory under \$TMPDIR: '${mode:-none}'"; return 1; }
+    [[ -z $(ls -A "$d/tmp") ]] || { echo "FAIL left in \$TMPDIR: $(ls -A "$d/tmp")"; return 1; }
+    echo "ok the pid files' directory: mode $mode while the daemon ran, removed after"
 }
 case_ prof-daemon prof_daemon
 
