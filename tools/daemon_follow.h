@@ -33,7 +33,7 @@
  * the last daemon ran: an independent review). */
 static void daemon_tell(const char *env_file, pid_t child) {
     const char *path = getenv(env_file);
-    char final[4096], tmp[4096 + 8], line[32];
+    char final[4096], tmp[4096 + 8], line[32]; /* the command's FILE leaves room (launch.c, DAEMON_FILE_MAX) */
     int n = snprintf(line, sizeof line, "%ld\n", (long)child), fd;
     if (!path || !*path || (size_t)snprintf(final, sizeof final, "%s.%ld", path, (long)getpid()) >= sizeof final) return;
     snprintf(tmp, sizeof tmp, "%s.tmp", final);

@@ -39,20 +39,38 @@ int launch_find_library(const char *name, const char *env_var, char *out, size_t
  * user planted under the name the command's pid made known ahead
  * (/tmp/edgeprobe-PID.daemon.PID, until 2026-11-28) handed the command a
  * pid to wait for and to pass SIGTERM on to. */
-int launch_follow_daemons(const char *who, char *file, size_t n) {
-    const char *tmp = getenv("TMPDIR");
+/* The longest FILE: the agent's daemon_tell (tools/daemon_follow.h) builds
+ * FILE.PID and FILE.PID.tmp in buffers of 4096. */
+#define DAEMON_FILE_MAX (4096 - 32)
+/* FILE in a directory made under parent: 0, or -1 (errno; FILE empty) when
+ * parent is not absolute (the program's daemon() writes it from wherever
+ * the program went: "/", for most), the name would be too long, or
+ * mkdtemp fails. */
+static int daemon_dir_in(const char *parent, char *file, size_t n) {
     char dir[PATH_MAX];
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    size_t limit = n < DAEMON_FILE_MAX ? n : DAEMON_FILE_MAX;
     file[0] = 0;
-    if (!tmp || !*tmp) tmp = "/tmp";
-    if ((size_t)snprintf(dir, sizeof dir, "%s/edgeprobe-XXXXXX", tmp) >= sizeof dir || !mkdtemp(dir) ||
-        (size_t)snprintf(file, n, "%s/daemon", dir) >= n) {
-        fprintf(stderr, "%s: cannot make a directory in %s (%s): a PROGRAM that calls daemon() will not be "
-                        "followed\n", who, tmp, strerror(errno ? errno : ENAMETOOLONG));
-        file[0] = 0;
+    if (parent[0] != '/') {
+        errno = EINVAL;
         return -1;
     }
+    if ((size_t)snprintf(dir, sizeof dir, "%s/edgeprobe-XXXXXX", parent) >= sizeof dir ||
+        strlen(dir) + sizeof "/daemon" > limit) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (!mkdtemp(dir)) return -1;
+    snprintf(file, n, "%s/daemon", dir);
     return 0;
+}
+int launch_follow_daemons(const char *who, char *file, size_t n) {
+    const char *tmp = getenv("TMPDIR");
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    if (tmp && *tmp && daemon_dir_in(tmp, file, n) == 0) return 0;
+    if (daemon_dir_in("/tmp", file, n) == 0) return 0; /* $TMPDIR relative, too long or not there */
+    fprintf(stderr, "%s: cannot make a directory in %s%s/tmp (%s): a PROGRAM that calls daemon() will not be followed\n",
+            who, tmp && *tmp ? tmp : "", tmp && *tmp ? " or " : "", strerror(errno));
+    return -1;
 }
 /* FILE's directory, and what is left in it (the files of parents this
  * command never reaped, a temporary file a parent died writing). */

@@ -26,8 +26,9 @@ int launch_preloaded(const char *who, const char *lib, char **argv, void (*setup
  *   launch_follow_daemons  makes this command the subreaper of what it
  *                          launches (an orphaned daemon becomes its
  *                          child) and names FILE, in a directory of its
- *                          own it makes under $TMPDIR or /tmp (-1, FILE
- *                          empty and a message, when it cannot: no
+ *                          own it makes under $TMPDIR if that is an
+ *                          absolute path it can use, else under /tmp (-1,
+ *                          FILE empty and a message, when it cannot: no
  *                          daemon is then followed);
  *   launch_wait            waits for pid (a raw wait status), reaping the
  *                          orphans that end meanwhile, and passes SIGTERM

@@ -1503,7 +1503,10 @@ case_ prof-closeall prof_closeall
 # it, and it writes its report (status 143). The pid files lie in a
 # directory of the command's own under $TMPDIR, mode 0700 while the daemon
 # runs, and gone after (until 2026-11-28: /tmp/edgeprobe-PID.daemon.PID,
-# a name another user could plant ahead).
+# a name another user could plant ahead); a relative $TMPDIR, which a
+# program that moved to "/" before daemon() would resolve elsewhere, gives
+# way to /tmp (an independent review: the first version followed no such
+# daemon).
 prof_daemon() {
     local d="$B/prof-daemon" how out rc cmd dog mode
     rm -rf "$d/tmp"
@@ -1524,6 +1527,12 @@ prof_daemon() {
                           bad ? "FAIL" : "ok", how, rc, own, est, r
                    exit bad }' "$d/own-$how.txt" "$d/report-$how.txt" || return 1
     done
+    rm -f "$d/report-rel.txt"
+    TMPDIR="${d#"$PWD"/}/tmp" timeout -s KILL 60 ./build/edgeprobe prof -o "$d/report-rel.txt" -- "./$d/daemon" 100 \
+        "$PWD/$d/own-rel.txt" cd-first 2>"$d/err-rel.txt"
+    grep -q 'went on as a daemon' "$d/err-rel.txt" && grep -q '^daemon_work ' "$d/report-rel.txt" ||
+        { cat "$d/err-rel.txt"; echo "FAIL a relative \$TMPDIR: the daemon was not followed"; return 1; }
+    echo "ok a relative \$TMPDIR: followed"
     rm -f "$d/report-term.txt"
     ./build/edgeprobe prof -q -o "$d/report-term.txt" -- "./$d/daemon" forever "$PWD/$d/own-term.txt" &
     cmd=$!

@@ -5,9 +5,11 @@
  * and writes its own count of them to OUT (an absolute path: the daemon is
  * in "/").
  *
- *     daemon MS|forever OUT [foreground]
+ *     daemon MS|forever OUT [foreground|cd-first]
  *
  * "foreground": no daemon(); the same calls in the process launched.
+ * "cd-first": chdir("/") before daemon(1, 0), as many daemons do (the
+ * parent then hands its child's pid on from "/").
  * OUT gets "daemon_work CALLS". Under `edgeprobe prof`, the profile follows
  * the daemon (the agent's DAEMONS), and the command waits for it. Build
  * with -O2 -fpatchable-function-entry=5. */
@@ -33,8 +35,10 @@ int main(int argc, char **argv) {
     double end;
     unsigned long i = 0;
     FILE *out;
+    const char *how = argc > 3 ? argv[3] : "";
     if (argc < 3 || argv[2][0] != '/') return 2;
-    if (!(argc > 3 && !strcmp(argv[3], "foreground")) && daemon(0, 0)) return 1;
+    if (!strcmp(how, "cd-first") && chdir("/")) return 1;
+    if (strcmp(how, "foreground") && daemon(!strcmp(how, "cd-first"), 0)) return 1;
     end = now_ms() + (forever ? 60000 : atof(argv[1]));
     while (now_ms() < end)
         for (int j = 0; j < 100; j++) daemon_work(i++);
