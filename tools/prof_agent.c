@@ -4704,6 +4704,33 @@ P_FN void bound_text(const prof_func *f, double calls, char *out, size_t n) {
         snprintf(out, n, 100 * b / calls >= 10 ? "%.0f" : 100 * b / calls >= 1 ? "%.1f" : "%.2f", 100 * b / calls);
     else snprintf(out, n, "%s", b > 0 ? "inf" : "0");
 }
+P_FN int double_cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+/* One line above the table: how many rows are counted exactly, how many
+ * estimated, and how far those can be trusted (ERROR BOUNDS), so that a
+ * reader sees it without reading the err% column down. */
+P_FN void write_calls_line(FILE *o, const row *rows, int n) {
+    double *err = (double *)calloc((size_t)n + 1, sizeof *err);
+    int i, exact = 0, estimated = 0, under10 = 0;
+    if (!err) return;
+    for (i = 0; i < n; i++) {
+        if (!rows[i].f->estimated) {
+            exact += !rows[i].f->from_load;
+            continue;
+        }
+        err[estimated] = rows[i].est_calls >= 0.5 ? 100 * calls_bound(rows[i].f) / rows[i].est_calls : 1e300;
+        under10 += err[estimated++] < 10;
+    }
+    if (estimated) {
+        qsort(err, (size_t)estimated, sizeof *err, double_cmp);
+        fprintf(o, "calls: %d functions counted exactly, %d estimated (err%%: median %.0f%%, %d under 10%%); "
+                   "--exact-calls counts every call (README, \"Error bounds\")\n",
+                exact, estimated, err[(estimated - 1) / 2], under10);
+    }
+    free(err);
+}
 /* The first EDGEPROBE_PROF_TOP rows (0: all). */
 P_FN void write_table(FILE *o, const row *rows, int n, const run_totals *rt) {
     int i, limit = prof_top > 0 && prof_top < n ? prof_top : n;
@@ -4879,6 +4906,7 @@ P_FN void write_report_here(FILE *o, const report_opts *opts, run_totals *rt) {
     demangle_names();
     if (!opts->quiet) {
         write_header(o, rt);
+        write_calls_line(o, rows, n);
         write_table(o, rows, n, rt);
     }
     write_views(o, rows, n, rt, opts);

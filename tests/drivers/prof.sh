@@ -444,7 +444,8 @@ case_ prof-count-budget prof_count_budget
 # functions of a call every 8 rounds read 1.07-1.36x (median of a run's
 # three) until their rates were no longer read from a call or two (RATES
 # FROM A FEW CALLS); 1.006-1.04 since: the median over both runs must be
-# within 5%. A row counted exact says 0.
+# within 5%. A row counted exact says 0, and the line above the table
+# counts the rows exact and estimated.
 prof_error_bounds() {
     local d="$B/prof-error-bounds" r t ph median sparse
     mkdir -p "$d"
@@ -476,6 +477,12 @@ prof_error_bounds() {
             "${r/report-/truth-}" "$r"
     done >"$d/bounds.txt"
     cat "$d/bounds.txt"
+    # the line above the table says how many rows are exact and estimated
+    awk '/^calls: / { said = $2 " " $6; next }
+         $1 == "function" { for (i = 1; i <= NF; i++) if ($i == "counted") k = i; next }
+         k && $k == "exact" { exact++ } k && $k == "estimated" { estimated++ }
+         END { printf "calls line: %s; rows: %d %d\n", said, exact, estimated; exit said != exact " " estimated }' \
+        "$d/report-truth1-1.txt" || { echo "FAIL the calls line and the table disagree"; return 1; }
     median_of() { sort -g | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "" }'; }
     median=$(awk '$1 == "held" || $1 == "outside" { print $5 }' "$d/bounds.txt" | median_of)
     sparse=$(awk '$2 ~ /^yields/ && $3 ~ /^(outer_work|tail_outer|deep_work)$/ { print $4 }' "$d/bounds.txt" | median_of)
