@@ -23,14 +23,17 @@ real_workload() {
 }
 
 # base_agent BASE OUT [CFLAGS...]: OUT/agent-base.so, the profiler library
-# of commit BASE (its tools/prof_agent.c, tools/prof_common.h and
-# include/edgeprobe.h), built with CFLAGS (-DNAME=VALUE experiments).
+# of commit BASE (its tools/prof_agent.c, every header of its tools/ and
+# include/edgeprobe.h: the agent's headers grew, signal_defer.h on
+# 2026-11-27 and daemon_follow.h on 2026-11-28), built with CFLAGS
+# (-DNAME=VALUE experiments).
 base_agent() {
     local base=$1 out=$2 f
     shift 2
+    rm -rf "$out/base"
     mkdir -p "$out/base"
-    for f in include/edgeprobe.h tools/prof_agent.c tools/prof_common.h tools/signal_defer.h; do
-        git show "$base:$f" >"$out/base/${f##*/}" 2>/dev/null || rm -f "$out/base/${f##*/}" # (signal_defer.h: since 2026-11-27)
+    for f in include/edgeprobe.h tools/prof_agent.c $(git ls-tree --name-only "$base" tools/ | grep '\.h$'); do
+        git show "$base:$f" >"$out/base/${f##*/}" || return 1
     done
     cc -O2 -Wall -Wextra "$@" -I"$out/base" -fPIC -shared "$out/base/prof_agent.c" -o "$out/agent-base.so" -pthread -ldl
 }
