@@ -296,7 +296,7 @@ struct prof_func {
     uint64_t second_tsc;
     unsigned second_tick;
     double gap_span, gap_from, gap_calls, gap_rate;
-    double gap_settled;      /* the spans gap_calls stands for (ERROR BOUNDS), */
+    double gap_settled;      /* the spans gap_calls stands for (ERROR BOUNDS) */
     double gap_n, gap_var;   /* the calls gap_rate was read from, and the
                                 noise of gap_calls */
     uint64_t start_from;     /* where the count under way began (calls and */
