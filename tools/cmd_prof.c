@@ -36,7 +36,6 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "control.h"
@@ -126,6 +125,7 @@ static long report_value(const char *path, const char *key) {
 
 /* After the run: where the report is, or why there is none; and the
  * functions it could not time, with what to do about them. */
+/* status: PROGRAM's as a shell reports it (126, 127: it could not run). */
 static void say_where(const char *report, const char *svg, const char *program, int status) {
     long sites = report_value(report, PROF_KEY_SITES), hidden = report_value(report, PROF_KEY_EXIT_HIDDEN);
     if (sites == 0)
@@ -133,7 +133,7 @@ static void say_where(const char *report, const char *svg, const char *program, 
                         "(or -finstrument-functions); it ran unprofiled\n", program);
     else if (sites > 0)
         fprintf(stderr, "edgeprobe prof: report in %s%s%s\n", report, svg ? ", chart in " : "", svg ? svg : "");
-    else if (!(WIFEXITED(status) && WEXITSTATUS(status) >= 126))
+    else if (status != 126 && status != 127)
         fprintf(stderr, "edgeprobe prof: no report from %s (it ended before the profiler wrote one)\n", program);
     if (hidden > 0)
         fprintf(stderr, "edgeprobe prof: %ld function%s not timed: %s exit hook is tail-called (rebuild with "
@@ -287,6 +287,37 @@ static int prof_report_now(const struct prof_pid *o) {
     return rc;
 }
 
+/* A launched PROGRAM's profile, for its environment (child_env). */
+struct prof_launch {
+    const char *report, *svg, *summary, *mode, *epochs;
+    const struct prof_pid *running;
+    struct prof_views *views;
+    long k, epoch, settle, top;
+};
+static void setenv_long(const char *name, long v) {
+    char buf[32];
+    snprintf(buf, sizeof buf, "%ld", v);
+    setenv(name, buf, 1);
+}
+/* In the child, before exec (launch_preloaded's setup). */
+static void child_env(void *arg) {
+    const struct prof_launch *o = arg;
+    setenv_long(PROF_ENV_PID, (long)getpid()); /* exec keeps the pid: children stay unprofiled */
+    setenv(PROF_ENV_OUT, o->report, 1);
+    if (o->svg) setenv(PROF_ENV_SVG, o->svg, 1);
+    if (o->summary) setenv(PROF_ENV_SUMMARY, o->summary, 1);
+    if (o->mode) setenv(PROF_ENV_MODE, o->mode, 1);
+    if (o->epochs) setenv(PROF_ENV_EPOCHS, o->epochs, 1);
+    if (o->running->exact_calls) setenv(PROF_ENV_EXACT_CALLS, "1", 1);
+    if (o->running->count_budget) setenv(PROF_ENV_COUNT_BUDGET, o->running->count_budget, 1);
+    if (o->running->parts) setenv_long(PROF_ENV_EPOCH_PARTS, o->running->parts);
+    setenv_long(PROF_ENV_K, o->k);
+    setenv_long(PROF_ENV_EPOCH_MS, o->epoch);
+    setenv_long(PROF_ENV_SETTLE, o->settle);
+    setenv_long(PROF_ENV_TOP, o->top);
+    views_env(o->views);
+}
+
 int cmd_prof(int argc, char **argv) {
     const char *report = "edgeprobe-prof.txt", *svg = 0, *summary = 0, *mode = 0, *epochs = 0, *not_sampled;
     long k = PROF_DEFAULT_K, epoch = PROF_DEFAULT_EPOCH_MS, top = PROF_DEFAULT_TOP, settle = PROF_DEFAULT_SETTLE;
@@ -294,8 +325,8 @@ int cmd_prof(int argc, char **argv) {
     struct prof_views views = {0, 0, 0, 0, ""};
     int i, quiet = 0, status, report_now = 0, taken;
     double budget;
-    char lib[PATH_MAX], preload[2 * PATH_MAX + 2], buf[32], daemon_file[PATH_MAX];
-    pid_t pid;
+    char lib[PATH_MAX];
+    struct prof_launch launched;
     struct stat st;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : 0;
@@ -397,55 +428,15 @@ int cmd_prof(int argc, char **argv) {
     /* a report left by an earlier run must not pass for this one's (a
      * daemon's is waited for only while there is none) */
     if (lstat(report, &st) == 0 && S_ISREG(st.st_mode)) unlink(report);
-    fflush(0);
-    launch_follow_daemons("edgeprobe prof", daemon_file, sizeof daemon_file); /* the agent's daemon() (DAEMONS) */
-    pid = fork();
-    if (pid < 0) {
-        perror("edgeprobe prof: fork");
-        launch_daemon_files_remove(daemon_file);
+    launched.report = report, launched.svg = svg, launched.summary = summary, launched.mode = mode;
+    launched.epochs = epochs, launched.running = &running, launched.views = &views;
+    launched.k = k, launched.epoch = epoch, launched.settle = settle, launched.top = top;
+    /* the terminal's Ctrl-C reaches PROGRAM; we wait for its report, and
+     * for the daemon it may become (DAEMONS) */
+    if ((status = launch_preloaded("edgeprobe prof", lib, argv + i, child_env, 0, &launched, PROF_ENV_DAEMON_FILE,
+                                   quiet)) < 0)
         return 1;
-    }
-    if (pid == 0) {
-        const char *old = getenv("LD_PRELOAD");
-        snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
-        setenv("LD_PRELOAD", preload, 1);
-        snprintf(buf, sizeof buf, "%ld", (long)getpid()); /* exec keeps the pid: children stay unprofiled */
-        setenv(PROF_ENV_PID, buf, 1);
-        setenv(PROF_ENV_OUT, report, 1);
-        if (daemon_file[0]) setenv(PROF_ENV_DAEMON_FILE, daemon_file, 1);
-        if (svg) setenv(PROF_ENV_SVG, svg, 1);
-        if (summary) setenv(PROF_ENV_SUMMARY, summary, 1);
-        if (mode) setenv(PROF_ENV_MODE, mode, 1);
-        if (epochs) setenv(PROF_ENV_EPOCHS, epochs, 1);
-        if (running.exact_calls) setenv(PROF_ENV_EXACT_CALLS, "1", 1);
-        if (running.count_budget) setenv(PROF_ENV_COUNT_BUDGET, running.count_budget, 1);
-        if (running.parts) {
-            snprintf(buf, sizeof buf, "%ld", running.parts);
-            setenv(PROF_ENV_EPOCH_PARTS, buf, 1);
-        }
-        snprintf(buf, sizeof buf, "%ld", k);
-        setenv(PROF_ENV_K, buf, 1);
-        snprintf(buf, sizeof buf, "%ld", epoch);
-        setenv(PROF_ENV_EPOCH_MS, buf, 1);
-        snprintf(buf, sizeof buf, "%ld", settle);
-        setenv(PROF_ENV_SETTLE, buf, 1);
-        snprintf(buf, sizeof buf, "%ld", top);
-        setenv(PROF_ENV_TOP, buf, 1);
-        views_env(&views);
-        execvp(argv[i], argv + i);
-        fprintf(stderr, "edgeprobe prof: cannot run %s: %s\n", argv[i], strerror(errno));
-        _exit(errno == ENOENT ? 127 : 126);
-    }
-    /* the terminal's Ctrl-C reaches PROGRAM; we wait for its report */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
-    if (launch_wait("edgeprobe prof", pid, &status, 0, 0)) {
-        launch_daemon_files_remove(daemon_file);
-        return 1;
-    }
-    status = launch_wait_daemon("edgeprobe prof", daemon_file, pid, argv[i], status, quiet, 0, 0);
     views_after(&views, report, argv[i], quiet);
     if (!quiet) say_where(report, svg, argv[i], status);
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return WEXITSTATUS(status);
+    return status;
 }

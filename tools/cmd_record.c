@@ -151,9 +151,6 @@ static void remove_rings(const char *dir) {
     if (d) closedir(d);
     rmdir(dir);
 }
-/* The closing line. With the ring files' directory (a program this run
- * launched), an incomplete file first gets what they hold. One count of
- * the file, not a load (a trace may be hundreds of megabytes). */
 /* A program ended inside one of its recorder's writes (a signal, SIGKILL)
  * leaves part of a block at the end: cut back to the last whole one, whose
  * events after it are still in the rings (their room is freed only once
@@ -166,6 +163,9 @@ static int cut_partial_block(const char *path) {
                     "were cut\n", path, (unsigned long long)((uint64_t)st.st_size - whole));
     return 1;
 }
+/* The closing line. With the ring files' directory (a program this run
+ * launched), an incomplete file first gets what they hold. One count of
+ * the file, not a load (a trace may be hundreds of megabytes). */
 static void finish(const char *path, const char *ring_dir) {
     struct trace t;
     char err[512];

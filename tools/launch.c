@@ -34,11 +34,6 @@ int launch_find_library(const char *name, const char *env_var, char *out, size_t
 }
 
 /* ---- DAEMONS (launch.h) ---- */
-/* FILE lies in a directory of this command's own (mkdtemp: mode 0700, a
- * name nobody knows ahead), never in /tmp itself: there, a file another
- * user planted under the name the command's pid made known ahead
- * (/tmp/edgeprobe-PID.daemon.PID, until 2026-11-28) handed the command a
- * pid to wait for and to pass SIGTERM on to. */
 /* The longest FILE: the agent's daemon_tell (tools/daemon_follow.h) builds
  * FILE.PID and FILE.PID.tmp in buffers of 4096. */
 #define DAEMON_FILE_MAX (4096 - 32)
@@ -63,6 +58,11 @@ static int daemon_dir_in(const char *parent, char *file, size_t n) {
     snprintf(file, n, "%s/daemon", dir);
     return 0;
 }
+/* FILE lies in a directory of this command's own (mkdtemp: mode 0700, a
+ * name nobody knows ahead), never in /tmp itself: there, a file another
+ * user planted under the name the command's pid made known ahead
+ * (/tmp/edgeprobe-PID.daemon.PID, until 2026-11-28) handed the command a
+ * pid to wait for and to pass SIGTERM on to. */
 int launch_follow_daemons(const char *who, char *file, size_t n) {
     const char *tmp = getenv("TMPDIR");
     prctl(PR_SET_CHILD_SUBREAPER, 1);

@@ -1,5 +1,5 @@
 /* tools/launch.h - running a PROGRAM with one of edgeprobe's libraries
- * preloaded (`edgeprobe record`; the same steps as `edgeprobe prof`). */
+ * preloaded (`edgeprobe prof`, `edgeprobe record`). */
 #ifndef EDGEPROBE_LAUNCH_H
 #define EDGEPROBE_LAUNCH_H
 #include <stddef.h>

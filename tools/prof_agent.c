@@ -4697,12 +4697,15 @@ P_FN void where_of(const prof_func *f, char *out, size_t n) {
 #define TABLE_TEXT "%-32s %9s %12s %10s %10s %10s %10s %10s %10s %10s %10s %12s %12s %7s %7s %6s %-9s %s\n"
 /* The err% column (ERROR BOUNDS): 0 for a count that is exact, - for one
  * from a load (every call since, none before: no estimate to bound). */
+/* An estimate's bound in percent of its calls (infinite under half a call). */
+P_FN double bound_percent(const prof_func *f, double calls) {
+    return calls >= 0.5 ? 100 * calls_bound(f) / calls : 1e300;
+}
 P_FN void bound_text(const prof_func *f, double calls, char *out, size_t n) {
-    double b = calls_bound(f);
+    double pct = bound_percent(f, calls);
     if (!f->estimated) snprintf(out, n, "%s", f->from_load ? "-" : "0");
-    else if (calls >= 0.5) /* two digits where the bound is small */
-        snprintf(out, n, 100 * b / calls >= 10 ? "%.0f" : 100 * b / calls >= 1 ? "%.1f" : "%.2f", 100 * b / calls);
-    else snprintf(out, n, "%s", b > 0 ? "inf" : "0");
+    else if (calls < 0.5) snprintf(out, n, "inf");
+    else snprintf(out, n, pct >= 10 ? "%.0f" : pct >= 1 ? "%.1f" : "%.2f", pct); /* two digits where it is small */
 }
 P_FN int double_cmp(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -4720,7 +4723,7 @@ P_FN void write_calls_line(FILE *o, const row *rows, int n) {
             exact += !rows[i].f->from_load;
             continue;
         }
-        err[estimated] = rows[i].est_calls >= 0.5 ? 100 * calls_bound(rows[i].f) / rows[i].est_calls : 1e300;
+        err[estimated] = bound_percent(rows[i].f, rows[i].est_calls);
         under10 += err[estimated++] < 10;
     }
     if (estimated) {
